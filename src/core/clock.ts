@@ -1,0 +1,59 @@
+/**
+ * Time enters docpipe only through a Clock, so tests can fake the clock (and nothing else)
+ * while talking to a real server over real HTTP.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason as Error);
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal?.reason as Error);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/**
+ * A clock whose time only moves when something sleeps on it or a test advances it.
+ * Sleeps resolve at once (after yielding), having moved time forward; `sleeps` records them.
+ */
+export class ManualClock implements Clock {
+  readonly sleeps: number[] = [];
+  private current: number;
+
+  constructor(start: number | string = Date.UTC(2026, 0, 1)) {
+    this.current = typeof start === 'string' ? Date.parse(start) : start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  advance(ms: number): void {
+    this.current += ms;
+  }
+
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    this.sleeps.push(ms);
+    this.current += Math.max(0, ms);
+    await Promise.resolve();
+    signal?.throwIfAborted();
+  }
+}

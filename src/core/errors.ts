@@ -1,0 +1,121 @@
+/**
+ * The error hierarchy. Every error docpipe raises on purpose is a DocpipeError carrying
+ * the process exit code it maps to; the CLI's single top-level handler turns it into one
+ * line and that code. Messages never contain the API key, and a wrapped error stays in
+ * `cause` rather than being pasted into the message.
+ */
+
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  budget: 75,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export class DocpipeError extends Error {
+  readonly exitCode: ExitCode = EXIT.failed;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad command line, bad config or bad input file: exit 2. */
+export class UsageError extends DocpipeError {
+  override readonly exitCode = EXIT.usage;
+}
+
+/** A response that does not match the API's schema. */
+export class DataError extends DocpipeError {}
+
+/** A database failure, wrapped with the table or statement involved. */
+export class DatabaseError extends DocpipeError {}
+
+/** The request budget (per hour, or the per-run cap) is spent: exit 75, work left for next run. */
+export class BudgetExhaustedError extends DocpipeError {
+  override readonly exitCode = EXIT.budget;
+}
+
+/** Ctrl-C or SIGTERM: exit 130 after saving what finished. */
+export class InterruptedError extends DocpipeError {
+  override readonly exitCode = EXIT.interrupted;
+}
+
+/** A non-2xx HTTP response. `url` never carries the key (it is only ever sent in a header). */
+export class HttpError extends DocpipeError {
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  /** The server's `error` field, or the start of a plain-text body. */
+  readonly serverMessage: string | undefined;
+
+  constructor(
+    status: number,
+    method: string,
+    url: string,
+    serverMessage?: string,
+    options?: ErrorOptions,
+  ) {
+    const detail = serverMessage ? `: ${serverMessage}` : '';
+    super(`${method} ${url} failed with HTTP ${status}${detail}`, options);
+    this.status = status;
+    this.method = method;
+    this.url = url;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** HTTP 429 (or 503 with Retry-After): `retryAfterMs` is what the server asked us to wait. */
+export class RateLimitError extends HttpError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    status: number,
+    method: string,
+    url: string,
+    retryAfterMs: number | undefined,
+    serverMessage?: string,
+  ) {
+    super(status, method, url, serverMessage);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * Where a transport failure happened. `before-send`: the connection was never made, so the
+ * server provably saw nothing (safe to retry a POST). `after-send`: reset, dropped or timed
+ * out once the request may have reached the server (a POST's outcome is unknown).
+ */
+export type NetworkPhase = 'before-send' | 'after-send';
+
+export class NetworkError extends DocpipeError {
+  readonly method: string;
+  readonly url: string;
+  readonly phase: NetworkPhase;
+  readonly code: string | undefined;
+
+  constructor(
+    method: string,
+    url: string,
+    phase: NetworkPhase,
+    code: string | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(`${method} ${url} failed: ${code ?? 'network error'}`, options);
+    this.method = method;
+    this.url = url;
+    this.phase = phase;
+    this.code = code;
+  }
+}
+
+/** Every request has a deadline; this one passed it (outcome unknown for a POST). */
+export class TimeoutError extends NetworkError {}
+
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof DocpipeError ? error.exitCode : EXIT.failed;
+}

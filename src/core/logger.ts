@@ -1,0 +1,68 @@
+/**
+ * Structured logging to stderr: one JSON object a line for cron and log shippers, or a short
+ * human line on a terminal. Results (summaries, tables, query output) go to stdout instead,
+ * through the command's own output, never through the logger.
+ */
+
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  readonly format: LogFormat;
+  debug(event: string, fields?: LogFields): void;
+  info(event: string, fields?: LogFields): void;
+  warn(event: string, fields?: LogFields): void;
+  error(event: string, fields?: LogFields): void;
+}
+
+export interface LoggerOptions {
+  format: LogFormat;
+  /** @default process.stderr.write */
+  write?: (line: string) => void;
+  /** Print debug lines. @default false */
+  verbose?: boolean;
+  /** @default () => new Date() */
+  now?: () => Date;
+}
+
+export function defaultLogFormat(stream: { isTTY?: boolean } = process.stderr): LogFormat {
+  return stream.isTTY ? 'text' : 'json';
+}
+
+function formatText(level: LogLevel, event: string, fields: LogFields): string {
+  const parts = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const prefix = level === 'info' ? '' : `${level}: `;
+  return `${prefix}${event}${parts.length > 0 ? ' ' + parts.join(' ') : ''}`;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const now = options.now ?? (() => new Date());
+  const emit = (level: LogLevel, event: string, fields: LogFields = {}): void => {
+    if (level === 'debug' && !options.verbose) return;
+    const line =
+      options.format === 'json'
+        ? JSON.stringify({ ts: now().toISOString(), level, event, ...fields })
+        : formatText(level, event, fields);
+    write(line + '\n');
+  };
+  return {
+    format: options.format,
+    debug: (e, f) => emit('debug', e, f),
+    info: (e, f) => emit('info', e, f),
+    warn: (e, f) => emit('warn', e, f),
+    error: (e, f) => emit('error', e, f),
+  };
+}
+
+/** A logger that keeps its lines, for tests and for quiet library use. */
+export function createMemoryLogger(format: LogFormat = 'json'): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger({ format, write: (l) => lines.push(l.trimEnd()), verbose: true });
+  return Object.assign(logger, { lines });
+}

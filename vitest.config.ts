@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // DuckDB and the sandbox are real; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+  },
+});

@@ -32,6 +32,9 @@ export class UsageError extends DocpipeError {
 /** A response that does not match the API's schema. */
 export class DataError extends DocpipeError {}
 
+/** A body that is not JSON at all (truncated, or an HTML error page): usually transient. */
+export class MalformedResponseError extends DataError {}
+
 /** A database failure, wrapped with the table or statement involved. */
 export class DatabaseError extends DocpipeError {}
 

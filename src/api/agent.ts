@@ -1,0 +1,35 @@
+import type { HttpClient } from './http-client.js';
+import { parseAgentJob, type AgentJob } from './schemas.js';
+
+function jobPath(projectId: string, id?: string): string {
+  const base = `/v2/agent/${encodeURIComponent(projectId)}/job`;
+  return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
+}
+
+/** POST a new job. Not idempotent: only retried where the server provably created nothing. */
+export function createAgentJob(
+  client: HttpClient,
+  projectId: string,
+  prompt: string,
+  signal?: AbortSignal,
+): Promise<AgentJob> {
+  const path = jobPath(projectId);
+  return client.request({
+    method: 'POST',
+    path,
+    body: { prompt },
+    idempotent: false,
+    parse: (json) => parseAgentJob(json, `POST ${path}`),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+export function getAgentJob(client: HttpClient, projectId: string, id: string, signal?: AbortSignal): Promise<AgentJob> {
+  const path = jobPath(projectId, id);
+  return client.request({
+    method: 'GET',
+    path,
+    parse: (json) => parseAgentJob(json, `GET ${path}`),
+    ...(signal ? { signal } : {}),
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * The HTTP client: bearer auth, one deadline per request, error classes that name method and
+ * URL (never the key), and retries through p-retry as `decideRetry` says. Every attempt first
+ * asks the request budget for a slot and is reported afterwards, so the request log sees
+ * retries too.
+ */
+import pRetry, { AbortError } from 'p-retry';
+import { systemClock, type Clock } from '../core/clock.js';
+import {
+  DocpipeError,
+  HttpError,
+  InterruptedError,
+  MalformedResponseError,
+  NetworkError,
+  RateLimitError,
+  TimeoutError,
+  UsageError,
+} from '../core/errors.js';
+import { parseRetryAfter } from './retry-after.js';
+import { decideRetry } from './retry-policy.js';
+
+export const DEFAULT_BASE_URL = 'https://api.mintlify.com';
+
+export interface RequestInfo {
+  method: string;
+  /** Path and query, e.g. `/v1/analytics/p/visitors?limit=250`. */
+  path: string;
+}
+
+export interface ResponseInfo extends RequestInfo {
+  /** HTTP status, or 0 when no response arrived. */
+  status: number;
+  startedAt: number;
+  durationMs: number;
+}
+
+export interface HttpClientOptions {
+  apiKey: string;
+  /** @default 'https://api.mintlify.com' */
+  baseUrl?: string;
+  /** Deadline for each attempt, in ms. @default 30_000 */
+  timeoutMs?: number;
+  /** Retries that back off (429/503 waits that honour Retry-After do not count). @default 4 */
+  retries?: number;
+  /** First backoff delay, in ms; doubles each retry, with jitter. @default 1_000 */
+  minBackoffMs?: number;
+  /** @default 30_000 */
+  maxBackoffMs?: number;
+  /** Longest Retry-After honoured; a longer one fails the request with the RateLimitError. @default 60_000 */
+  maxRetryAfterMs?: number;
+  /** Bound on all attempts and waits of one request, in ms. @default 300_000 */
+  maxRetryTimeMs?: number;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Called before every attempt; the request budget waits or throws here. */
+  beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<void>;
+  /** Called after every attempt, whatever its outcome. */
+  afterAttempt?: (response: ResponseInfo) => void | Promise<void>;
+  /** Called when an attempt failed and another will be made. */
+  onRetry?: (error: DocpipeError, attempt: number, delay: RetryDelay) => void;
+}
+
+export type RetryDelay = { kind: 'retry-after'; ms: number } | { kind: 'backoff' };
+
+export interface RequestOptions<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Turns the parsed JSON into T, throwing DataError when it does not fit. */
+  parse: (json: unknown) => T;
+  /** Repeating the request is harmless. @default method === 'GET' */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
+  Pick<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** Refuses a base URL that would carry the key in the clear to another machine. */
+export function checkBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (error) {
+    throw new UsageError(`invalid --base-url '${baseUrl}': not a URL`, { cause: error });
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`invalid --base-url '${url.host}': credentials in the URL are not allowed`);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  if (url.protocol === 'http:') {
+    throw new UsageError(
+      `refusing to send the API key over plain http to '${url.host}': use https, or a loopback host`,
+    );
+  }
+  throw new UsageError(`invalid --base-url '${baseUrl}': expected an http(s) URL`);
+}
+
+const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const nested: unknown = current.cause;
+    current = nested ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+  }
+  return undefined;
+}
+
+/** One line of a server's error body: its `error` field, or the start of plain text. */
+function serverMessage(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  try {
+    const json = JSON.parse(trimmed) as unknown;
+    if (json && typeof json === 'object' && 'error' in json && typeof json.error === 'string') {
+      const details = (json as { details?: unknown }).details;
+      const first = Array.isArray(details) ? (details[0] as { message?: unknown } | undefined)?.message : undefined;
+      return typeof first === 'string' ? `${json.error} (${first})` : json.error;
+    }
+  } catch {
+    // plain text
+  }
+  const line = trimmed.replace(/\s+/g, ' ');
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+
+export class HttpClient {
+  readonly baseUrl: URL;
+  private readonly options: ResolvedOptions;
+
+  constructor(options: HttpClientOptions) {
+    if (!options.apiKey) {
+      throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key)');
+    }
+    this.baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    this.options = {
+      baseUrl: this.baseUrl.toString(),
+      timeoutMs: 30_000,
+      retries: 4,
+      minBackoffMs: 1_000,
+      maxBackoffMs: 30_000,
+      maxRetryAfterMs: 60_000,
+      maxRetryTimeMs: 300_000,
+      clock: systemClock,
+      fetch: globalThis.fetch,
+      ...stripUndefined(options),
+      apiKey: options.apiKey,
+    };
+  }
+
+  /** The origin requests go to, e.g. `https://api.mintlify.com` (no key, no path). */
+  get origin(): string {
+    return this.baseUrl.origin;
+  }
+
+  async request<T>(request: RequestOptions<T>): Promise<T> {
+    const { clock } = this.options;
+    const idempotent = request.idempotent ?? request.method === 'GET';
+    return pRetry(
+      async () => {
+        try {
+          return await this.attempt(request);
+        } catch (error) {
+          if (request.signal?.aborted) throw new AbortError(interrupted(request.signal));
+          if (!(error instanceof DocpipeError)) throw new AbortError(error as Error);
+          const decision = decideRetry(error, idempotent);
+          if (decision.action === 'abort') throw new AbortError(error);
+          if (decision.action === 'wait' && decision.ms > this.options.maxRetryAfterMs) {
+            throw new AbortError(error);
+          }
+          throw error;
+        }
+      },
+      {
+        retries: this.options.retries,
+        minTimeout: this.options.minBackoffMs,
+        maxTimeout: this.options.maxBackoffMs,
+        factor: 2,
+        randomize: true,
+        maxRetryTime: this.options.maxRetryTimeMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        // A server-specified wait happens here, on the injectable clock, and uses no retry.
+        onFailedAttempt: async ({ error, attemptNumber }) => {
+          const decision = decideRetry(error, idempotent);
+          const delay: RetryDelay =
+            decision.action === 'wait' ? { kind: 'retry-after', ms: decision.ms } : { kind: 'backoff' };
+          if (error instanceof DocpipeError) this.options.onRetry?.(error, attemptNumber, delay);
+          if (decision.action === 'wait') await clock.sleep(decision.ms, request.signal);
+        },
+        shouldConsumeRetry: ({ error }) => decideRetry(error, idempotent).action !== 'wait',
+      },
+    ).catch((error: unknown) => {
+      if (request.signal?.aborted && !(error instanceof InterruptedError)) throw interrupted(request.signal);
+      throw error;
+    });
+  }
+
+  private buildUrl(path: string, query: RequestOptions<unknown>['query']): URL {
+    const url = new URL(path, this.baseUrl);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  private async attempt<T>(request: RequestOptions<T>): Promise<T> {
+    const { clock } = this.options;
+    const url = this.buildUrl(request.path, request.query);
+    const shown = `${url.pathname}${url.search}`;
+    const info: RequestInfo = { method: request.method, path: shown };
+    await this.options.beforeAttempt?.(info, request.signal);
+
+    const startedAt = clock.now();
+    let status = 0;
+    try {
+      const deadline = AbortSignal.timeout(this.options.timeoutMs);
+      const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+      let response: Response;
+      let text: string;
+      try {
+        response = await this.options.fetch(url, {
+          method: request.method,
+          headers: {
+            authorization: `Bearer ${this.options.apiKey}`,
+            accept: 'application/json',
+            ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          signal,
+        });
+        status = response.status;
+        text = await response.text();
+      } catch (error) {
+        if (request.signal?.aborted) throw interrupted(request.signal);
+        if (deadline.aborted) {
+          throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
+        }
+        const code = errorCode(error);
+        const phase = code !== undefined && BEFORE_SEND_CODES.has(code) ? 'before-send' : 'after-send';
+        throw new NetworkError(request.method, shown, phase, code, { cause: error });
+      }
+
+      if (!response.ok) {
+        const message = serverMessage(text);
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
+        if (status === 429 || (status === 503 && retryAfter !== undefined)) {
+          throw new RateLimitError(status, request.method, shown, retryAfter, message);
+        }
+        throw new HttpError(status, request.method, shown, message);
+      }
+
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
+          cause: error,
+        });
+      }
+      return request.parse(json);
+    } finally {
+      await this.options.afterAttempt?.({ ...info, status, startedAt, durationMs: clock.now() - startedAt });
+    }
+  }
+}
+
+function interrupted(signal: AbortSignal): InterruptedError {
+  return signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('interrupted');
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,96 @@
+/**
+ * The request budget: at most `perHour` requests in any sliding hour for a scope (the
+ * analytics budget is per organization), at most `maxRequests` in this run, and never a wait
+ * longer than `maxWaitMs`. Its memory is the request log in the database, so a cron run that
+ * starts right after another still sees the hour's requests.
+ */
+import { systemClock, type Clock } from '../core/clock.js';
+import { BudgetExhaustedError } from '../core/errors.js';
+
+export const HOUR_MS = 3_600_000;
+
+/**
+ * Pure: how long to wait before one more request may start, given the start times of the
+ * requests already made (any order) and the hourly allowance.
+ */
+export function planRequestSlot(times: readonly number[], now: number, perHour: number, windowMs = HOUR_MS): number {
+  const recent = times.filter((t) => t > now - windowMs).sort((a, b) => a - b);
+  if (recent.length < perHour) return 0;
+  // The slot frees up when the oldest request that keeps us at the limit leaves the window.
+  const blocking = recent[recent.length - perHour];
+  return blocking === undefined ? 0 : blocking + windowMs - now;
+}
+
+/** Where the budget remembers requests across runs. */
+export interface RequestHistory {
+  /** Start times (ms) of the scope's requests since `sinceMs`. */
+  requestTimes(scope: string, sinceMs: number): Promise<number[]>;
+}
+
+export interface RequestBudgetOptions {
+  scope: string;
+  /** @default 100 */
+  perHour?: number;
+  /** Cap on requests in this run. @default Infinity */
+  maxRequests?: number;
+  /** Longest wait for the hourly budget before giving up with BudgetExhaustedError. @default 60_000 */
+  maxWaitMs?: number;
+  /** @default systemClock */
+  clock?: Clock;
+  history?: RequestHistory;
+}
+
+export class RequestBudget {
+  readonly scope: string;
+  readonly perHour: number;
+  readonly maxRequests: number;
+  private readonly maxWaitMs: number;
+  private readonly clock: Clock;
+  private readonly history: RequestHistory | undefined;
+  private times: number[] = [];
+  private loaded = false;
+  private used = 0;
+
+  constructor(options: RequestBudgetOptions) {
+    this.scope = options.scope;
+    this.perHour = options.perHour ?? 100;
+    this.maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
+    this.maxWaitMs = options.maxWaitMs ?? 60_000;
+    this.clock = options.clock ?? systemClock;
+    this.history = options.history;
+    if (!(this.perHour >= 1)) throw new RangeError(`requests per hour must be >= 1, got ${this.perHour}`);
+  }
+
+  /** Requests made through this budget in this run. */
+  get requestsUsed(): number {
+    return this.used;
+  }
+
+  /** Whether the run's cap allows another request (the hourly budget may still make it wait). */
+  get hasRunBudget(): boolean {
+    return this.used < this.maxRequests;
+  }
+
+  /** Waits for a slot and takes it, or throws BudgetExhaustedError. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    if (!this.loaded) {
+      const since = this.clock.now() - HOUR_MS;
+      this.times = this.history ? await this.history.requestTimes(this.scope, since) : [];
+      this.loaded = true;
+    }
+    if (this.used >= this.maxRequests) {
+      throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)`);
+    }
+    const wait = planRequestSlot(this.times, this.clock.now(), this.perHour);
+    if (wait > this.maxWaitMs) {
+      throw new BudgetExhaustedError(
+        `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s`,
+      );
+    }
+    if (wait > 0) await this.clock.sleep(wait, signal);
+    const now = this.clock.now();
+    this.times = this.times.filter((t) => t > now - HOUR_MS);
+    this.times.push(now);
+    this.used++;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The retry decision, as a pure function of the error and whether the request may be
+ * repeated safely. The HTTP client applies it through p-retry.
+ */
+import { HttpError, MalformedResponseError, NetworkError, RateLimitError } from '../core/errors.js';
+
+export type RetryDecision =
+  /** Wait exactly what the server asked, without using up a retry. */
+  | { action: 'wait'; ms: number }
+  /** Exponential backoff with jitter, using up a retry. */
+  | { action: 'backoff' }
+  /** Give up now. */
+  | { action: 'abort' };
+
+/**
+ * @param idempotent whether repeating the request is harmless (GET). A POST is repeated only
+ *   when the server provably did nothing: 429, 503, or a connection that never opened.
+ */
+export function decideRetry(error: unknown, idempotent: boolean): RetryDecision {
+  if (error instanceof RateLimitError) {
+    return error.retryAfterMs === undefined
+      ? { action: 'backoff' }
+      : { action: 'wait', ms: error.retryAfterMs };
+  }
+  if (error instanceof HttpError) {
+    if (error.status === 503) return { action: 'backoff' };
+    if (error.status >= 500 && idempotent) return { action: 'backoff' };
+    return { action: 'abort' };
+  }
+  if (error instanceof NetworkError) {
+    return error.phase === 'before-send' || idempotent ? { action: 'backoff' } : { action: 'abort' };
+  }
+  // A truncated body on a GET is usually transient; on a POST the job may exist. A body that
+  // parses but breaks the schema will break again, so it is not retried.
+  if (error instanceof MalformedResponseError && idempotent) return { action: 'backoff' };
+  return { action: 'abort' };
+}

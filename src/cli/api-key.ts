@@ -1,0 +1,24 @@
+/** Reading the API key: from --api-key / DOCPIPE_API_KEY, or a file. Never echoed anywhere. */
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../core/errors.js';
+import type { GlobalArgs } from './io.js';
+
+export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
+  if (args.apiKey) return args.apiKey.trim();
+  if (args.apiKeyFile) {
+    try {
+      const key = readFileSync(args.apiKeyFile, 'utf8').trim();
+      if (key) return key;
+    } catch (error) {
+      throw new UsageError(`cannot read --api-key-file '${args.apiKeyFile}'`, { cause: error });
+    }
+    throw new UsageError(`--api-key-file '${args.apiKeyFile}' is empty`);
+  }
+  throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key-file)');
+}
+
+export function requireProjects(args: Pick<GlobalArgs, 'project'>): string[] {
+  const projects = (args.project ?? []).flatMap((p) => String(p).split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  if (projects.length === 0) throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
+  return [...new Set(projects)];
+}

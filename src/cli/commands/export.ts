@@ -1,0 +1,47 @@
+import type { Argv, CommandModule } from 'yargs';
+import { METRICS, type Metric } from '../../api/schemas.js';
+import { UsageError } from '../../core/errors.js';
+import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
+import { requireProjects } from '../api-key.js';
+import type { CliContext } from '../context.js';
+import { DEFAULT_REQUESTS_PER_HOUR, runAnalytics } from '../run-analytics.js';
+
+function builder(yargs: Argv) {
+  return yargs
+    .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
+    .option('from', { type: 'string', demandOption: true, describe: 'first day, YYYY-MM-DD (UTC)' })
+    .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
+    .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
+    .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
+    .option('lookback-days', {
+      type: 'number',
+      default: 2,
+      describe: 'a window is settled once fetched this many days after it ended',
+    });
+}
+
+export function exportCommand(ctx: CliContext): CommandModule {
+  return {
+    command: 'export <metric>',
+    describe: 'export unique visitors or page views for a date range into DuckDB',
+    builder,
+    handler: async (raw) => {
+      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']> & typeof ctx.globals;
+      const lookbackDays = args['lookback-days'];
+      if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
+        throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
+      }
+      const windows = planWindows(args.from, args.to, args.window);
+      const projects = requireProjects(args);
+      ctx.exitCode = await runAnalytics(ctx.io, args, {
+        command: `export ${args.metric}`,
+        tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, windows })),
+        refresh: args.refresh,
+        lookbackDays,
+        perHour: args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR,
+        maxRequests: args.maxRequests,
+        ...(ctx.http ? { http: ctx.http } : {}),
+      });
+    },
+  };
+}

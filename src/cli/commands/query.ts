@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import type { Argv, CommandModule } from 'yargs';
+import { UsageError } from '../../core/errors.js';
+import { Database, userSqlError } from '../../load/database.js';
+import type { CliContext } from '../context.js';
+import { OUTPUT_FORMATS, renderRows, type OutputFormat } from '../output/table.js';
+
+function builder(yargs: Argv) {
+  return yargs
+    .positional('sql', { type: 'string', describe: 'the SQL to run' })
+    .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/queries/top-pages.sql)' })
+    .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
+}
+
+function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
+  if (sql && file) throw new UsageError('give either SQL or --file, not both');
+  if (file) {
+    try {
+      return { text: readFileSync(file, 'utf8'), label: file };
+    } catch (error) {
+      throw new UsageError(`cannot read --file '${file}'`, { cause: error });
+    }
+  }
+  if (!sql?.trim()) throw new UsageError('no SQL: pass it as an argument or with --file');
+  return { text: sql, label: 'query' };
+}
+
+export function queryCommand(ctx: CliContext): CommandModule {
+  return {
+    command: 'query [sql]',
+    describe: 'run SQL on the database and print the result',
+    builder,
+    handler: async (raw) => {
+      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']> & typeof ctx.globals;
+      const { text, label } = readSql(args.sql, args.file);
+      const db = await Database.open(args.db);
+      try {
+        let rows: Record<string, unknown>[];
+        let columns: string[];
+        try {
+          ({ rows, columns } = await db.query(text));
+        } catch (error) {
+          throw userSqlError(label, error);
+        }
+        ctx.io.stdout(renderRows(args.format, columns, rows));
+      } finally {
+        db.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/** What `export` and `sync` share: open the database, run the export, record and report the run. */
+import { EXIT, type ExitCode } from '../core/errors.js';
+import { runExport, type ExportSummary, type ExportTask } from '../extract/run-export.js';
+import { Database } from '../load/database.js';
+import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { resolveApiKey } from './api-key.js';
+import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
+import { createProgress } from './output/progress.js';
+import { createSession, type SessionOptions } from './session.js';
+
+/** The analytics budget of an organization (DESIGN §1). */
+export const DEFAULT_REQUESTS_PER_HOUR = 100;
+
+export interface AnalyticsRunOptions {
+  command: string;
+  tasks: ExportTask[];
+  refresh: boolean;
+  lookbackDays: number;
+  perHour: number;
+  maxRequests: number | undefined;
+  /** Client overrides for tests and the benchmark. */
+  http?: SessionOptions['http'];
+}
+
+export function formatSummary(s: ExportSummary & { retries: number }): string {
+  const parts = [
+    `${s.windowsPlanned} windows planned`,
+    `${s.windowsSkipped} skipped (already loaded)`,
+    `${s.windowsLoaded} loaded`,
+    `${s.windowsFailed} failed`,
+    `${s.rows} rows`,
+    `${s.requests} requests`,
+    `${s.retries} retries`,
+    `${s.warnings} warnings`,
+  ];
+  const tail =
+    s.stopped === 'budget'
+      ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${s.windowsLeft} windows left for the next run`
+      : s.stopped === 'interrupted'
+        ? `\ninterrupted; ${s.windowsLeft} windows left, everything loaded so far is saved`
+        : s.stopped === 'fatal'
+          ? `\nstopped: ${s.stopMessage ?? ''}`
+          : '';
+  return `${parts.join(', ')}${tail}\n`;
+}
+
+export async function runAnalytics(io: CliIo, args: GlobalArgs, options: AnalyticsRunOptions): Promise<ExitCode> {
+  const apiKey = resolveApiKey(args);
+  const logger = loggerFor(io, args);
+  const db = await Database.open(args.db);
+  try {
+    const runId = newRunId(io.clock.now());
+    await startRun(db, runId, options.command, io.clock.now());
+    const session = createSession({
+      db,
+      apiKey,
+      baseUrl: args.baseUrl,
+      scope: 'analytics',
+      perHour: options.perHour,
+      maxRequests: options.maxRequests,
+      runId,
+      clock: io.clock,
+      ...(options.http ? { http: options.http } : {}),
+    });
+    const progress = createProgress(logger, io.stderr);
+    let summary: ExportSummary;
+    try {
+      summary = await runExport({
+        db,
+        client: session.client,
+        budget: session.budget,
+        clock: io.clock,
+        runId,
+        tasks: options.tasks,
+        refresh: options.refresh,
+        lookbackDays: options.lookbackDays,
+        ...(io.signal ? { signal: io.signal } : {}),
+        onPlan: (plan) => progress.start(plan.toFetch),
+        onWindow: (event) => progress.window(event),
+      });
+    } finally {
+      progress.done();
+    }
+    const full = { ...summary, retries: session.stats.retries, runId };
+    const status = summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed');
+    await finishRun(db, runId, { status, exitCode: summary.exitCode, summary: full }, io.clock.now());
+    if (logger.format === 'json') {
+      io.stdout(JSON.stringify({ event: 'summary', command: options.command, ...full }) + '\n');
+    } else {
+      io.stdout(formatSummary(full));
+    }
+    return summary.exitCode;
+  } finally {
+    db.close();
+  }
+}

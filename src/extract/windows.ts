@@ -1,0 +1,111 @@
+/**
+ * The window planner: pure functions that cut a half-open range of UTC calendar days into
+ * windows `[start, end)` that partition it exactly (no day twice, none missing).
+ */
+import { DateTime } from 'luxon';
+import { UsageError } from '../core/errors.js';
+
+export const GRAINS = ['day', 'week', 'month', 'range'] as const;
+export type Grain = (typeof GRAINS)[number];
+
+/** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
+export interface Window {
+  readonly start: string;
+  readonly end: string;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses a strict `YYYY-MM-DD` UTC date; `what` names the option in the error. */
+export function parseDay(value: string, what = 'date'): DateTime {
+  const parsed = ISO_DATE.test(value) ? DateTime.fromISO(value, { zone: 'utc' }) : null;
+  if (!parsed?.isValid) {
+    throw new UsageError(`invalid ${what} '${value}': expected a calendar date YYYY-MM-DD`);
+  }
+  return parsed;
+}
+
+export function formatDay(day: DateTime): string {
+  return day.toUTC().toISODate() ?? '';
+}
+
+/** Shifts a `YYYY-MM-DD` by whole days. */
+export function addDays(day: string, days: number): string {
+  return formatDay(parseDay(day).plus({ days }));
+}
+
+/** Today's UTC date for a clock reading. */
+export function utcToday(nowMs: number): string {
+  return formatDay(DateTime.fromMillis(nowMs, { zone: 'utc' }).startOf('day'));
+}
+
+function startOfGrain(day: DateTime, grain: 'week' | 'month'): DateTime {
+  return grain === 'week' ? day.startOf('week') : day.startOf('month');
+}
+
+function nextBoundary(day: DateTime, grain: 'week' | 'month'): DateTime {
+  return grain === 'week' ? day.plus({ weeks: 1 }) : day.plus({ months: 1 });
+}
+
+function checkAligned(day: DateTime, grain: 'week' | 'month', option: string): void {
+  const floor = startOfGrain(day, grain);
+  if (floor.equals(day)) return;
+  const ceil = nextBoundary(floor, grain);
+  const unit = grain === 'week' ? 'a Monday (ISO week start)' : 'the 1st of a month';
+  throw new UsageError(
+    `${option} ${formatDay(day)} is not on a ${grain} boundary: use ${unit}, ` +
+      `nearest are ${formatDay(floor)} and ${formatDay(ceil)}`,
+  );
+}
+
+/**
+ * Plans the windows of `[from, to)`. `week` windows start on Monday and `month` windows on
+ * the 1st; a range whose ends are not on such a boundary is a usage error naming the
+ * nearest boundaries. `range` is one window for the whole range.
+ */
+export function planWindows(from: string, to: string, grain: Grain): Window[] {
+  const start = parseDay(from, '--from');
+  const end = parseDay(to, '--to');
+  if (start >= end) {
+    throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`);
+  }
+  if (grain === 'range') return [{ start: formatDay(start), end: formatDay(end) }];
+  if (grain === 'week' || grain === 'month') {
+    checkAligned(start, grain, '--from');
+    checkAligned(end, grain, '--to');
+  }
+  const windows: Window[] = [];
+  for (let cursor = start; cursor < end; ) {
+    const next =
+      grain === 'day' ? cursor.plus({ days: 1 }) : nextBoundary(cursor, grain);
+    windows.push({ start: formatDay(cursor), end: formatDay(next) });
+    cursor = next;
+  }
+  return windows;
+}
+
+/** A window's identity in maps and logs: `start/end`. */
+export function windowKey(window: Window): string {
+  return `${window.start}/${window.end}`;
+}
+
+/** Number of days in a window. */
+export function windowDays(window: Window): number {
+  return Math.round(parseDay(window.end).diff(parseDay(window.start), 'days').days);
+}
+
+export function parseGrain(value: string): Grain {
+  if ((GRAINS as readonly string[]).includes(value)) return value as Grain;
+  throw new UsageError(`invalid --window '${value}': expected one of ${GRAINS.join(', ')}`);
+}
+
+/**
+ * The closed windows of an incremental sync: from `start` up to the last boundary on or
+ * before today (UTC), so that every window ends on or before today. Empty when none is closed.
+ */
+export function planClosedWindows(start: string, grain: Exclude<Grain, 'range'>, nowMs: number): Window[] {
+  const today = parseDay(utcToday(nowMs));
+  const end = grain === 'day' ? today : startOfGrain(today, grain);
+  if (parseDay(start, 'start') >= end) return [];
+  return planWindows(start, formatDay(end), grain);
+}

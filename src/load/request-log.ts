@@ -1,0 +1,41 @@
+/** The request log: every HTTP attempt, and the request budget's memory across runs. */
+import type { RequestHistory } from '../api/request-budget.js';
+import type { Database } from './database.js';
+
+export interface LoggedRequest {
+  scope: string;
+  method: string;
+  path: string;
+  status: number;
+  startedAt: number;
+  durationMs: number;
+  runId: string;
+}
+
+export class RequestLog implements RequestHistory {
+  constructor(private readonly db: Database) {}
+
+  async record(request: LoggedRequest): Promise<void> {
+    await this.db.run(
+      `INSERT INTO request_log VALUES (make_timestamptz($at * 1000), $scope, $method, $path, $status, $ms, $run)`,
+      {
+        at: BigInt(Math.round(request.startedAt)),
+        scope: request.scope,
+        method: request.method,
+        path: request.path,
+        status: request.status,
+        ms: Math.round(request.durationMs),
+        run: request.runId,
+      },
+    );
+  }
+
+  async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
+    const rows = await this.db.all<{ ms: number | bigint }>(
+      `SELECT epoch_ms(started_at) AS ms FROM request_log
+        WHERE scope = $scope AND started_at > make_timestamptz($since * 1000)`,
+      { scope, since: BigInt(Math.round(sinceMs)) },
+    );
+    return rows.map((r) => Number(r.ms));
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { parseRetryAfter } from '../../src/api/retry-after.js';
+import { decideRetry } from '../../src/api/retry-policy.js';
+import { planRequestSlot, RequestBudget, HOUR_MS } from '../../src/api/request-budget.js';
+import { checkBaseUrl } from '../../src/api/http-client.js';
+import { ManualClock } from '../../src/core/clock.js';
+import {
+  BudgetExhaustedError,
+  DataError,
+  HttpError,
+  MalformedResponseError,
+  NetworkError,
+  RateLimitError,
+  TimeoutError,
+  UsageError,
+} from '../../src/core/errors.js';
+
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['2', 2000],
+    ['0', 0],
+    [' 120 ', 120_000],
+    ['1.5', 1500],
+    ['Sun, 22 Nov 2026 12:00:30 GMT', 30_000],
+    ['Sun, 22 Nov 2026 11:00:00 GMT', 0],
+    [null, undefined],
+    ['', undefined],
+    ['soon', undefined],
+    ['-5', undefined],
+    ['12:00', undefined],
+  ])('%s -> %s', (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+});
+
+describe('decideRetry', () => {
+  const rl = (ms?: number, status = 429) => new RateLimitError(status, 'GET', '/x', ms);
+  const http = (status: number) => new HttpError(status, 'GET', '/x');
+  const net = (phase: 'before-send' | 'after-send') => new NetworkError('POST', '/x', phase, 'E');
+  it.each([
+    ['429 with Retry-After', rl(2000), true, { action: 'wait', ms: 2000 }],
+    ['429 with Retry-After on POST', rl(2000), false, { action: 'wait', ms: 2000 }],
+    ['503 with Retry-After', rl(1000, 503), false, { action: 'wait', ms: 1000 }],
+    ['429 without Retry-After', rl(undefined), false, { action: 'backoff' }],
+    ['503 without Retry-After, POST', http(503), false, { action: 'backoff' }],
+    ['500 on GET', http(500), true, { action: 'backoff' }],
+    ['500 on POST is unknown, not retried', http(500), false, { action: 'abort' }],
+    ['502 on POST', http(502), false, { action: 'abort' }],
+    ['400', http(400), true, { action: 'abort' }],
+    ['401', http(401), true, { action: 'abort' }],
+    ['404', http(404), true, { action: 'abort' }],
+    ['refused before send, POST', net('before-send'), false, { action: 'backoff' }],
+    ['reset after send, POST', net('after-send'), false, { action: 'abort' }],
+    ['reset after send, GET', net('after-send'), true, { action: 'backoff' }],
+    ['timeout, POST', new TimeoutError('POST', '/x', 'after-send', 'timeout'), false, { action: 'abort' }],
+    ['malformed JSON, GET', new MalformedResponseError('bad'), true, { action: 'backoff' }],
+    ['malformed JSON, POST', new MalformedResponseError('bad'), false, { action: 'abort' }],
+    ['schema mismatch', new DataError('bad'), true, { action: 'abort' }],
+    ['budget', new BudgetExhaustedError('spent'), true, { action: 'abort' }],
+  ] as const)('%s', (_name, error, idempotent, expected) => {
+    expect(decideRetry(error, idempotent)).toEqual(expected);
+  });
+});
+
+describe('planRequestSlot', () => {
+  it('allows requests under the hourly budget at once', () => {
+    expect(planRequestSlot([], NOW, 100)).toBe(0);
+    expect(planRequestSlot(Array.from({ length: 99 }, (_, i) => NOW - i * 1000), NOW, 100)).toBe(0);
+  });
+  it('waits until the oldest request of a full hour leaves the window', () => {
+    const times = Array.from({ length: 100 }, (_, i) => NOW - 30 * 60_000 + i * 1000);
+    expect(planRequestSlot(times, NOW, 100)).toBe(30 * 60_000);
+  });
+  it('ignores requests older than an hour', () => {
+    const times = Array.from({ length: 100 }, () => NOW - HOUR_MS);
+    expect(planRequestSlot(times, NOW, 100)).toBe(0);
+  });
+});
+
+describe('RequestBudget', () => {
+  it('stops at the run cap', async () => {
+    const budget = new RequestBudget({ scope: 's', perHour: 100, maxRequests: 2, clock: new ManualClock(NOW) });
+    await budget.acquire();
+    await budget.acquire();
+    await expect(budget.acquire()).rejects.toThrow(BudgetExhaustedError);
+    expect(budget.requestsUsed).toBe(2);
+  });
+  it('remembers earlier runs through its history and waits up to a minute', async () => {
+    const clock = new ManualClock(NOW);
+    const earlier = Array.from({ length: 5 }, (_, i) => NOW - HOUR_MS + 30_000 + i);
+    const budget = new RequestBudget({
+      scope: 's',
+      perHour: 5,
+      clock,
+      history: { requestTimes: (scope, since) => Promise.resolve(scope === 's' ? earlier.filter((t) => t > since) : []) },
+    });
+    await budget.acquire();
+    expect(clock.sleeps).toEqual([30_000]);
+  });
+  it('stops instead of waiting more than maxWaitMs', async () => {
+    const clock = new ManualClock(NOW);
+    const budget = new RequestBudget({ scope: 's', perHour: 2, clock, maxWaitMs: 60_000 });
+    await budget.acquire();
+    await budget.acquire();
+    await expect(budget.acquire()).rejects.toThrow(/hourly request budget spent/);
+    expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('checkBaseUrl', () => {
+  it.each(['https://api.mintlify.com', 'http://127.0.0.1:8787', 'http://localhost:1', 'http://[::1]:9'])('accepts %s', (url) => {
+    expect(() => checkBaseUrl(url)).not.toThrow();
+  });
+  it.each([
+    ['http://api.mintlify.com', /plain http to 'api.mintlify.com'/],
+    ['http://10.0.0.5:80', /plain http/],
+    ['ftp://x', /expected an http/],
+    ['not a url', /not a URL/],
+    ['https://user:pw@host', /credentials/],
+  ])('refuses %s', (url, message) => {
+    expect(() => checkBaseUrl(url)).toThrow(UsageError);
+    expect(() => checkBaseUrl(url)).toThrow(message);
+  });
+});

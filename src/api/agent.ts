@@ -19,6 +19,7 @@ export function createAgentJob(
     path,
     body: { prompt },
     idempotent: false,
+    abortInFlight: false,
     parse: (json) => parseAgentJob(json, `POST ${path}`),
     ...(signal ? { signal } : {}),
   });

@@ -73,7 +73,13 @@ export interface RequestOptions<T> {
   parse: (json: unknown) => T;
   /** Repeating the request is harmless. @default method === 'GET' */
   idempotent?: boolean;
+  /** Stops waits (budget, Retry-After, backoff) and, unless `abortInFlight` is false, the request itself. */
   signal?: AbortSignal;
+  /**
+   * Whether the signal may abort a request already sent. A POST that is cut off mid-flight
+   * has an unknown outcome, so job creation lets it finish. @default true
+   */
+  abortInFlight?: boolean;
 }
 
 type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
@@ -174,8 +180,7 @@ export class HttpClient {
         try {
           return await this.attempt(request);
         } catch (error) {
-          if (request.signal?.aborted) throw new AbortError(interrupted(request.signal));
-          if (!(error instanceof DocpipeError)) throw new AbortError(error as Error);
+          if (!(error instanceof DocpipeError) || error instanceof InterruptedError) throw new AbortError(error as Error);
           const decision = decideRetry(error, idempotent);
           if (decision.action === 'abort') throw new AbortError(error);
           if (decision.action === 'wait' && decision.ms > this.options.maxRetryAfterMs) {
@@ -191,7 +196,9 @@ export class HttpClient {
         factor: 2,
         randomize: true,
         maxRetryTime: this.options.maxRetryTimeMs,
-        ...(request.signal ? { signal: request.signal } : {}),
+        // p-retry discards a finished attempt's result once its signal is aborted, which must
+        // not happen to a POST that may have created something.
+        ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
         // A server-specified wait happens here, on the injectable clock, and uses no retry.
         onFailedAttempt: async ({ error, attemptNumber }) => {
           const decision = decideRetry(error, idempotent);
@@ -203,7 +210,8 @@ export class HttpClient {
         shouldConsumeRetry: ({ error }) => decideRetry(error, idempotent).action !== 'wait',
       },
     ).catch((error: unknown) => {
-      if (request.signal?.aborted && !(error instanceof InterruptedError)) throw interrupted(request.signal);
+      // p-retry rethrows the signal's reason when it aborts a wait.
+      if (request.signal?.aborted && !(error instanceof DocpipeError)) throw interrupted(request.signal);
       throw error;
     });
   }
@@ -227,7 +235,8 @@ export class HttpClient {
     let status = 0;
     try {
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
-      const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+      const inFlight = request.abortInFlight === false ? undefined : request.signal;
+      const signal = inFlight ? AbortSignal.any([inFlight, deadline]) : deadline;
       let response: Response;
       let text: string;
       try {
@@ -244,7 +253,7 @@ export class HttpClient {
         status = response.status;
         text = await response.text();
       } catch (error) {
-        if (request.signal?.aborted) throw interrupted(request.signal);
+        if (inFlight?.aborted) throw interrupted(inFlight);
         if (deadline.aborted) {
           throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
         }

@@ -13,6 +13,7 @@ import { exportCommand } from './commands/export.js';
 import { queryCommand } from './commands/query.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { syncCommand } from './commands/sync.js';
+import { jobsCommand } from './commands/jobs.js';
 import type { SessionOptions } from './session.js';
 
 export interface RunCliOptions {
@@ -57,6 +58,7 @@ function buildParser(argv: string[], ctx: CliContext) {
     .command(exportCommand(ctx))
     .command(syncCommand(ctx))
     .command(queryCommand(ctx))
+    .command(jobsCommand(ctx))
     .command(sandboxCommand(ctx))
     .demandCommand(1, 'name a command: export, sync, query, jobs or sandbox')
     .strict()

@@ -1,0 +1,52 @@
+/**
+ * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
+ *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
+ *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
+ * Prints one JSON line: {phase, rows, requests, ms, maxRssMb}.
+ */
+import { fetchAnalyticsPage } from '../api/analytics.js';
+import { HttpClient } from '../api/http-client.js';
+import { systemClock } from '../core/clock.js';
+import { walkWindow } from '../extract/page-walker.js';
+import { planWindows } from '../extract/windows.js';
+import { runCli } from '../cli/main.js';
+import { SANDBOX_API_KEY } from '../sandbox/server.js';
+
+const PROJECT = 'bench-site';
+
+async function fetchOnly(url: string, from: string, to: string): Promise<{ rows: number; requests: number }> {
+  let requests = 0;
+  const client = new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: url, afterAttempt: () => void requests++ });
+  let rows = 0;
+  // Most recent first, like the export.
+  for (const window of planWindows(from, to, 'day').reverse()) {
+    const walked = await walkWindow((offset) =>
+      fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }),
+    );
+    rows += walked.rows.length;
+  }
+  return { rows, requests };
+}
+
+async function exportAll(url: string, from: string, to: string, db: string): Promise<{ rows: number; requests: number }> {
+  let out = '';
+  const code = await runCli(
+    ['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
+      '--api-key', SANDBOX_API_KEY, '--requests-per-hour', '1000000', '--log-format', 'json'],
+    { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock } },
+  );
+  if (code !== 0) throw new Error(`export exited ${code}: ${out}`);
+  const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number; requests: number };
+  return { rows: summary.rows, requests: summary.requests };
+}
+
+const [phase, url, from, to, db] = process.argv.slice(2);
+if (!url || !from || !to || (phase !== 'fetch' && phase !== 'export') || (phase === 'export' && !db)) {
+  console.error('usage: bench-worker fetch|export URL FROM TO [DB]');
+  process.exit(2);
+}
+const started = performance.now();
+const result = phase === 'fetch' ? await fetchOnly(url, from, to) : await exportAll(url, from, to, db as string);
+const ms = performance.now() - started;
+const maxRssMb = process.resourceUsage().maxRSS / 1024;
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), maxRssMb: Math.round(maxRssMb) }));

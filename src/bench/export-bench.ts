@@ -1,0 +1,79 @@
+/**
+ * `npm run bench`: export a large synthetic site (90 daily windows of 5,000+ paths) from the
+ * sandbox, and in the same run fetch and parse the same pages without loading them. Prints
+ * rows/s for both, their ratio (target >= 0.8) and the export's peak RSS (target <= 300 MB).
+ * The sandbox runs in its own process, as would a remote API.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { addDays, utcToday } from '../extract/windows.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DAYS = Number(process.env.BENCH_DAYS ?? 90);
+const PATHS = Number(process.env.BENCH_PATHS ?? 6000);
+
+interface PhaseResult {
+  phase: string;
+  rows: number;
+  requests: number;
+  ms: number;
+  maxRssMb: number;
+}
+
+function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/docpipe.js'), 'sandbox', '--port', '0', '--paths', String(PATHS), '--min-daily-visitors', '3'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (url) => resolve({ child, url: url.trim() }));
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+}
+
+function runPhase(args: string[]): Promise<PhaseResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/bench/bench-worker.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`bench worker ${args[0]} exited with ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as PhaseResult);
+    });
+  });
+}
+
+const perSecond = (r: PhaseResult): number => r.rows / (r.ms / 1000);
+
+const dir = mkdtempSync(join(tmpdir(), 'docpipe-bench-'));
+const { child, url } = await startSandbox();
+try {
+  const to = utcToday(Date.now());
+  const from = addDays(to, -DAYS);
+  console.log(`docpipe export benchmark: ${DAYS} daily windows, ${PATHS} paths per site, sandbox at ${url}`);
+  // Warm the sandbox's code paths (not its per-window cache: 90 windows exceed it).
+  await runPhase(['fetch', url, addDays(from, -3), from]);
+  const fetch1 = await runPhase(['fetch', url, from, to]);
+  const exported = await runPhase(['export', url, from, to, join(dir, 'bench.duckdb')]);
+  const fetch2 = await runPhase(['fetch', url, from, to]);
+  const baseline = (perSecond(fetch1) + perSecond(fetch2)) / 2;
+  const ratio = perSecond(exported) / baseline;
+  const row = (name: string, r: PhaseResult): string =>
+    `${name.padEnd(22)} ${String(r.rows).padStart(9)} ${String(r.requests).padStart(9)} ${(r.ms / 1000).toFixed(2).padStart(8)} ${Math.round(perSecond(r)).toString().padStart(10)} ${String(r.maxRssMb).padStart(8)}`;
+  console.log(`${'phase'.padEnd(22)} ${'rows'.padStart(9)} ${'requests'.padStart(9)} ${'seconds'.padStart(8)} ${'rows/s'.padStart(10)} ${'peak MB'.padStart(8)}`);
+  console.log(row('fetch+parse (before)', fetch1));
+  console.log(row('export to DuckDB', exported));
+  console.log(row('fetch+parse (after)', fetch2));
+  console.log(`ratio export/fetch-only rows/s: ${ratio.toFixed(3)} (target >= 0.8) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`);
+  console.log(`export peak RSS: ${exported.maxRssMb} MB (target <= 300) ${exported.maxRssMb <= 300 ? 'OK' : 'MISSED'}`);
+  if (exported.rows !== fetch1.rows) console.log(`note: row counts differ (export ${exported.rows}, fetch ${fetch1.rows})`);
+} finally {
+  child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}

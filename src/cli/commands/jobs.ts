@@ -1,0 +1,208 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
+import { readPromptFile } from '../../jobs/prompt-files.js';
+import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
+import { Database } from '../../load/database.js';
+import { finishRun, newRunId, startRun } from '../../load/runs.js';
+import { requireProjects, resolveApiKey } from '../api-key.js';
+import type { CliContext } from '../context.js';
+import { loggerFor } from '../io.js';
+import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
+import { createSession } from '../session.js';
+
+const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
+
+function shorten(text: string, width = 48): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+function resultRecord(row: LedgerRow): Record<string, unknown> {
+  return { prompt_key: row.promptKey, prompt: row.prompt, status: row.status, job_id: row.jobId, pr_link: row.prLink, error: row.error };
+}
+
+function singleProject(projects: string[]): string {
+  if (projects.length > 1) throw new UsageError(`jobs take one --project, got ${projects.length}: ${projects.join(', ')}`);
+  return projects[0] as string;
+}
+
+function positive(name: string, value: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new UsageError(`invalid --${name} '${String(value)}': expected a ${integer ? 'whole ' : ''}number > 0`);
+  }
+  return value;
+}
+
+function writeResults(path: string, rows: readonly LedgerRow[]): void {
+  const ext = extname(path).toLowerCase();
+  const records = rows.map(resultRecord);
+  const text = ext === '.csv' ? renderCsv(RESULT_COLUMNS, records) : renderJsonLines(records);
+  // Write then rename, so a reader never sees half a file.
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+function submitBuilder(yargs: Argv) {
+  return yargs
+    .positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' })
+    .option('concurrency', { type: 'number', default: 3, describe: 'jobs in flight at once' })
+    .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
+    .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
+    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions per hour (the API limit per project)' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
+    .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
+    .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
+}
+
+async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof submitBuilder>['argv']> & CliContext['globals']): Promise<void> {
+  const concurrency = positive('concurrency', args.concurrency, true);
+  const pollInterval = positive('poll-interval', args['poll-interval'], false);
+  const timeout = positive('timeout', args.timeout, false);
+  const jobsPerHour = positive('jobs-per-hour', args['jobs-per-hour'], false);
+  if (args.results && !['.jsonl', '.csv'].includes(extname(args.results).toLowerCase())) {
+    throw new UsageError(`invalid --results '${args.results}': expected a .jsonl or .csv file`);
+  }
+  const projectId = singleProject(requireProjects(args));
+  const file = await readPromptFile(args.file);
+  const logger = loggerFor(ctx.io, args);
+  for (const warning of file.warnings) logger.warn('prompt file', { warning });
+  // Check the key before touching the database, so a bad setup changes nothing.
+  const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
+
+  const db = await Database.open(args.db);
+  try {
+    const runId = newRunId(ctx.io.clock.now());
+    const ledger = new JobLedger(db, runId);
+    if (args['dry-run']) {
+      const plan: Record<string, unknown>[] = [];
+      for (const entry of file.entries) {
+        const row = await ledger.get(projectId, entry.key);
+        const action = !row
+          ? 'submit'
+          : isFinalStatus(row.status)
+            ? 'done'
+            : row.status === 'unknown'
+              ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
+              : row.jobId ? 'poll' : 'submit';
+        plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
+      }
+      ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
+      const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
+      ctx.io.stdout(`dry run: ${file.entries.length} prompts in ${args.file}, ${toSubmit} would be submitted; no request made\n`);
+      return;
+    }
+
+    await startRun(db, runId, `jobs submit ${args.file}`, ctx.io.clock.now());
+    const session = createSession({
+      db,
+      apiKey,
+      baseUrl: args.baseUrl,
+      scope: `agent:${projectId}`,
+      perHour: jobsPerHour,
+      maxRequests: args.maxRequests,
+      // A batch may wait for its hourly job budget (Ctrl-C stops it and a re-run resumes).
+      maxWaitMs: Number.POSITIVE_INFINITY,
+      // Polling is not rate limited by the API; only submissions use the budget.
+      budgeted: (method) => method === 'POST',
+      runId,
+      clock: ctx.io.clock,
+      ...(ctx.http ? { http: ctx.http } : {}),
+    });
+    const onEvent = (event: BatchEvent): void => {
+      if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
+      logger.info(`job ${event.kind}`, { ...event });
+    };
+    const summary: BatchSummary = await runBatch({
+      client: session.client,
+      ledger,
+      clock: ctx.io.clock,
+      projectId,
+      sourceFile: args.file,
+      entries: file.entries,
+      concurrency,
+      pollIntervalMs: pollInterval * 1000,
+      timeoutMs: timeout * 1000,
+      resubmitUnknown: args['resubmit-unknown'],
+      ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+      onEvent,
+    });
+    if (args.results) writeResults(args.results, summary.rows);
+    const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
+    const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
+    const stopped =
+      summary.stopped === 'budget'
+        ? `\nstopped submitting on the request budget (${summary.stopMessage ?? ''}); run again to continue`
+        : summary.stopped === 'interrupted'
+          ? '\ninterrupted; everything so far is saved, run again to resume'
+          : summary.stopped === 'fatal'
+            ? `\nstopped: ${summary.stopMessage ?? ''}`
+            : '';
+    if (logger.format === 'json') {
+      ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+    } else {
+      ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
+      ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
+    }
+    await finishRun(db, runId, { status: summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed'), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } }, ctx.io.clock.now());
+    ctx.exitCode = summary.exitCode;
+  } finally {
+    db.close();
+  }
+}
+
+function listBuilder(yargs: Argv) {
+  return yargs
+    .option('status', { type: 'string', describe: 'only jobs with this status' })
+    .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
+}
+
+export function jobsCommand(ctx: CliContext): CommandModule {
+  return {
+    command: 'jobs <command>',
+    describe: 'submit a batch of agent jobs, or list the ledger',
+    builder: (yargs) =>
+      yargs
+        .command({
+          command: 'submit <file>',
+          describe: 'submit every prompt of a file once and follow each job to its end',
+          builder: submitBuilder,
+          handler: (raw) => submitHandler(ctx, raw as unknown as Parameters<typeof submitHandler>[1]),
+        })
+        .command({
+          command: 'list',
+          describe: 'show the job ledger',
+          builder: listBuilder,
+          handler: async (raw) => {
+            const args = raw as unknown as Awaited<ReturnType<typeof listBuilder>['argv']> & CliContext['globals'];
+            const db = await Database.open(args.db);
+            try {
+              const projectFilter = args.project?.[0];
+              const rows = await new JobLedger(db, '').list({
+                ...(args.status ? { status: args.status } : {}),
+                ...(projectFilter ? { projectId: projectFilter } : {}),
+              });
+              const records = rows.map((r) => ({
+                project_id: r.projectId,
+                prompt_key: r.promptKey,
+                prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
+                status: r.status,
+                job_id: r.jobId,
+                pr_link: r.prLink,
+                submitted_at: r.submittedAt,
+                finished_at: r.finishedAt,
+                error: r.error,
+              }));
+              const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
+              ctx.io.stdout(renderRows(args.format, columns, records));
+            } finally {
+              db.close();
+            }
+          },
+        })
+        .demandCommand(1, 'name a jobs command: submit or list'),
+    handler: () => undefined,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * `npm start`: the offline demo. Starts the sandbox on a free loopback port, exports the last
+ * 30 days of visitors and views of a demo project into data/demo.duckdb through the real CLI,
+ * shows the top pages with SQL, then submits data/prompts.example.txt as agent jobs and shows
+ * their outcomes. Run it twice: the second run makes no analytics request and submits nothing.
+ */
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../cli/main.js';
+import { addDays, utcToday } from '../extract/windows.js';
+import { SANDBOX_API_KEY, startSandbox } from '../sandbox/server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+process.chdir(ROOT);
+
+const PROJECT = 'demo-docs';
+const DB = 'data/demo.duckdb';
+
+function heading(text: string): void {
+  process.stdout.write(`\n== ${text}\n`);
+}
+
+async function step(argv: string[]): Promise<void> {
+  process.stdout.write(`$ docpipe ${argv.join(' ')}\n`);
+  const code = await runCli(argv);
+  if (code !== 0 && code !== 75) {
+    process.stdout.write(`(exit ${code})\n`);
+    process.exitCode = code;
+  }
+}
+
+const sandbox = await startSandbox({ port: 0 });
+// The key lives in the environment, as it should in production; it is never printed.
+process.env.DOCPIPE_API_KEY = SANDBOX_API_KEY;
+process.env.DOCPIPE_BASE_URL = sandbox.url;
+process.env.DOCPIPE_PROJECT = PROJECT;
+process.env.DOCPIPE_DB = DB;
+// The local sandbox has no real budget; the real API allows 100 analytics requests an hour.
+process.env.DOCPIPE_REQUESTS_PER_HOUR = '5000';
+process.env.DOCPIPE_LOG_FORMAT ??= process.stderr.isTTY ? 'text' : 'json';
+
+try {
+  const to = utcToday(Date.now());
+  const from = addDays(to, -30);
+  heading(`docpipe demo against the local sandbox at ${sandbox.url} (database ${DB})`);
+
+  heading('1. Daily unique visitors and page views for the last 30 days');
+  await step(['export', 'visitors', '--from', from, '--to', to]);
+  await step(['export', 'views', '--from', from, '--to', to]);
+
+  heading('2. Unique visitors over the whole 30 days (one window: uniques do not add up across days)');
+  await step(['export', 'visitors', '--from', from, '--to', to, '--window', 'range']);
+
+  heading('3. Top 10 pages');
+  await step(['query', '--file', 'sql/queries/top-pages.sql']);
+
+  heading('4. A batch of agent jobs from data/prompts.example.txt');
+  await step(['jobs', 'submit', 'data/prompts.example.txt', '--poll-interval', '0.2', '--results', 'data/demo-results.jsonl']);
+
+  heading('Done. Try: npx docpipe query --db data/demo.duckdb "SELECT * FROM daily_site ORDER BY day DESC LIMIT 7"');
+  process.stdout.write(`   ${sandbox.requests.length} requests reached the sandbox in this run; run npm start again and the analytics windows are skipped.\n`);
+} finally {
+  await sandbox.close();
+}

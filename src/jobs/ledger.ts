@@ -1,0 +1,172 @@
+/**
+ * The job ledger (`agent_jobs`): one row per (project, prompt key). A row is written as
+ * `pending` before its POST, so a crash between the two leaves a trace; every response then
+ * updates it. Each write is one statement, so the ledger is consistent after a crash.
+ */
+import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import type { Database } from '../load/database.js';
+
+/** Statuses docpipe sets itself, beside the API's own. */
+export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
+export type LocalStatus = (typeof LOCAL_STATUSES)[number];
+
+export interface LedgerRow {
+  projectId: string;
+  promptKey: string;
+  prompt: string;
+  jobId: string | null;
+  status: string;
+  model: string | null;
+  repository: string | null;
+  ref: string | null;
+  prLink: string | null;
+  createdAt: string | null;
+  archivedAt: string | null;
+  submittedAt: string | null;
+  finishedAt: string | null;
+  error: string | null;
+  sourceFile: string | null;
+  attempts: number;
+  polls: number;
+}
+
+/** A status after which nothing more will happen to the row without the user asking. */
+export function isFinalStatus(status: string): boolean {
+  return isTerminalStatus(status) || status === 'rejected';
+}
+
+const ts = (ms: number): string => new Date(ms).toISOString();
+
+const SELECT = `SELECT project_id, prompt_key, prompt, job_id, status, model, repository, ref, pr_link,
+  strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS created_at,
+  strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
+  strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
+  strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
+  error, source_file, attempts, polls FROM agent_jobs`;
+
+type RawRow = Record<string, unknown>;
+
+function toRow(r: RawRow): LedgerRow {
+  const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    projectId: String(r.project_id),
+    promptKey: String(r.prompt_key),
+    prompt: String(r.prompt ?? ''),
+    jobId: str(r.job_id),
+    status: String(r.status),
+    model: str(r.model),
+    repository: str(r.repository),
+    ref: str(r.ref),
+    prLink: str(r.pr_link),
+    createdAt: str(r.created_at),
+    archivedAt: str(r.archived_at),
+    submittedAt: str(r.submitted_at),
+    finishedAt: str(r.finished_at),
+    error: str(r.error),
+    sourceFile: str(r.source_file),
+    attempts: Number(r.attempts ?? 0),
+    polls: Number(r.polls ?? 0),
+  };
+}
+
+/** An API timestamp we could not parse is dropped rather than failing the write. */
+function apiTime(value: string | null): string | null {
+  return value !== null && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : null;
+}
+
+export class JobLedger {
+  constructor(
+    private readonly db: Database,
+    private readonly runId: string,
+  ) {}
+
+  async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {
+    const rows = await this.db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey });
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async list(filter: { status?: string; projectId?: string } = {}): Promise<LedgerRow[]> {
+    const where: string[] = [];
+    const params: Record<string, string> = {};
+    if (filter.status) {
+      where.push('status = $status');
+      params.status = filter.status;
+    }
+    if (filter.projectId) {
+      where.push('project_id = $project');
+      params.project = filter.projectId;
+    }
+    const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+    return (await this.db.all(sql, params)).map(toRow);
+  }
+
+  /** Written before the POST: the prompt is about to be submitted (attempt n). */
+  async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
+    await this.db.run(
+      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id)
+       VALUES ($p, $k, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run)
+       ON CONFLICT (project_id, prompt_key) DO UPDATE SET
+         prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL,
+         finished_at = NULL, source_file = excluded.source_file, attempts = agent_jobs.attempts + 1,
+         polls = 0, updated_at = excluded.updated_at, run_id = excluded.run_id`,
+      { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId },
+    );
+  }
+
+  /** The API answered with a job (after POST or GET): copy its fields. */
+  async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
+    const status = job.status ?? 'active';
+    await this.db.run(
+      `UPDATE agent_jobs SET
+         job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
+         repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = $pr,
+         created_at = coalesce($created::TIMESTAMPTZ, created_at), archived_at = $archived::TIMESTAMPTZ,
+         submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         polls = polls + CASE WHEN $polled THEN 1 ELSE 0 END,
+         error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`,
+      {
+        p: projectId,
+        k: promptKey,
+        id: job.id,
+        status,
+        model: job.model,
+        repo: job.repository,
+        ref: job.ref,
+        pr: job.prLink,
+        created: apiTime(job.createdAt),
+        archived: apiTime(job.archivedAt),
+        submitted: opts.submitted ?? false,
+        polled: opts.polled ?? false,
+        terminal: isTerminalStatus(status),
+        now: ts(now),
+        run: this.runId,
+      },
+    );
+  }
+
+  /** A local outcome (`unknown`, `rejected`, `timed_out`) or an error kept beside the status. */
+  async recordOutcome(
+    projectId: string,
+    promptKey: string,
+    outcome: { status?: LocalStatus; error: string | null; submitted?: boolean },
+    now: number,
+  ): Promise<void> {
+    await this.db.run(
+      `UPDATE agent_jobs SET status = coalesce($status, status), error = $error,
+         submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`,
+      {
+        p: projectId,
+        k: promptKey,
+        status: outcome.status ?? null,
+        error: outcome.error,
+        submitted: outcome.submitted ?? false,
+        now: ts(now),
+        run: this.runId,
+      },
+    );
+  }
+}

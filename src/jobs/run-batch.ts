@@ -1,0 +1,214 @@
+/**
+ * The batch runner: for each prompt, submit it once (ledger first, then POST) and poll the
+ * job to its end, with at most `concurrency` jobs in flight. It resumes from the ledger:
+ * submitted prompts are never submitted again, unfinished jobs are polled again, and a POST
+ * whose outcome is unknown is left alone unless `resubmitUnknown`.
+ */
+import pLimit from 'p-limit';
+import { createAgentJob, getAgentJob } from '../api/agent.js';
+import type { HttpClient } from '../api/http-client.js';
+import { isTerminalStatus } from '../api/schemas.js';
+import type { Clock } from '../core/clock.js';
+import {
+  BudgetExhaustedError,
+  DataError,
+  EXIT,
+  HttpError,
+  InterruptedError,
+  NetworkError,
+  RateLimitError,
+  type ExitCode,
+} from '../core/errors.js';
+import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
+import { pollDelay } from './poll-schedule.js';
+import type { PromptEntry } from './prompt-files.js';
+
+export interface BatchOptions {
+  client: HttpClient;
+  ledger: JobLedger;
+  clock: Clock;
+  projectId: string;
+  sourceFile: string;
+  entries: readonly PromptEntry[];
+  /** @default 3 */
+  concurrency?: number;
+  /** First poll interval; backs off to 60 s. @default 5_000 */
+  pollIntervalMs?: number;
+  /** Per job, from the start of its polling in this run. @default 3_600_000 */
+  timeoutMs?: number;
+  /** Submit again prompts whose earlier submission has an unknown outcome. @default false */
+  resubmitUnknown?: boolean;
+  signal?: AbortSignal;
+  /** @default Math.random */
+  random?: () => number;
+  onEvent?: (event: BatchEvent) => void;
+}
+
+export type BatchEvent =
+  | { kind: 'skipped'; key: string; status: string; reason: string }
+  | { kind: 'submitted'; key: string; jobId: string | null }
+  | { kind: 'status'; key: string; jobId: string | null; status: string }
+  | { kind: 'finished'; key: string; row: LedgerRow };
+
+export interface BatchSummary {
+  total: number;
+  submitted: number;
+  /** Final ledger rows for the file's prompts, in file order. */
+  rows: LedgerRow[];
+  counts: Record<string, number>;
+  stopped: 'budget' | 'interrupted' | 'fatal' | null;
+  stopMessage: string | null;
+  exitCode: ExitCode;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What a failed POST means for the ledger (DESIGN §2 rule 7). */
+function classifySubmitError(error: unknown): 'stop-budget' | 'stop-interrupt' | 'stop-fatal' | 'rejected' | 'unknown' {
+  if (error instanceof InterruptedError) return 'stop-interrupt';
+  // Retries used up on 429, or a wait too long: nothing was created, try in a later run.
+  if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'stop-budget';
+  if (error instanceof HttpError) {
+    if (error.status === 401 || error.status === 403) return 'stop-fatal';
+    if (error.status === 503) return 'stop-budget'; // retries used up; provably nothing created
+    if (error.status >= 400 && error.status < 500) return 'rejected';
+    return 'unknown';
+  }
+  if (error instanceof NetworkError) return error.phase === 'before-send' ? 'stop-budget' : 'unknown';
+  // A 201 with a body we cannot read: the job exists but we do not know its id.
+  if (error instanceof DataError) return 'unknown';
+  return 'stop-fatal';
+}
+
+interface Stop {
+  reason: 'budget' | 'interrupted' | 'fatal';
+  cause: unknown;
+}
+
+export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
+  const { client, ledger, clock, projectId, signal } = options;
+  const random = options.random ?? Math.random;
+  const pollIntervalMs = options.pollIntervalMs ?? 5_000;
+  const timeoutMs = options.timeoutMs ?? 3_600_000;
+  const limit = pLimit(Math.max(1, options.concurrency ?? 3));
+  // Set by whichever job first meets a reason to stop submitting.
+  const state: { stop: Stop | null } = { stop: null };
+  let submitted = 0;
+
+  const poll = async (entry: PromptEntry, jobId: string): Promise<void> => {
+    const deadline = clock.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted || state.stop?.reason === 'fatal') return;
+      const wait = Math.min(pollDelay(attempt, pollIntervalMs, random()), Math.max(0, deadline - clock.now()));
+      try {
+        await clock.sleep(wait, signal);
+      } catch {
+        return; // interrupted: the job stays unfinished in the ledger and is polled next run
+      }
+      if (clock.now() >= deadline) {
+        await ledger.recordOutcome(projectId, entry.key, { status: 'timed_out', error: `still active after ${Math.round(timeoutMs / 1000)} s` }, clock.now());
+        return;
+      }
+      try {
+        const job = await getAgentJob(client, projectId, jobId, signal);
+        await ledger.recordJob(projectId, entry.key, job, clock.now(), { polled: true });
+        options.onEvent?.({ kind: 'status', key: entry.key, jobId, status: job.status ?? 'active' });
+        if (isTerminalStatus(job.status)) return;
+      } catch (error) {
+        if (error instanceof InterruptedError) return;
+        if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
+          state.stop ??= { reason: 'fatal', cause: error };
+          return;
+        }
+        await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
+        // The server does not know the job: polling again will not help this run.
+        if (error instanceof HttpError && error.status === 404) return;
+      }
+    }
+  };
+
+  const submit = async (entry: PromptEntry): Promise<string | null> => {
+    await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now());
+    try {
+      const job = await createAgentJob(client, projectId, entry.prompt, signal);
+      submitted++;
+      await ledger.recordJob(projectId, entry.key, job, clock.now(), { submitted: true });
+      options.onEvent?.({ kind: 'submitted', key: entry.key, jobId: job.id });
+      if (job.id === null) {
+        await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
+        return null;
+      }
+      return job.id;
+    } catch (error) {
+      const kind = classifySubmitError(error);
+      if (kind === 'rejected') {
+        await ledger.recordOutcome(projectId, entry.key, { status: 'rejected', error: message(error) }, clock.now());
+        return null;
+      }
+      if (kind === 'unknown') {
+        submitted++;
+        await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error), submitted: true }, clock.now());
+        return null;
+      }
+      // Nothing was created: the row stays `pending` and a later run submits it.
+      await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
+      state.stop ??= { reason: kind === 'stop-budget' ? 'budget' : kind === 'stop-interrupt' ? 'interrupted' : 'fatal', cause: error };
+      return null;
+    }
+  };
+
+  const handle = async (entry: PromptEntry): Promise<void> => {
+    const existing = await ledger.get(projectId, entry.key);
+    if (existing && isFinalStatus(existing.status)) {
+      options.onEvent?.({ kind: 'skipped', key: entry.key, status: existing.status, reason: 'finished in an earlier run' });
+      return;
+    }
+    if (existing?.status === 'unknown' && !options.resubmitUnknown) {
+      options.onEvent?.({ kind: 'skipped', key: entry.key, status: 'unknown', reason: 'outcome unknown; --resubmit-unknown to submit again' });
+      return;
+    }
+    let jobId = existing?.status !== 'unknown' ? (existing?.jobId ?? null) : null;
+    if (jobId === null) {
+      if (state.stop || signal?.aborted) return; // stop submitting; jobs in flight go on
+      jobId = await submit(entry);
+    }
+    if (jobId !== null) await poll(entry, jobId);
+  };
+
+  await Promise.all(options.entries.map((entry) => limit(() => handle(entry))));
+
+  const rows: LedgerRow[] = [];
+  for (const entry of options.entries) {
+    const row = await ledger.get(projectId, entry.key);
+    if (row) rows.push(row);
+  }
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
+  const notStarted = options.entries.length - rows.length;
+  if (notStarted > 0) counts['not submitted'] = notStarted;
+
+  const stop = state.stop;
+  const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
+  const allFinal = rows.length === options.entries.length && rows.every((r) => isFinalStatus(r.status));
+  const exitCode: ExitCode = interrupted
+    ? EXIT.interrupted
+    : stop?.reason === 'fatal'
+      ? EXIT.failed
+      : stop?.reason === 'budget'
+        ? EXIT.budget
+        : allFinal
+          ? EXIT.ok
+          : EXIT.failed;
+  const stopCause = stop?.cause;
+  return {
+    total: options.entries.length,
+    submitted,
+    rows,
+    counts,
+    stopped: interrupted ? 'interrupted' : (stop?.reason ?? null),
+    stopMessage: stopCause === undefined ? null : message(stopCause),
+    exitCode,
+  };
+}

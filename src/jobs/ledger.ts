@@ -28,6 +28,8 @@ export interface LedgerRow {
   sourceFile: string | null;
   attempts: number;
   polls: number;
+  /** A POST was started and not provably without effect. */
+  postStarted: boolean;
 }
 
 /** A status after which nothing more will happen to the row without the user asking. */
@@ -42,7 +44,7 @@ const SELECT = `SELECT project_id, prompt_key, prompt, job_id, status, model, re
   strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
   strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
   strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-  error, source_file, attempts, polls FROM agent_jobs`;
+  error, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started FROM agent_jobs`;
 
 type RawRow = Record<string, unknown>;
 
@@ -66,6 +68,7 @@ function toRow(r: RawRow): LedgerRow {
     sourceFile: str(r.source_file),
     attempts: Number(r.attempts ?? 0),
     polls: Number(r.polls ?? 0),
+    postStarted: r.post_started === true,
   };
 }
 
@@ -103,12 +106,13 @@ export class JobLedger {
   /** Written before the POST: the prompt is about to be submitted (attempt n). */
   async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
     await this.db.run(
-      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id)
-       VALUES ($p, $k, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run)
+      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
+       VALUES ($p, $k, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
        ON CONFLICT (project_id, prompt_key) DO UPDATE SET
          prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL,
          finished_at = NULL, source_file = excluded.source_file, attempts = agent_jobs.attempts + 1,
-         polls = 0, updated_at = excluded.updated_at, run_id = excluded.run_id`,
+         polls = 0, updated_at = excluded.updated_at, run_id = excluded.run_id,
+         post_started_at = excluded.post_started_at`,
       { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId },
     );
   }
@@ -150,17 +154,19 @@ export class JobLedger {
   async recordOutcome(
     projectId: string,
     promptKey: string,
-    outcome: { status?: LocalStatus; error: string | null; submitted?: boolean },
+    outcome: { status?: LocalStatus; error: string | null; submitted?: boolean; nothingCreated?: boolean },
     now: number,
   ): Promise<void> {
     await this.db.run(
       `UPDATE agent_jobs SET status = coalesce($status, status), error = $error,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
+         post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND prompt_key = $k`,
       {
         p: projectId,
         k: promptKey,
+        nothing: outcome.nothingCreated ?? false,
         status: outcome.status ?? null,
         error: outcome.error,
         submitted: outcome.submitted ?? false,

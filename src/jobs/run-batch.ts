@@ -7,7 +7,7 @@
 import pLimit from 'p-limit';
 import { createAgentJob, getAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
-import { isTerminalStatus } from '../api/schemas.js';
+import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
 import {
   BudgetExhaustedError,
@@ -79,7 +79,8 @@ function classifySubmitError(error: unknown): 'stop-budget' | 'stop-interrupt' |
   if (error instanceof NetworkError) return error.phase === 'before-send' ? 'stop-budget' : 'unknown';
   // A 201 with a body we cannot read: the job exists but we do not know its id.
   if (error instanceof DataError) return 'unknown';
-  return 'stop-fatal';
+  // Anything else (a bug, an unexpected failure mid-request): assume the POST may have landed.
+  return 'unknown';
 }
 
 interface Stop {
@@ -131,36 +132,41 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
 
   const submit = async (entry: PromptEntry): Promise<string | null> => {
     await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now());
+    let job: AgentJob;
     try {
-      const job = await createAgentJob(client, projectId, entry.prompt, signal);
-      submitted++;
-      await ledger.recordJob(projectId, entry.key, job, clock.now(), { submitted: true });
-      options.onEvent?.({ kind: 'submitted', key: entry.key, jobId: job.id });
-      if (job.id === null) {
-        await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
-        return null;
-      }
-      return job.id;
+      job = await createAgentJob(client, projectId, entry.prompt, signal);
     } catch (error) {
       const kind = classifySubmitError(error);
-      if (kind === 'rejected') {
-        await ledger.recordOutcome(projectId, entry.key, { status: 'rejected', error: message(error) }, clock.now());
-        return null;
-      }
       if (kind === 'unknown') {
         submitted++;
         await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error), submitted: true }, clock.now());
         return null;
       }
+      if (kind === 'rejected') {
+        await ledger.recordOutcome(projectId, entry.key, { status: 'rejected', error: message(error), nothingCreated: true }, clock.now());
+        return null;
+      }
       // Nothing was created: the row stays `pending` and a later run submits it.
-      await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
+      await ledger.recordOutcome(projectId, entry.key, { error: message(error), nothingCreated: true }, clock.now());
       state.stop ??= { reason: kind === 'stop-budget' ? 'budget' : kind === 'stop-interrupt' ? 'interrupted' : 'fatal', cause: error };
       return null;
     }
+    submitted++;
+    await ledger.recordJob(projectId, entry.key, job, clock.now(), { submitted: true });
+    options.onEvent?.({ kind: 'submitted', key: entry.key, jobId: job.id });
+    if (job.id === null) {
+      await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
+    }
+    return job.id;
   };
 
   const handle = async (entry: PromptEntry): Promise<void> => {
     const existing = await ledger.get(projectId, entry.key);
+    if (existing?.status === 'pending' && existing.postStarted) {
+      // An earlier run was cut off between recording the prompt and learning the POST's fate.
+      existing.status = 'unknown';
+      await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now());
+    }
     if (existing && isFinalStatus(existing.status)) {
       options.onEvent?.({ kind: 'skipped', key: entry.key, status: existing.status, reason: 'finished in an earlier run' });
       return;

@@ -201,7 +201,7 @@ describe('duplicates', () => {
 
   it.each([
     ['jsonl, same id and text', 'd.jsonl', '{"prompt":"A","id":"x"}\n{"prompt":"B"}\n{"prompt":" A ","id":"x"}\n', 3, 1],
-    ['jsonl, number and string id', 'd.jsonl', '{"prompt":"A","id":5}\n{"prompt":"A","id":"5"}\n', 2, 1],
+    ['jsonl, number and string id', 'd.jsonl', '{"prompt":"A","id":5}\n{"prompt":"A","id":"5"}\n{"prompt":"B"}\n', 2, 1],
     ['csv, same text without id', 'd.csv', 'id,prompt\n,"multi\nline"\nx,B\n,"multi\r\nline"\n', 5, 2],
   ])('%s: warned and kept once', (_name, path, text, line, firstLine) => {
     const file = parsePromptFile(path, utf8(text));

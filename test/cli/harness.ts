@@ -1,0 +1,79 @@
+/** Runs the CLI in-process against a real sandbox on 127.0.0.1, with a fake clock only. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/core/clock.js';
+import { runCli } from '../../src/cli/main.js';
+import { SANDBOX_API_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Harness {
+  sandbox: Sandbox;
+  clock: ManualClock;
+  dir: string;
+  db: string;
+  /** Runs `docpipe ...` with the sandbox's URL and key, JSON logs, and the test database. */
+  run(args: string[], options?: { signal?: AbortSignal; onStderr?: (text: string) => void; withKey?: boolean }): Promise<CliResult>;
+  /** Requests the sandbox received so far, optionally only those whose path contains `part`. */
+  requests(part?: string, method?: string): number;
+  close(): Promise<void>;
+}
+
+export async function startHarness(now: string, options: SandboxOptions = {}): Promise<Harness> {
+  const clock = new ManualClock(Date.parse(now));
+  const sandbox = await startSandbox({ now: () => clock.now(), ...options });
+  const dir = mkdtempSync(join(tmpdir(), 'docpipe-cli-'));
+  const db = join(dir, 'test.duckdb');
+  return {
+    sandbox,
+    clock,
+    dir,
+    db,
+    async run(args, opts = {}) {
+      let stdout = '';
+      let stderr = '';
+      const base = ['--base-url', sandbox.url, '--db', db, '--log-format', 'json'];
+      const key = opts.withKey === false ? [] : ['--api-key', SANDBOX_API_KEY];
+      const code = await runCli([...args, ...base, ...key], {
+        io: {
+          stdout: (t) => void (stdout += t),
+          stderr: (t) => {
+            stderr += t;
+            opts.onStderr?.(t);
+          },
+          isTTY: false,
+          clock,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        },
+        // Backoff in milliseconds so tests stay fast; Retry-After waits go through the fake clock.
+        http: { minBackoffMs: 1, maxBackoffMs: 5, timeoutMs: 5_000 },
+      });
+      return { code, stdout, stderr };
+    },
+    requests(part, method) {
+      return sandbox.requests.filter((r) => (!part || r.path.includes(part)) && (!method || r.method === method)).length;
+    },
+    async close() {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The JSON summary line a command prints on stdout. */
+export function summaryOf(result: CliResult): Record<string, unknown> {
+  const line = result.stdout.trim().split('\n').at(-1) ?? '{}';
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+export function logLines(result: CliResult): Record<string, unknown>[] {
+  return result.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

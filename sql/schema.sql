@@ -51,5 +51,8 @@ CREATE TABLE IF NOT EXISTS agent_jobs (
   pr_link VARCHAR, created_at TIMESTAMPTZ, archived_at TIMESTAMPTZ,
   submitted_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, error VARCHAR,
   source_file VARCHAR, attempts INTEGER, polls INTEGER, updated_at TIMESTAMPTZ, run_id VARCHAR,
+  -- Set just before a POST and cleared when it provably created nothing: a `pending` row that
+  -- still has it was cut off mid-submission, so its outcome is unknown.
+  post_started_at TIMESTAMPTZ,
   PRIMARY KEY (project_id, prompt_key)
 );

@@ -1,0 +1,298 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const HOUR = 3_600_000;
+
+async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** Every row the sandbox serves for a window, read page by page with plain fetch. */
+async function apiRows(h: Harness, metric: string, from: string, to: string): Promise<Map<string, number>> {
+  const rows = new Map<string, number>();
+  for (let offset = 0; ; offset += 250) {
+    const res = await fetch(`${h.sandbox.url}/v1/analytics/docs/${metric}?dateFrom=${from}&dateTo=${to}&limit=250&offset=${offset}`, {
+      headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+    });
+    const body = (await res.json()) as { hasMore: boolean } & Record<string, { path: string; total: number }[]>;
+    for (const r of body[metric] ?? []) rows.set(r.path, r.total);
+    if (!body.hasMore) return rows;
+  }
+}
+
+describe('docpipe export', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 400 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('loads every row of every day window, and a re-run makes no request', async () => {
+    const first = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08']);
+    expect(first.code).toBe(0);
+    const summary = summaryOf(first);
+    expect(summary).toMatchObject({ windowsPlanned: 7, windowsLoaded: 7, windowsSkipped: 0, windowsFailed: 0 });
+    const requests = h.requests('/visitors');
+    expect(summary.requests).toBe(requests);
+
+    const loaded = await query<{ path: string; total: bigint }>(
+      h,
+      `SELECT path, total FROM page_visitors WHERE window_start = '2026-03-07' AND window_end = '2026-03-08'`,
+    );
+    const expected = await apiRows(h, 'visitors', '2026-03-07', '2026-03-08');
+    expect(expected.size).toBeGreaterThan(250); // more than one page
+    expect(new Map(loaded.map((r) => [r.path, Number(r.total)]))).toEqual(expected);
+    const windows = await query<{ n: bigint; days: bigint }>(
+      h,
+      `SELECT count(*) AS n, count(DISTINCT window_start) AS days FROM visitor_totals`,
+    );
+    expect(windows).toEqual([{ n: 7n, days: 7n }]);
+    // No day at or past the exclusive --to.
+    expect(await query(h, `SELECT * FROM page_visitors WHERE window_start >= '2026-03-08'`)).toEqual([]);
+
+    const before = h.sandbox.requests.length;
+    const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08']);
+    expect(again.code).toBe(0);
+    expect(h.sandbox.requests.length).toBe(before);
+    expect(summaryOf(again)).toMatchObject({ windowsSkipped: 7, windowsLoaded: 0, requests: 0 });
+  });
+
+  it('--refresh reloads and changes nothing but run_id and extracted_at', async () => {
+    await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    const snapshot = `SELECT project_id, window_start, window_end, path, human, ai, total FROM page_views ORDER BY ALL`;
+    const before = await query(h, snapshot);
+    const runsBefore = await query(h, 'SELECT DISTINCT run_id FROM page_views');
+    const again = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03', '--refresh']);
+    expect(again.code).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ windowsLoaded: 2 });
+    expect(await query(h, snapshot)).toEqual(before);
+    const runsAfter = await query(h, 'SELECT DISTINCT run_id FROM page_views');
+    expect(runsAfter).toHaveLength(1);
+    expect(runsAfter).not.toEqual(runsBefore);
+  });
+
+  it('loads week windows with their own uniques, never sums of days', async () => {
+    const week = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-02-23', '--to', '2026-03-02', '--window', 'week']);
+    const days = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-02-23', '--to', '2026-03-02']);
+    expect([week.code, days.code]).toEqual([0, 0]);
+    const [row] = await query<{ week: bigint; max_day: bigint; sum_days: bigint }>(
+      h,
+      `SELECT (SELECT total FROM visitor_totals WHERE window_end - window_start = 7) AS week,
+              (SELECT max(total) FROM visitor_totals WHERE window_end - window_start = 1) AS max_day,
+              (SELECT sum(total) FROM visitor_totals WHERE window_end - window_start = 1) AS sum_days`,
+    );
+    expect(row!.week).toBeGreaterThanOrEqual(row!.max_day);
+    expect(row!.week).toBeLessThan(row!.sum_days);
+  });
+
+  it('honours Retry-After exactly without using up a retry', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, retryAfter: '7', times: 1 });
+    h.sandbox.addFault({ kind: 'server-error', status: 503, retryAfter: '3', match: { path: '/visitors' }, times: 1 });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(result.code).toBe(0);
+    expect(h.clock.sleeps).toEqual([7000, 3000]);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 1, retries: 2 });
+    const statuses = h.sandbox.requests.map((r) => r.status);
+    expect(statuses.slice(0, 3)).toEqual([429, 503, 200]);
+  });
+
+  it('backs off on 429 without Retry-After, 500, drops and malformed bodies, then loads', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' } });
+    h.sandbox.addFault({ kind: 'server-error', match: { path: '/visitors' } });
+    h.sandbox.addFault({ kind: 'drop', match: { path: '/visitors' } });
+    h.sandbox.addFault({ kind: 'malformed', match: { path: '/visitors' } });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 1, retries: 4 });
+    expect(h.clock.sleeps).toEqual([]); // no server-specified waits
+  });
+
+  it('stops with exit 75 when a Retry-After is longer than a minute, keeping what loaded', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, retryAfter: '900', skip: 2, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-05']);
+    expect(result.code).toBe(75);
+    const summary = summaryOf(result);
+    expect(summary).toMatchObject({ stopped: 'budget', windowsLoaded: 1 });
+    // Most recent first: the freshest window is the one that landed.
+    expect(await query(h, `SELECT strftime(window_start, '%Y-%m-%d') AS d FROM visitor_totals`)).toEqual([{ d: '2026-03-04' }]);
+  });
+
+  it('re-walks a window whose rows drift between pages, and warns when drift persists', async () => {
+    h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: 1 });
+    const once = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(once.code).toBe(0);
+    expect(await query(h, 'SELECT walks, len(warnings) AS w FROM loaded_windows')).toEqual([{ walks: 2, w: 0n }]);
+
+    h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: Infinity });
+    const always = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--refresh']);
+    expect(always.code).toBe(0);
+    const [row] = await query<{ walks: number; warnings: string[] }>(h, 'SELECT walks, warnings FROM loaded_windows');
+    expect(row!.walks).toBe(4);
+    expect(row!.warnings[0]).toMatch(/drifted/);
+    // Loaded all the same, each path once.
+    const [dupes] = await query<{ n: bigint; d: bigint }>(h, 'SELECT count(*) AS n, count(DISTINCT path) AS d FROM page_visitors');
+    expect(dupes!.n).toBe(dupes!.d);
+  });
+
+  it('keeps the previous copy of a window that fails half-way', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    const before = await query(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path');
+    // The second page fails every time: retries run out half-way through the window.
+    h.sandbox.addFault({ kind: 'server-error', match: { path: '/visitors' }, skip: 1, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--refresh']);
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ windowsFailed: 1, windowsLoaded: 0 });
+    expect(await query(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path')).toEqual(before);
+    expect(logLines(result).some((l) => l.event === 'window failed' && String(l.error).includes('HTTP 500'))).toBe(true);
+  });
+
+  it('caps a run with --max-requests (exit 75) and the next run carries on', async () => {
+    const first = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--max-requests', '4']);
+    expect(first.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(4);
+    expect(summaryOf(first)).toMatchObject({ windowsLoaded: 2, stopped: 'budget', windowsLeft: 5 });
+    const second = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08']);
+    expect(second.code).toBe(0);
+    expect(summaryOf(second)).toMatchObject({ windowsLoaded: 5, windowsSkipped: 2 });
+  });
+
+  it('remembers the hourly budget across runs through the request log', async () => {
+    const args = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--requests-per-hour', '6'];
+    const first = await h.run(args);
+    expect(first.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(6);
+    const second = await h.run(args);
+    expect(second.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(6); // nothing left this hour
+    h.clock.advance(HOUR);
+    const third = await h.run(args);
+    expect(h.requests('/visitors')).toBe(12);
+    expect(third.code).toBe(75);
+  });
+
+  it('writes one JSON log line per window when not on a terminal', async () => {
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04']);
+    const windows = logLines(result).filter((l) => l.event === 'window loaded');
+    expect(windows.map((l) => l.window_start)).toEqual(['2026-03-03', '2026-03-02', '2026-03-01']);
+    expect(windows[0]).toMatchObject({ metric: 'visitors', project: 'docs', reason: 'new' });
+  });
+
+  it('stops on Ctrl-C with exit 130, keeping finished windows', async () => {
+    const controller = new AbortController();
+    h.sandbox.addFault({ kind: 'slow', delayMs: 50, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'], {
+      signal: controller.signal,
+      onStderr: (t) => {
+        if (t.includes('window loaded')) controller.abort();
+      },
+    });
+    expect(result.code).toBe(130);
+    const loaded = await query<{ n: bigint }>(h, 'SELECT count(*) AS n FROM loaded_windows');
+    expect(loaded[0]!.n).toBeGreaterThanOrEqual(1n);
+    expect(loaded[0]!.n).toBeLessThan(7n);
+    expect(summaryOf(result)).toMatchObject({ stopped: 'interrupted' });
+  });
+
+  it.each([
+    [['--from', '2026-02-30', '--to', '2026-03-02'], /invalid --from '2026-02-30'/],
+    [['--from', '2026-03-02', '--to', '2026-03-02'], /--from 2026-03-02 must be before --to 2026-03-02/],
+    [['--from', '2026-03-04', '--to', '2026-03-16', '--window', 'week'], /nearest are 2026-03-02 and 2026-03-09/],
+    [['--from', '2026-03-01', '--to', '2026-03-02', '--window', 'fortnight'], /fortnight/],
+    [['--from', '2026-03-01', '--to', '2026-03-02', '--lookback-days', '-1'], /invalid --lookback-days '-1'/],
+  ])('bad input %j exits 2 with one line naming it, and loses nothing', async (args, message) => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    const result = await h.run(['export', 'visitors', '--project', 'docs', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+    expect(await query(h, 'SELECT count(*) AS n FROM visitor_totals')).toEqual([{ n: 1n }]);
+  });
+
+  it('needs a key and a project (exit 2)', async () => {
+    const noKey = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06'], { withKey: false });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/no API key/);
+    const noProject = await h.run(['export', 'visitors', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(noProject.code).toBe(2);
+    expect(noProject.stderr).toMatch(/no project/);
+  });
+
+  it('never prints, logs or stores the key, even on auth failures with --verbose', async () => {
+    const secret = 'mint_this_is_a_secret_key_123';
+    const bad = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--api-key', secret, '--verbose']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/HTTP 401/);
+    expect(bad.stdout + bad.stderr).not.toContain(secret);
+    const plain = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--base-url', 'http://docs.example.com']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/refusing to send the API key over plain http to 'docs.example.com'/);
+    const dump = await query<{ t: string }>(h, `SELECT string_agg(COLUMNS(*)::VARCHAR, '|') AS t FROM request_log`);
+    expect(JSON.stringify(dump)).not.toContain(secret);
+    expect(JSON.stringify(await query(h, 'SELECT * FROM runs'))).not.toContain(secret);
+  });
+
+  it('reports a database held by another process clearly', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    const held = await Database.open(h.db);
+    try {
+      const child = spawnSync(process.execPath, ['bin/docpipe.js', 'query', 'SELECT 1', '--db', h.db], { encoding: 'utf8' });
+      expect(child.status).toBe(1);
+      expect(child.stderr).toMatch(/in use by another docpipe process/);
+      expect(child.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      held.close();
+    }
+  });
+});
+
+describe('docpipe sync', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness('2026-03-10T06:00:00Z', { site: { paths: 120 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('loads closed windows, re-fetches recent ones once a day until settled', async () => {
+    const file = join(h.dir, 'nightly.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors', 'views'], start: '2026-03-03', window: 'day', lookbackDays: 2, maxRequestsPerRun: 90 }));
+    const first = await h.run(['sync', file]);
+    expect(first.code).toBe(0);
+    // 2026-03-03 .. 2026-03-09 (today, the 10th, is partial): 7 days x 2 metrics.
+    expect(summaryOf(first)).toMatchObject({ windowsPlanned: 14, windowsLoaded: 14 });
+    expect(await query(h, `SELECT count(*) AS n FROM loaded_windows WHERE window_end > '2026-03-10'`)).toEqual([{ n: 0n }]);
+
+    const sameDay = await h.run(['sync', file]);
+    expect(summaryOf(sameDay)).toMatchObject({ windowsLoaded: 0, requests: 0 });
+
+    h.clock.advance(24 * HOUR); // 2026-03-11
+    const next = await h.run(['sync', file]);
+    // New: the 10th. Unsettled (fetched on the 10th, before end + 2 days): windows ending the 9th and 10th.
+    expect(summaryOf(next)).toMatchObject({ windowsLoaded: 6, windowsSkipped: 10 });
+  });
+
+  it('rejects a bad pipeline file with exit 2 naming the problem', async () => {
+    const file = join(h.dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], start: '2026-03-04', window: 'month' }));
+    const result = await h.run(['sync', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/start: 2026-03-04 is not the 1st of a month/);
+    const missing = await h.run(['sync', join(h.dir, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read pipeline file/);
+  });
+});

@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
+
+interface Job {
+  prompt_key: string;
+  prompt: string;
+  status: string;
+  pr_link: string | null;
+  error: string | null;
+  job_id: string | null;
+}
+
+async function ledger(h: Harness): Promise<Job[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<Job & Record<string, unknown>>('SELECT prompt_key, prompt, status, pr_link, error, job_id FROM agent_jobs ORDER BY prompt');
+  } finally {
+    db.close();
+  }
+}
+
+function createdPerPrompt(h: Harness): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const job of h.sandbox.jobs()) counts.set(job.prompt, (counts.get(job.prompt) ?? 0) + 1);
+  return counts;
+}
+
+describe('docpipe jobs submit', () => {
+  let h: Harness;
+  let file: string;
+  const prompts = [
+    'Add a troubleshooting section to /quickstart [pr]',
+    'Confirm /installation needs no change [nopr]',
+    'Rewrite the migration guide [fail]',
+    'Retire the old changelog page [archive]',
+    'Résumé des modifications — 日本語のページを更新 🚀 [pr]',
+  ];
+  beforeEach(async () => {
+    h = await startHarness(NOW, { jobs: { pollsToFinish: 2 } });
+    file = join(h.dir, 'prompts.txt');
+    writeFileSync(file, ['# a batch', ...prompts, ''].join('\n'));
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('submits each prompt once, follows each job to its end, and records outcomes', async () => {
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(0);
+    const rows = await ledger(h);
+    const byPrompt = new Map(rows.map((r) => [r.prompt, r]));
+    expect(byPrompt.get(prompts[0]!)).toMatchObject({ status: 'completed', pr_link: expect.stringMatching(/^https:\/\/github\.com\/.+\/pull\/\d+$/) });
+    expect(byPrompt.get(prompts[1]!)).toMatchObject({ status: 'completed', pr_link: null });
+    expect(byPrompt.get(prompts[2]!)).toMatchObject({ status: 'failed' });
+    expect(byPrompt.get(prompts[3]!)).toMatchObject({ status: 'archived' });
+    expect(byPrompt.get(prompts[4]!)).toMatchObject({ status: 'completed' });
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
+    expect(summaryOf(result)).toMatchObject({ total: 5, submitted: 5 });
+
+    const posts = h.requests('/job', 'POST');
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code).toBe(0);
+    expect(h.requests('/job', 'POST')).toBe(posts);
+    expect(summaryOf(again)).toMatchObject({ submitted: 0 });
+  });
+
+  it('creates each job exactly once under POST 429 and 503, waiting what Retry-After says', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, retryAfter: '2', times: 2 });
+    h.sandbox.addFault({ kind: 'server-error', status: 503, match: { method: 'POST' }, times: 2 });
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, times: 1 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '2']);
+    expect(result.code).toBe(0);
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
+    expect(h.clock.sleeps.filter((ms) => ms === 2000)).toHaveLength(2);
+    expect(h.requests('/job', 'POST')).toBe(5 + 5);
+  });
+
+  it('survives polling faults: 500s, drops and malformed bodies', async () => {
+    h.sandbox.addFault({ kind: 'server-error', match: { method: 'GET', path: '/job/' }, times: 3 });
+    h.sandbox.addFault({ kind: 'drop', match: { method: 'GET', path: '/job/' }, times: 2 });
+    h.sandbox.addFault({ kind: 'malformed', match: { method: 'GET', path: '/job/' }, times: 1 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(0);
+    expect((await ledger(h)).every((r) => ['completed', 'failed', 'archived'].includes(r.status))).toBe(true);
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('records unknown after a reset that follows sending, and does not resubmit it', async () => {
+    writeFileSync(file, 'Only prompt [pr]\n');
+    h.sandbox.addFault({ kind: 'drop', match: { method: 'POST' }, dropPhase: 'after-handling' });
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'unknown' }]);
+    expect(h.sandbox.jobs()).toHaveLength(1); // the server did create it
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code).toBe(1);
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    const resubmit = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+    expect(resubmit.code).toBe(0);
+    expect(h.sandbox.jobs()).toHaveLength(2);
+    expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
+  });
+
+  it('records unknown after a 500 on POST, and rejected after a 400', async () => {
+    writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+    h.sandbox.addFault({ kind: 'server-error', status: 500, match: { method: 'POST' }, times: 1 });
+    h.sandbox.addFault({ kind: 'server-error', status: 400, match: { method: 'POST' }, times: 1 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1']);
+    expect(result.code).toBe(1);
+    const statuses = (await ledger(h)).map((r) => r.status).sort();
+    expect(statuses).toEqual(['rejected', 'unknown']);
+    expect(h.requests('/job', 'POST')).toBe(2); // neither retried
+  });
+
+  it('ends polling with timed_out, and a re-run polls again without submitting', async () => {
+    writeFileSync(file, 'Never finishes [never]\n');
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '30']);
+    expect(result.code).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'timed_out', error: expect.stringMatching(/still active after 30 s/) }]);
+    const gets = h.requests('/job/', 'GET');
+    expect(gets).toBeGreaterThan(3);
+    const again = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '30']);
+    expect(again.code).toBe(1);
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(h.requests('/job/', 'GET')).toBeGreaterThan(gets);
+  });
+
+  it('records a 404 while polling as an error on that job', async () => {
+    writeFileSync(file, 'Lost job [pr]\n');
+    h.sandbox.addFault({ kind: 'server-error', status: 404, match: { method: 'GET', path: '/job/' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'active', error: expect.stringMatching(/HTTP 404/) }]);
+  });
+
+  it('--dry-run validates and lists without any request', async () => {
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run'], { withKey: false });
+    expect(result.code).toBe(0);
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(result.stdout).toMatch(/5 prompts .* 5 would be submitted; no request made/);
+  });
+
+  it('writes --results as CSV and lists the ledger', async () => {
+    const out = join(h.dir, 'results.csv');
+    await h.run(['jobs', 'submit', file, ...FAST, '--results', out]);
+    const csv = readFileSync(out, 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('prompt_key,prompt,status,job_id,pr_link,error');
+    expect(csv).toHaveLength(6);
+    const list = await h.run(['jobs', 'list', '--status', 'failed', '--format', 'json']);
+    const rows = list.stdout.trim().split('\n').map((l) => JSON.parse(l) as Job);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.prompt).toBe(prompts[2]);
+  });
+
+  it('exits 2 on a bad prompt file and submits nothing from it', async () => {
+    const bad = join(h.dir, 'bad.jsonl');
+    writeFileSync(bad, '{"prompt": "fine"}\n{"prompt": \n');
+    const result = await h.run(['jobs', 'submit', bad, ...FAST]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad\.jsonl:2/);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  it('resumes after the process is killed: no prompt is ever created twice', async () => {
+    const many = Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`);
+    writeFileSync(file, many.join('\n'));
+    // A real child process on the real clock, killed once two jobs exist.
+    const child = spawn(
+      process.execPath,
+      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--concurrency', '1', '--db', h.db, '--base-url', h.sandbox.url],
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: 'ignore' },
+    );
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (h.sandbox.jobs().length >= 2) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+          resolve();
+        }
+      }, 5);
+      child.once('exit', () => {
+        clearInterval(timer);
+        reject(new Error('child finished before it was killed'));
+      });
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    const rows = await ledger(h);
+    expect(rows).toHaveLength(6);
+    // Every prompt was created at most once on the server...
+    expect(Math.max(...createdPerPrompt(h).values())).toBe(1);
+    // ...and the resumed run finished them all, except one cut off mid-POST, which is unknown.
+    const unknown = rows.filter((r) => r.status === 'unknown');
+    expect(unknown.length).toBeLessThanOrEqual(1);
+    expect(rows.filter((r) => r.status === 'completed')).toHaveLength(6 - unknown.length);
+    expect(result.code).toBe(unknown.length === 0 ? 0 : 1);
+  });
+});

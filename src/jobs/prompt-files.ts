@@ -138,8 +138,9 @@ function jsonId(path: string, line: number, id: unknown): string | undefined {
     return trimmed;
   }
   if (typeof id === 'number') {
-    // JSON.parse has already rounded an integer this large, so two ids could collide.
-    if (Number.isInteger(id) && !Number.isSafeInteger(id)) {
+    // JSON.parse has already rounded an integer this large (or made 1e400 Infinity), so two
+    // ids could collide.
+    if (!Number.isFinite(id) || (Number.isInteger(id) && !Number.isSafeInteger(id))) {
       throw new UsageError(`${where(path, line)}: "id" ${String(id)} is too large for a number; write it as a string`);
     }
     return String(id);
@@ -159,7 +160,7 @@ function readCsv(path: string, text: string): RawEntry[] {
   if (promptColumn === undefined) {
     const found = header.fields.map((name) => name.trim());
     throw new UsageError(
-      `${where(path, header.line)}: the header has no "prompt" column (found columns ${listOf(found)})`,
+      `${where(path, header.line)}: the header has no "prompt" column (found columns ${listOf(found)})${separatorHint(found)}`,
     );
   }
   const idColumn = columnIndex(path, header, columns, 'id');
@@ -177,6 +178,15 @@ function readCsv(path: string, text: string): RawEntry[] {
     const id = idColumn === undefined ? '' : (record.fields[idColumn] ?? '').trim();
     return { prompt, line: record.line, id: id === '' ? undefined : id };
   });
+}
+
+/** Spreadsheets in many locales export `;`- or tab-separated "CSV": say so rather than only list one odd column. */
+function separatorHint(columns: string[]): string {
+  const [only] = columns;
+  if (columns.length !== 1 || only === undefined || !/prompt/i.test(only)) return '';
+  if (only.includes(';')) return '; the file looks semicolon-separated, save it with commas';
+  if (only.includes('\t')) return '; the file looks tab-separated, save it with commas';
+  return '';
 }
 
 function columnIndex(path: string, header: CsvRecord, columns: string[], name: string): number | undefined {
@@ -258,9 +268,9 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** `path:line`, with any line break in the path escaped so the message stays on one line. */
+/** `path:line`, with control characters in the path escaped so the message stays on one line. */
 function where(path: string, line?: number): string {
-  const safe = path.replace(/[\r\n\u2028\u2029]/g, (c) => escapeChar(c));
+  const safe = path.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => escapeChar(c));
   return line === undefined ? safe : `${safe}:${line}`;
 }
 
@@ -281,6 +291,7 @@ function listOf(names: string[]): string {
 function escapeChar(c: string): string {
   if (c === '\n') return '\\n';
   if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 

@@ -237,10 +237,13 @@ describe('bad files throw a one-line UsageError naming the file and line', () =>
     ['jsonl: id an object', 'p.jsonl', '{"prompt":"b","id":{"n":1}}', 1, /"id" must be a string or a number, got an object/],
     ['jsonl: id empty', 'p.jsonl', '{"prompt":"b","id":"  "}', 1, /"id" is empty/],
     ['jsonl: id too large to be exact', 'p.jsonl', '{"prompt":"b","id":12345678901234567890}', 1, /too large.*string/],
+    ['jsonl: id beyond a double', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"b","id":1e400}', 2, /"id" Infinity is too large/],
     ['jsonl: empty prompt', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"  \\n "}', 2, /empty prompt/],
     ['jsonl: same id, different prompt', 'p.jsonl', '{"prompt":"a","id":"x\\ny"}\n{"prompt":"b"}\n{"prompt":"c","id":"x\\ny"}', 3, /id "x\\ny" is already used on line 1 for a different prompt/],
     ['csv: no prompt column', 'p.csv', 'id,text\n1,Fix it\n', 1, /no "prompt" column \(found columns "id", "text"\)/],
     ['csv: header after blank lines, long names shortened', 'p.csv', `\n\n"${longLine}\nz",id\n1,2\n`, 3, /found columns "x{40}…", "id"\)$/],
+    ['csv: semicolon-separated', 'p.csv', 'id;prompt\n1;Fix it\n', 1, /found columns "id;prompt"\); the file looks semicolon-separated/],
+    ['csv: tab-separated', 'p.csv', '\nPrompt\tid\nFix it\t1\n', 2, /found columns "Prompt\\tid"\); the file looks tab-separated/],
     ['csv: two prompt columns', 'p.csv', 'prompt,PROMPT\na,b\n', 1, /more than one "prompt" column/],
     ['csv: unterminated quoted field', 'p.csv', 'id,prompt\n1,"two\nlines"\n2,"never\nclosed\n3,c\n', 4, /unterminated quoted field/],
     ['csv: text after a closing quote', 'p.csv', 'id,prompt\n1,"a"b\n', 2, /after a closing quote/],
@@ -265,6 +268,12 @@ describe('bad files throw a one-line UsageError naming the file and line', () =>
     expectOneLine(error.message);
     expect(error.message.length).toBeLessThan(200);
     expect(error.exitCode).toBe(2);
+  });
+
+  it('escapes every control character in the path, not only LF', () => {
+    const error = usageError(() => parsePromptFile('a\rb\u0085c\u2028d\te\u001b.txt', utf8('# none')));
+    expect(error.message).toBe('a\\rb\\u0085c\\u2028d\\te\\u001b.txt: no prompts found (only blank lines and # comments)');
+    expectOneLine(error.message);
   });
 
   it('wraps the parser error as cause rather than pasting it', () => {

@@ -4,7 +4,9 @@ import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
 
 export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
-  if (args.apiKey) return args.apiKey.trim();
+  // Given twice (flag and env, or two flags), the last one wins.
+  const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
+  if (typeof given === 'string' && given.trim()) return given.trim();
   if (args.apiKeyFile) {
     try {
       const key = readFileSync(args.apiKeyFile, 'utf8').trim();

@@ -73,6 +73,8 @@ export class Database implements Executor {
       throw new DatabaseError(`cannot open database ${path}`, { cause: error });
     }
     const db = new Database(path, await instance.connect());
+    // docpipe's days are UTC days; show timestamps the same way whatever the machine's zone.
+    await db.run(`SET TimeZone = 'UTC'`);
     await db.exec(readSqlFile('schema.sql'), 'sql/schema.sql');
     await db.exec(readSqlFile('views.sql'), 'sql/views.sql');
     return db;

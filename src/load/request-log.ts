@@ -17,9 +17,9 @@ export class RequestLog implements RequestHistory {
 
   async record(request: LoggedRequest): Promise<void> {
     await this.db.run(
-      `INSERT INTO request_log VALUES (make_timestamptz($at * 1000), $scope, $method, $path, $status, $ms, $run)`,
+      `INSERT INTO request_log VALUES ($at::TIMESTAMPTZ, $scope, $method, $path, $status, $ms, $run)`,
       {
-        at: BigInt(Math.round(request.startedAt)),
+        at: new Date(request.startedAt).toISOString(),
         scope: request.scope,
         method: request.method,
         path: request.path,
@@ -33,8 +33,8 @@ export class RequestLog implements RequestHistory {
   async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
     const rows = await this.db.all<{ ms: number | bigint }>(
       `SELECT epoch_ms(started_at) AS ms FROM request_log
-        WHERE scope = $scope AND started_at > make_timestamptz($since * 1000)`,
-      { scope, since: BigInt(Math.round(sinceMs)) },
+        WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,
+      { scope, since: new Date(sinceMs).toISOString() },
     );
     return rows.map((r) => Number(r.ms));
   }

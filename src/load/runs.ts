@@ -9,8 +9,8 @@ export function newRunId(now: number): string {
 
 export async function startRun(db: Database, runId: string, command: string, now: number): Promise<void> {
   await db.run(
-    `INSERT INTO runs (run_id, command, started_at, status) VALUES ($id, $command, make_timestamptz($at * 1000), 'running')`,
-    { id: runId, command, at: BigInt(now) },
+    `INSERT INTO runs (run_id, command, started_at, status) VALUES ($id, $command, $at::TIMESTAMPTZ, 'running')`,
+    { id: runId, command, at: new Date(now).toISOString() },
   );
 }
 
@@ -21,11 +21,11 @@ export async function finishRun(
   now: number,
 ): Promise<void> {
   await db.run(
-    `UPDATE runs SET finished_at = make_timestamptz($at * 1000), status = $status, exit_code = $code,
+    `UPDATE runs SET finished_at = $at::TIMESTAMPTZ, status = $status, exit_code = $code,
             summary = $summary::JSON WHERE run_id = $id`,
     {
       id: runId,
-      at: BigInt(now),
+      at: new Date(now).toISOString(),
       status: outcome.status,
       code: outcome.exitCode,
       summary: JSON.stringify(outcome.summary),

@@ -37,9 +37,11 @@ export async function startHarness(now: string, options: SandboxOptions = {}): P
     async run(args, opts = {}) {
       let stdout = '';
       let stderr = '';
-      const base = ['--base-url', sandbox.url, '--db', db, '--log-format', 'json'];
-      const key = opts.withKey === false ? [] : ['--api-key', SANDBOX_API_KEY];
-      const code = await runCli([...args, ...base, ...key], {
+      // Defaults that a test may override by passing the option itself.
+      const defaults: [string, string][] = [['--base-url', sandbox.url], ['--db', db], ['--log-format', 'json']];
+      if (opts.withKey !== false) defaults.push(['--api-key', SANDBOX_API_KEY]);
+      const extra = defaults.filter(([flag]) => !args.includes(flag)).flat();
+      const code = await runCli([...args, ...extra], {
         io: {
           stdout: (t) => void (stdout += t),
           stderr: (t) => {

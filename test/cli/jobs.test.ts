@@ -176,8 +176,10 @@ describe('docpipe jobs submit', () => {
     const child = spawn(
       process.execPath,
       ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--concurrency', '1', '--db', h.db, '--base-url', h.sandbox.url],
-      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: 'ignore' },
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    let childErr = '';
+    child.stderr.on('data', (chunk: Buffer) => (childErr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
         if (h.sandbox.jobs().length >= 2) {
@@ -188,7 +190,7 @@ describe('docpipe jobs submit', () => {
       }, 5);
       child.once('exit', () => {
         clearInterval(timer);
-        reject(new Error('child finished before it was killed'));
+        reject(new Error(`child finished before it was killed: ${childErr}`));
       });
     });
     await new Promise((resolve) => child.once('exit', resolve));

@@ -62,7 +62,7 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
       clock: io.clock,
       ...(options.http ? { http: options.http } : {}),
     });
-    const progress = createProgress(logger, io.stderr);
+    const progress = createProgress(logger, io.stderr, io.isTTY);
     let summary: ExportSummary;
     try {
       summary = await runExport({

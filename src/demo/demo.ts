@@ -36,7 +36,8 @@ process.env.DOCPIPE_PROJECT = PROJECT;
 process.env.DOCPIPE_DB = DB;
 // The local sandbox has no real budget; the real API allows 100 analytics requests an hour.
 process.env.DOCPIPE_REQUESTS_PER_HOUR = '5000';
-process.env.DOCPIPE_LOG_FORMAT ??= process.stderr.isTTY ? 'text' : 'json';
+// Human-readable output for the demo, wherever it runs; cron runs default to JSON.
+process.env.DOCPIPE_LOG_FORMAT ??= 'text';
 
 try {
   const to = utcToday(Date.now());

@@ -16,10 +16,15 @@ function bar(done: number, total: number, width = 24): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 
-export function createProgress(logger: Logger, write: (text: string) => void): Progress {
+/**
+ * @param isTTY whether stderr is a terminal: the bar is drawn only there. Text logs off a
+ *   terminal report only warnings and failures; JSON logs report every window.
+ */
+export function createProgress(logger: Logger, write: (text: string) => void, isTTY: boolean): Progress {
   let total = 0;
   let done = 0;
-  const terminal = logger.format === 'text';
+  const terminal = logger.format === 'text' && isTTY;
+  const quiet = logger.format === 'text' && !isTTY;
   return {
     start(n) {
       total = n;
@@ -30,12 +35,12 @@ export function createProgress(logger: Logger, write: (text: string) => void): P
       if (event.kind === 'failed') {
         if (terminal) write('\r\x1b[K');
         logger.error('window failed', { ...where, requests: event.requests, error: event.error });
-      } else if (terminal) {
+      } else if (terminal || quiet) {
         if (event.warnings.length > 0) {
-          write('\r\x1b[K');
+          if (terminal) write('\r\x1b[K');
           logger.warn('window loaded with warnings', { ...where, warnings: event.warnings });
         }
-        write(`\r\x1b[K${bar(done, total)} ${done}/${total} ${event.metric} ${event.window.start}..${event.window.end} ${event.rows} rows`);
+        if (terminal) write(`\r\x1b[K${bar(done, total)} ${done}/${total} ${event.metric} ${event.window.start}..${event.window.end} ${event.rows} rows`);
       } else {
         logger.info('window loaded', {
           ...where,

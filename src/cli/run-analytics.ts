@@ -60,6 +60,7 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
       maxRequests: options.maxRequests,
       runId,
       clock: io.clock,
+      autoFlushLog: false,
       ...(options.http ? { http: options.http } : {}),
     });
     const progress = createProgress(logger, io.stderr, io.isTTY);
@@ -72,6 +73,7 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
         clock: io.clock,
         runId,
         tasks: options.tasks,
+        requestLog: session.log,
         refresh: options.refresh,
         lookbackDays: options.lookbackDays,
         ...(io.signal ? { signal: io.signal } : {}),
@@ -80,6 +82,8 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
       });
     } finally {
       progress.done();
+      // Requests of windows that failed or were cut short still count against the budget.
+      await session.log.flush();
     }
     const full = { ...summary, retries: session.stats.retries, runId };
     const status = summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed');

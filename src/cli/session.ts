@@ -22,6 +22,8 @@ export interface SessionOptions {
   clock: Clock;
   /** Extra client settings (timeouts, backoff) for tests and benchmarks. */
   http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>>;
+  /** Write each attempt to the request log at once. Exports flush it per window. @default true */
+  autoFlushLog?: boolean;
   /** Requests that are not budgeted (polling) are still logged, under this scope. */
   budgeted?: (method: string) => boolean;
 }
@@ -29,11 +31,12 @@ export interface SessionOptions {
 export interface Session {
   client: HttpClient;
   budget: RequestBudget;
+  log: RequestLog;
   stats: { retries: number; attempts: number };
 }
 
 export function createSession(options: SessionOptions): Session {
-  const log = new RequestLog(options.db);
+  const log = new RequestLog(options.db, options.autoFlushLog ?? true);
   const stats = { retries: 0, attempts: 0 };
   const budgeted = options.budgeted ?? (() => true);
   // The scope names the API host, so that a sandbox run never eats the real budget.
@@ -64,5 +67,5 @@ export function createSession(options: SessionOptions): Session {
       stats.retries++;
     },
   });
-  return { client, budget, stats };
+  return { client, budget, log, stats };
 }

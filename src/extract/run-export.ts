@@ -20,8 +20,9 @@ import {
   type ExitCode,
 } from '../core/errors.js';
 import type { Database } from '../load/database.js';
+import type { RequestLog } from '../load/request-log.js';
 import { readLoadedWindows, replaceWindow } from '../load/window-store.js';
-import { walkWindow, type WalkOptions } from './page-walker.js';
+import { walkWindow, type WalkOptions, type WalkResult } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
 import { checkCounts, checkRow, summariseFlags } from './row-quality.js';
 import type { Window } from './windows.js';
@@ -59,6 +60,8 @@ export interface ExportOptions {
   /** @default 2 */
   lookbackDays?: number;
   walk?: WalkOptions;
+  /** Buffered request log, committed with each window and flushed at the end. */
+  requestLog?: RequestLog;
   signal?: AbortSignal;
   /** Told how many windows will be fetched, before the first request. */
   onPlan?: (plan: { toFetch: number; skipped: number }) => void;
@@ -135,31 +138,17 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     exitCode: EXIT.ok,
   };
 
-  for (const [index, item] of fetches.entries()) {
-    if (options.signal?.aborted) {
-      summary.stopped = 'interrupted';
-      summary.windowsLeft = fetches.length - index;
-      break;
-    }
-    const before = budget.requestsUsed;
-    try {
-      const walked = await walkWindow(
-        (offset) =>
-          fetchAnalyticsPage(client, {
-            metric: item.metric,
-            projectId: item.projectId,
-            dateFrom: item.window.start,
-            dateTo: item.window.end,
-            offset,
-            ...(options.signal ? { signal: options.signal } : {}),
-          }),
-        options.walk,
-      );
-      const rows = walked.rows.map(checkRow);
-      const totals = checkCounts(walked.totals);
-      const warnings = [...walked.warnings, ...summariseFlags(rows, totals)];
-      const requests = budget.requestsUsed - before;
-      await replaceWindow(db, {
+  // Window n loads (DuckDB works on its own threads) while window n+1 is fetched. A load
+  // failure is a database failure: it stops the run once the fetch in progress returns.
+  let loading: Promise<void> = Promise.resolve();
+  let loadError: unknown;
+  const load = async (item: PlannedFetch, walked: WalkResult, requests: number): Promise<void> => {
+    const rows = walked.rows.map(checkRow);
+    const totals = checkCounts(walked.totals);
+    const warnings = [...walked.warnings, ...summariseFlags(rows, totals)];
+    await replaceWindow(
+      db,
+      {
         metric: item.metric,
         projectId: item.projectId,
         window: item.window,
@@ -171,27 +160,54 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         requests,
         walks: walked.walks,
         warnings,
-      });
-      summary.windowsLoaded++;
-      summary.rows += rows.length;
-      summary.warnings += warnings.length;
-      options.onWindow?.({
-        kind: 'loaded',
-        metric: item.metric,
-        projectId: item.projectId,
-        window: item.window,
-        reason: item.reason,
-        rows: rows.length,
-        pages: walked.pages,
-        requests,
-        walks: walked.walks,
-        warnings,
-      });
+      },
+      options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined,
+    );
+    summary.windowsLoaded++;
+    summary.rows += rows.length;
+    summary.warnings += warnings.length;
+    options.onWindow?.({
+      kind: 'loaded',
+      metric: item.metric,
+      projectId: item.projectId,
+      window: item.window,
+      reason: item.reason,
+      rows: rows.length,
+      pages: walked.pages,
+      requests,
+      walks: walked.walks,
+      warnings,
+    });
+  };
+
+  for (const [index, item] of fetches.entries()) {
+    if (loadError !== undefined) break;
+    if (options.signal?.aborted) {
+      summary.stopped = 'interrupted';
+      summary.windowsLeft = fetches.length - index;
+      break;
+    }
+    const before = budget.requestsUsed;
+    let walked: WalkResult;
+    try {
+      walked = await walkWindow(
+        (offset) =>
+          fetchAnalyticsPage(client, {
+            metric: item.metric,
+            projectId: item.projectId,
+            dateFrom: item.window.start,
+            dateTo: item.window.end,
+            offset,
+            ...(options.signal ? { signal: options.signal } : {}),
+          }),
+        options.walk,
+      );
     } catch (error) {
       const stop = stopReasonOf(error);
+      const text = error instanceof Error ? error.message : String(error);
       if (stop === 'budget' || stop === 'interrupted') {
         summary.stopped = stop;
-        summary.stopMessage = error instanceof Error ? error.message : String(error);
+        summary.stopMessage = text;
         summary.windowsLeft = fetches.length - index;
         break;
       }
@@ -202,17 +218,25 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         projectId: item.projectId,
         window: item.window,
         requests: budget.requestsUsed - before,
-        error: error instanceof Error ? error.message : String(error),
+        error: text,
       });
       if (stop === 'fatal') {
         summary.stopped = 'fatal';
-        summary.stopMessage = error instanceof Error ? error.message : String(error);
+        summary.stopMessage = text;
         summary.windowsLeft = fetches.length - index - 1;
-        if (!(error instanceof DocpipeError) || error instanceof DatabaseError) throw error;
+        if (!(error instanceof DocpipeError) || error instanceof DatabaseError) loadError = error;
         break;
       }
+      continue;
     }
+    const requests = budget.requestsUsed - before;
+    await loading;
+    loading = load(item, walked, requests).catch((error: unknown) => {
+      loadError = error;
+    });
   }
+  await loading;
+  if (loadError !== undefined) throw loadError;
   summary.requests = budget.requestsUsed;
   summary.exitCode =
     summary.stopped === 'interrupted'

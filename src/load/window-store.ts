@@ -8,7 +8,7 @@ import type { Metric } from '../api/schemas.js';
 import type { CheckedCounts, CheckedRow } from '../extract/row-quality.js';
 import type { LoadedWindow } from '../extract/plan-export.js';
 import { windowKey, type Window } from '../extract/windows.js';
-import type { Database } from './database.js';
+import type { Database, Executor } from './database.js';
 
 export const METRIC_TABLES = {
   visitors: { totals: 'visitor_totals', pages: 'page_visitors' },
@@ -55,7 +55,14 @@ export async function readLoadedWindows(
 
 const PAGE_TYPES = [VARCHAR, DATE, DATE, VARCHAR, BIGINT, BIGINT, BIGINT, VARCHAR, VARCHAR] as const;
 
-export async function replaceWindow(db: Database, load: WindowLoad): Promise<void> {
+/**
+ * @param alsoInTransaction more bookkeeping to commit with the window (the request log).
+ */
+export async function replaceWindow(
+  db: Database,
+  load: WindowLoad,
+  alsoInTransaction?: (tx: Executor) => Promise<void>,
+): Promise<void> {
   const tables = METRIC_TABLES[load.metric];
   const key = { project: load.projectId, start: load.window.start, end: load.window.end };
   const n = load.rows.length;
@@ -107,5 +114,6 @@ export async function replaceWindow(db: Database, load: WindowLoad): Promise<voi
         warnings: JSON.stringify(load.warnings),
       },
     );
+    await alsoInTransaction?.(tx);
   });
 }

@@ -40,8 +40,8 @@ export interface SiteModel {
 
 const ZIPF_EXPONENT = 1.15;
 /** How many days' worth of distinct visitors a page's pool holds (lower: more regulars). */
-const HUMAN_POOL_DAYS: readonly [number, number] = [3, 10];
-const AI_POOL_DAYS: readonly [number, number] = [1.5, 5];
+const HUMAN_POOL_DAYS: readonly [number, number] = [6, 25];
+const AI_POOL_DAYS: readonly [number, number] = [8, 30];
 const OVERLAP_SHARE = 0.05;
 /** Pages a site visitor reads over a long window. */
 const SITE_PAGES_PER_VISITOR = 2.5;

@@ -1,0 +1,134 @@
+/**
+ * The API itself, minus the network: auth, routing, validation and the answers of the
+ * analytics and agent endpoints. Takes a parsed request, returns a SandboxResponse.
+ */
+import type { AnalyticsData } from './analytics-data.js';
+import { parseAnalyticsQuery } from './analytics-query.js';
+import type { JobStore } from './agent-jobs.js';
+import { errorResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
+import { METRICS, type Metric } from './window-listing.js';
+
+export interface ApiRequest {
+  method: string;
+  pathname: string;
+  query: URLSearchParams;
+  authorization: string | undefined;
+  body: string;
+}
+
+export interface ApiContext {
+  apiKey: string;
+  now: () => number;
+  analytics: AnalyticsData;
+  jobs: JobStore;
+}
+
+export interface ApiOptions {
+  /** Answer as if one new path had appeared at the head of the listing (a 'drift' fault). */
+  drift?: boolean;
+}
+
+export interface ApiResult {
+  response: SandboxResponse;
+  /** Whether a requested drift changed the page (it cannot on the first page). */
+  drifted: boolean;
+}
+
+const NOT_FOUND = (): SandboxResponse => errorResponse(404, 'Not found');
+
+/** Path segments, decoded; undefined when the path cannot be decoded. */
+function segments(pathname: string): string[] | undefined {
+  try {
+    return pathname.split('/').slice(1).map((s) => decodeURIComponent(s));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a request is an analytics page past the first, the only kind drift can change. */
+export function isDriftable(method: string, pathname: string, query: URLSearchParams): boolean {
+  const parts = segments(pathname);
+  if (method !== 'GET' || !parts || parts.length !== 4 || parts[0] !== 'v1' || parts[1] !== 'analytics') return false;
+  if (!(METRICS as readonly string[]).includes(parts[3] ?? '')) return false;
+  const offset = query.get('offset');
+  return offset !== null && /^\d+$/.test(offset) && Number(offset) > 0;
+}
+
+export function handleApiRequest(request: ApiRequest, context: ApiContext, options: ApiOptions = {}): ApiResult {
+  const plain = (response: SandboxResponse): ApiResult => ({ response, drifted: false });
+  if (request.authorization !== `Bearer ${context.apiKey}`) return plain(errorResponse(401, 'Unauthorized'));
+  const parts = segments(request.pathname);
+  if (!parts || parts.some((p) => p === '')) return plain(NOT_FOUND());
+  const [version, area, projectId, resource, id, action, ...rest] = parts;
+  if (projectId === undefined || rest.length > 0) return plain(NOT_FOUND());
+
+  if (version === 'v1' && area === 'analytics' && id === undefined && request.method === 'GET') {
+    if (resource === 'visitors' || resource === 'views') {
+      return analyticsPage(resource, projectId, request.query, context, options.drift === true);
+    }
+    return plain(NOT_FOUND());
+  }
+
+  if (version === 'v2' && area === 'agent' && resource === 'job') {
+    if (id === undefined && request.method === 'POST') return plain(createJob(projectId, request.body, context));
+    if (id !== undefined && action === undefined && request.method === 'GET') {
+      const job = context.jobs.poll(projectId, id);
+      return plain(job ? jsonResponse(200, job) : errorResponse(404, 'Job not found'));
+    }
+    if (id !== undefined && action === 'message' && request.method === 'POST') {
+      const prompt = readPrompt(request.body);
+      if (typeof prompt !== 'string') return plain(prompt);
+      const job = context.jobs.message(projectId, id, prompt);
+      return plain(job ? jsonResponse(200, job) : errorResponse(404, 'Job not found'));
+    }
+  }
+  return plain(NOT_FOUND());
+}
+
+function analyticsPage(
+  metric: Metric,
+  projectId: string,
+  params: URLSearchParams,
+  context: ApiContext,
+  drift: boolean,
+): ApiResult {
+  const now = context.now();
+  const parsed = parseAnalyticsQuery(params, now);
+  if (!parsed.ok) return { response: errorResponse(400, 'Invalid query parameters', parsed.details), drifted: false };
+  const { fromDay, toDay, limit, offset } = parsed.query;
+  const { rows, totals } = context.analytics.listing(metric, projectId, fromDay, toDay, now);
+  // Drift: one new row at the head pushes every row down by one, so this page starts with
+  // the row that ended the previous page, and the site gained a (human) visitor.
+  const drifted = drift && offset > 0 && offset - 1 < rows.length;
+  const start = drifted ? offset - 1 : offset;
+  const page = rows.slice(start, start + limit);
+  const body = {
+    totals: drifted ? { human: totals.human + 1, ai: totals.ai, total: totals.total + 1 } : totals,
+    [metric]: page,
+    hasMore: start + limit < rows.length,
+  };
+  return { response: jsonResponse(200, body), drifted };
+}
+
+/** The prompt of a `{prompt}` body, or the 400 that explains why there is none. */
+function readPrompt(body: string): string | SandboxResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return errorResponse(400, 'Invalid JSON body');
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    return errorResponse(400, 'Body must be a JSON object');
+  }
+  const prompt = (json as { prompt?: unknown }).prompt;
+  if (typeof prompt !== 'string') return errorResponse(400, 'prompt is required and must be a string');
+  if (prompt.length < 1) return errorResponse(400, 'prompt must not be empty');
+  return prompt;
+}
+
+function createJob(projectId: string, body: string, context: ApiContext): SandboxResponse {
+  const prompt = readPrompt(body);
+  if (typeof prompt !== 'string') return prompt;
+  return jsonResponse(201, context.jobs.create(projectId, prompt));
+}

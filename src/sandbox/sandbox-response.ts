@@ -1,0 +1,44 @@
+/**
+ * A response the sandbox has decided on but not yet written, so faults can replace it,
+ * truncate it or drop it. The error bodies are the API's: `{error, details?}`.
+ */
+export interface SandboxResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): SandboxResponse {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(value) };
+}
+
+export function errorResponse(status: number, error: string, details?: { message: string }[]): SandboxResponse {
+  return jsonResponse(status, details === undefined ? { error } : { error, details });
+}
+
+/** An error as a JSON body or, like some gateways, as plain text. */
+export function faultResponse(
+  status: number,
+  message: string,
+  options: { plainText?: boolean | undefined; retryAfter?: string | undefined },
+): SandboxResponse {
+  const headers: Record<string, string> = options.retryAfter === undefined ? {} : { 'retry-after': options.retryAfter };
+  if (options.plainText) return { status, headers: { 'content-type': TEXT_TYPE, ...headers }, body: message };
+  return jsonResponse(status, { error: message }, headers);
+}
+
+/** The same response cut in half: still 200 and "JSON", but no parser will accept it. */
+export function malformedResponse(response: SandboxResponse): SandboxResponse {
+  const body = response.body.length > 1 ? response.body.slice(0, Math.floor(response.body.length / 2)) : '{"';
+  return { status: 200, headers: { 'content-type': JSON_TYPE }, body };
+}
+
+export function serverErrorMessage(status: number): string {
+  if (status === 502) return 'Bad gateway';
+  if (status === 503) return 'Service unavailable';
+  if (status === 504) return 'Gateway timeout';
+  return 'Internal server error';
+}

@@ -1,0 +1,262 @@
+/**
+ * The sandbox: a local HTTP server that behaves like the Mintlify API (DESIGN §6), for
+ * tests, the offline demo and the benchmark. It listens on loopback only, records every
+ * request, and can be told to misbehave through faults.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { JobStore, type SandboxJob } from './agent-jobs.js';
+import { AnalyticsData } from './analytics-data.js';
+import { handleApiRequest, isDriftable } from './api-routes.js';
+import { DEFAULT_SLOW_MS, FaultQueue, type FaultSpec } from './faults.js';
+import {
+  errorResponse,
+  faultResponse,
+  malformedResponse,
+  serverErrorMessage,
+  type SandboxResponse,
+} from './sandbox-response.js';
+
+export { parseFaultSpec } from './faults.js';
+export type { DropPhase, FaultKind, FaultSpec } from './faults.js';
+export type { SandboxJob } from './agent-jobs.js';
+
+export const SANDBOX_API_KEY = 'mint_sandbox_local_key';
+
+export interface SandboxOptions {
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** The only key accepted as `Authorization: Bearer <key>`. @default SANDBOX_API_KEY */
+  apiKey?: string;
+  /** Seed of the simulated data; with the project id it decides every count. @default 42 */
+  seed?: number;
+  /** Milliseconds since the epoch; drives "today" (partial and late data) and timestamps. @default Date.now */
+  now?: () => number;
+  site?: {
+    /** Pages per project. @default 300 */
+    paths?: number;
+    /** Floor of a page's daily visitors; 0 lets the long tail have empty days. @default 0 */
+    minDailyVisitors?: number;
+  };
+  jobs?: {
+    /** GETs of a job before it shows its outcome. @default 2 */
+    pollsToFinish?: number;
+  };
+  /** Faults active from the start, in order. @default [] */
+  faults?: FaultSpec[];
+}
+
+export interface RequestRecord {
+  method: string;
+  /** The URL path without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** 0 when the socket was dropped (or the sandbox closed first). */
+  status: number;
+  /** `now()` when the request arrived. */
+  at: number;
+}
+
+export interface Sandbox {
+  /** e.g. http://127.0.0.1:54321 */
+  readonly url: string;
+  readonly port: number;
+  readonly apiKey: string;
+  /** Every request received, in arrival order. */
+  readonly requests: RequestRecord[];
+  addFault(fault: FaultSpec): void;
+  clearFaults(): void;
+  /** Every job created, in creation order. */
+  jobs(): SandboxJob[];
+  /** Stops listening and closes every socket, keep-alive ones included. */
+  close(): Promise<void>;
+}
+
+interface ResolvedOptions {
+  host: string;
+  port: number;
+  apiKey: string;
+  seed: number;
+  now: () => number;
+  paths: number;
+  minDailyVisitors: number;
+  pollsToFinish: number;
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+
+function resolveOptions(options: SandboxOptions): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    apiKey: options.apiKey ?? SANDBOX_API_KEY,
+    seed: options.seed ?? 42,
+    now: options.now ?? Date.now,
+    paths: options.site?.paths ?? 300,
+    minDailyVisitors: options.site?.minDailyVisitors ?? 0,
+    pollsToFinish: options.jobs?.pollsToFinish ?? 2,
+  };
+  const check = (ok: boolean, what: string): void => {
+    if (!ok) throw new RangeError(`sandbox: ${what}`);
+  };
+  check(Number.isInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65_535, 'port must be 0..65535');
+  check(Number.isInteger(resolved.paths) && resolved.paths >= 1, 'site.paths must be an integer >= 1');
+  check(Number.isInteger(resolved.minDailyVisitors) && resolved.minDailyVisitors >= 0, 'site.minDailyVisitors must be >= 0');
+  check(Number.isInteger(resolved.pollsToFinish) && resolved.pollsToFinish >= 0, 'jobs.pollsToFinish must be >= 0');
+  check(Number.isFinite(resolved.seed), 'seed must be a number');
+  return resolved;
+}
+
+/** Reads a request body as text; undefined when it is too large. */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const config = resolveOptions(options);
+  const analytics = new AnalyticsData(config.seed, {
+    paths: config.paths,
+    minDailyVisitors: config.minDailyVisitors,
+  });
+  const jobStore = new JobStore({ pollsToFinish: config.pollsToFinish, now: config.now });
+  const faults = new FaultQueue();
+  for (const fault of options.faults ?? []) faults.add(fault);
+  const requests: RequestRecord[] = [];
+  const sockets = new Set<Socket>();
+  // Pending 'slow' delays: closing the sandbox ends them at once.
+  const delays = new Map<NodeJS.Timeout, () => void>();
+  let closing = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        delays.delete(timer);
+        resolve();
+      }, ms);
+      delays.set(timer, resolve);
+    });
+
+  const send = (res: ServerResponse, record: RequestRecord, response: SandboxResponse): void => {
+    if (res.destroyed || res.writableEnded) return;
+    record.status = response.status;
+    res.writeHead(response.status, {
+      ...response.headers,
+      'content-length': Buffer.byteLength(response.body),
+    });
+    res.end(response.body);
+  };
+
+  const drop = (req: IncomingMessage, record: RequestRecord): void => {
+    record.status = 0;
+    req.socket.destroy();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const record: RequestRecord = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      status: 0,
+      at: config.now(),
+    };
+    requests.push(record);
+    try {
+      await respond(req, res, url, record);
+    } catch {
+      if (!res.headersSent) send(res, record, errorResponse(500, 'Internal server error'));
+      else res.destroy();
+    }
+  };
+
+  const respond = async (req: IncomingMessage, res: ServerResponse, url: URL, record: RequestRecord): Promise<void> => {
+    const method = record.method;
+    const fault = faults.take({
+      method,
+      path: url.pathname,
+      driftable: isDriftable(method, url.pathname, url.searchParams),
+    });
+    switch (fault?.kind) {
+      case 'drop':
+        if ((fault.dropPhase ?? 'before-handling') === 'before-handling') return drop(req, record);
+        break;
+      case 'rate-limit':
+        return send(res, record, faultResponse(fault.status ?? 429, 'Rate limit exceeded', fault));
+      case 'server-error': {
+        const status = fault.status ?? 500;
+        return send(res, record, faultResponse(status, serverErrorMessage(status), fault));
+      }
+      case 'slow':
+        await sleep(fault.delayMs ?? DEFAULT_SLOW_MS);
+        if (closing) return drop(req, record);
+        break;
+      default:
+        break;
+    }
+
+    const body = method === 'POST' ? await readBody(req) : '';
+    if (body === undefined) return send(res, record, errorResponse(413, 'Request body too large'));
+    const result = handleApiRequest(
+      { method, pathname: url.pathname, query: url.searchParams, authorization: req.headers.authorization, body },
+      { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore },
+      { drift: fault?.kind === 'drift' },
+    );
+    // A drift that could not change this page does not use up the fault.
+    if (fault?.kind === 'drift' && !result.drifted) faults.refund(fault);
+    if (fault?.kind === 'drop') return drop(req, record);
+    if (fault?.kind === 'malformed') return send(res, record, malformedResponse(result.response));
+    return send(res, record, result.response);
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  return {
+    url: `http://${hostInUrl}:${port}`,
+    port,
+    apiKey: config.apiKey,
+    requests,
+    addFault: (fault) => faults.add(fault),
+    clearFaults: () => faults.clear(),
+    jobs: () => jobStore.list(),
+    close: async () => {
+      if (closing) return;
+      closing = true;
+      for (const [timer, wake] of delays) {
+        clearTimeout(timer);
+        wake();
+      }
+      delays.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}

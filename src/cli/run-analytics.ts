@@ -47,7 +47,7 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
 export async function runAnalytics(io: CliIo, args: GlobalArgs, options: AnalyticsRunOptions): Promise<ExitCode> {
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
-  const db = await Database.open(args.db);
+  const db = await Database.open(args.db, { threads: 1 });
   try {
     const runId = newRunId(io.clock.now());
     await startRun(db, runId, options.command, io.clock.now());

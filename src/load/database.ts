@@ -21,6 +21,15 @@ const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
 const CHUNK_ROWS = 2048;
 
 export type Row = Record<string, unknown>;
+
+export interface OpenOptions {
+  /**
+   * DuckDB worker threads. Loaders set 1: each load statement is small and single-threaded
+   * anyway, and the other core is better spent fetching and parsing the next window.
+   * @default DuckDB's own (one per core)
+   */
+  threads?: number;
+}
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 /** What runs inside a transaction: the same calls, minus nesting. */
@@ -54,7 +63,7 @@ export class Database implements Executor {
    * each file has one DuckDB instance (`fromCache`); a file held by another process is a
    * clear DatabaseError instead of DuckDB's lock message.
    */
-  static async open(path: string = DEFAULT_DB_PATH): Promise<Database> {
+  static async open(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
     const inMemory = path === ':memory:';
     if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     let instance: DuckDBInstance;
@@ -75,6 +84,9 @@ export class Database implements Executor {
     const db = new Database(path, await instance.connect());
     // docpipe's days are UTC days; show timestamps the same way whatever the machine's zone.
     await db.run(`SET TimeZone = 'UTC'`);
+    // A setting of the (shared) instance, not of its config: the cache refuses a second
+    // open of the same file with a different config.
+    if (options.threads !== undefined) await db.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
     await db.exec(readSqlFile('schema.sql'), 'sql/schema.sql');
     await db.exec(readSqlFile('views.sql'), 'sql/views.sql');
     return db;

@@ -2,8 +2,13 @@
  * Analytics windows in DuckDB. A window's rows, its totals and its bookkeeping row are
  * replaced together in one transaction, so a crash leaves every window wholly old or wholly
  * new; page rows go in through the appender in data chunks.
+ *
+ * The appender runs on the JavaScript thread, so it fills a narrow, unindexed temp table
+ * (only what varies per row, counts as DOUBLE so no BigInt is made per value); one INSERT
+ * ... SELECT then moves the rows into the keyed table on DuckDB's own threads, while the
+ * next window is being fetched.
  */
-import { BIGINT, DATE, VARCHAR, dateValue, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, VARCHAR, type DuckDBValue } from '@duckdb/node-api';
 import type { Metric } from '../api/schemas.js';
 import type { CheckedCounts, CheckedRow } from '../extract/row-quality.js';
 import type { LoadedWindow } from '../extract/plan-export.js';
@@ -31,12 +36,6 @@ export interface WindowLoad {
 }
 
 
-const DAY_MS = 86_400_000;
-
-function toDate(day: string): DuckDBValue {
-  return dateValue(Math.round(Date.parse(`${day}T00:00:00Z`) / DAY_MS));
-}
-
 export async function readLoadedWindows(
   db: Database,
   metric: Metric,
@@ -53,7 +52,10 @@ export async function readLoadedWindows(
   );
 }
 
-const PAGE_TYPES = [VARCHAR, DATE, DATE, VARCHAR, BIGINT, BIGINT, BIGINT, VARCHAR, VARCHAR] as const;
+const STAGE_TABLE = 'docpipe_stage_rows';
+const STAGE_TYPES = [VARCHAR, DOUBLE, DOUBLE, DOUBLE, VARCHAR] as const;
+const STAGE_DDL = `CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE}
+  (path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR)`;
 
 /**
  * @param alsoInTransaction more bookkeeping to commit with the window (the request log).
@@ -66,25 +68,28 @@ export async function replaceWindow(
   const tables = METRIC_TABLES[load.metric];
   const key = { project: load.projectId, start: load.window.start, end: load.window.end };
   const n = load.rows.length;
-  const start = toDate(load.window.start);
-  const end = toDate(load.window.end);
   const fetchedAt = new Date(load.fetchedAt).toISOString();
   const columns: DuckDBValue[][] = [
-    new Array<DuckDBValue>(n).fill(load.projectId),
-    new Array<DuckDBValue>(n).fill(start),
-    new Array<DuckDBValue>(n).fill(end),
     load.rows.map((r) => r.path),
-    load.rows.map((r) => BigInt(r.human)),
-    load.rows.map((r) => BigInt(r.ai)),
-    load.rows.map((r) => BigInt(r.total)),
-    new Array<DuckDBValue>(n).fill(load.runId),
+    load.rows.map((r) => r.human),
+    load.rows.map((r) => r.ai),
+    load.rows.map((r) => r.total),
     load.rows.map((r) => r.flags),
   ];
   const where = `project_id = $project AND window_start = $start::DATE AND window_end = $end::DATE`;
 
   await db.transaction(async (tx) => {
+    await tx.run(STAGE_DDL);
+    await tx.run(`DELETE FROM ${STAGE_TABLE}`);
+    await tx.append(STAGE_TABLE, STAGE_TYPES, columns);
     await tx.run(`DELETE FROM ${tables.pages} WHERE ${where}`, key);
-    await tx.append(tables.pages, PAGE_TYPES, columns);
+    await tx.run(
+      `INSERT INTO ${tables.pages}
+       SELECT $project, $start::DATE, $end::DATE, path, human::BIGINT, ai::BIGINT, total::BIGINT, $run, flags
+         FROM ${STAGE_TABLE}`,
+      { ...key, run: load.runId },
+    );
+    await tx.run(`DELETE FROM ${STAGE_TABLE}`);
     await tx.run(`DELETE FROM ${tables.totals} WHERE ${where}`, key);
     await tx.run(
       `INSERT INTO ${tables.totals} VALUES ($project, $start::DATE, $end::DATE, $human, $ai, $total,

@@ -50,6 +50,7 @@ export class RequestBudget {
   private times: number[] = [];
   private loaded = false;
   private used = 0;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(options: RequestBudgetOptions) {
     this.scope = options.scope;
@@ -71,8 +72,17 @@ export class RequestBudget {
     return this.used < this.maxRequests;
   }
 
-  /** Waits for a slot and takes it, or throws BudgetExhaustedError. */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits for a slot and takes it, or throws BudgetExhaustedError. Concurrent callers queue,
+   * so that two of them never see the same free slot.
+   */
+  acquire(signal?: AbortSignal): Promise<void> {
+    const next = this.queue.then(() => this.acquireNow(signal));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async acquireNow(signal?: AbortSignal): Promise<void> {
     if (!this.loaded) {
       const since = this.clock.now() - HOUR_MS;
       this.times = this.history ? await this.history.requestTimes(this.scope, since) : [];

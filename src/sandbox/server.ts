@@ -3,6 +3,7 @@
  * tests, the offline demo and the benchmark. It listens on loopback only, records every
  * request, and can be told to misbehave through faults.
  */
+import { UsageError } from '../core/errors.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { JobStore, type SandboxJob } from './agent-jobs.js';
@@ -98,14 +99,15 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
     minDailyVisitors: options.site?.minDailyVisitors ?? 0,
     pollsToFinish: options.jobs?.pollsToFinish ?? 2,
   };
-  const check = (ok: boolean, what: string): void => {
-    if (!ok) throw new RangeError(`sandbox: ${what}`);
+  // Bad options are bad usage (exit 2), named with the value given.
+  const check = (ok: boolean, name: string, value: unknown, expected: string): void => {
+    if (!ok) throw new UsageError(`invalid sandbox ${name} '${String(value)}': expected ${expected}`);
   };
-  check(Number.isInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65_535, 'port must be 0..65535');
-  check(Number.isInteger(resolved.paths) && resolved.paths >= 1, 'site.paths must be an integer >= 1');
-  check(Number.isInteger(resolved.minDailyVisitors) && resolved.minDailyVisitors >= 0, 'site.minDailyVisitors must be >= 0');
-  check(Number.isInteger(resolved.pollsToFinish) && resolved.pollsToFinish >= 0, 'jobs.pollsToFinish must be >= 0');
-  check(Number.isFinite(resolved.seed), 'seed must be a number');
+  check(Number.isInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65_535, 'port', resolved.port, 'a whole number 0..65535');
+  check(Number.isInteger(resolved.paths) && resolved.paths >= 1, 'paths', resolved.paths, 'a whole number >= 1');
+  check(Number.isInteger(resolved.minDailyVisitors) && resolved.minDailyVisitors >= 0, 'min-daily-visitors', resolved.minDailyVisitors, 'a whole number >= 0');
+  check(Number.isInteger(resolved.pollsToFinish) && resolved.pollsToFinish >= 0, 'polls-to-finish', resolved.pollsToFinish, 'a whole number >= 0');
+  check(Number.isFinite(resolved.seed), 'seed', resolved.seed, 'a number');
   return resolved;
 }
 

@@ -124,3 +124,19 @@ describe('checkBaseUrl', () => {
     expect(() => checkBaseUrl(url)).toThrow(message);
   });
 });
+
+describe('RequestBudget under concurrency', () => {
+  it('never hands the same free slot to two waiting callers', async () => {
+    const clock = new ManualClock(NOW);
+    const budget = new RequestBudget({
+      scope: 's',
+      perHour: 2,
+      clock,
+      maxWaitMs: Number.POSITIVE_INFINITY,
+      history: { requestTimes: () => Promise.resolve([]) },
+    });
+    await Promise.all([budget.acquire(), budget.acquire(), budget.acquire()]);
+    expect(clock.sleeps).toEqual([HOUR_MS]);
+    expect(budget.requestsUsed).toBe(3);
+  });
+});

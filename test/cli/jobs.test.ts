@@ -169,6 +169,36 @@ describe('docpipe jobs submit', () => {
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
+  it('paces submissions to --jobs-per-hour across runs, and caps a run with --max-requests', async () => {
+    const first = await h.run(['jobs', 'submit', file, ...FAST, '--jobs-per-hour', '2', '--max-requests', '3']);
+    // Two POSTs fit the hour; the third waited for the hour to roll over; then the run cap.
+    expect(first.code).toBe(75);
+    expect(h.requests('/job', 'POST')).toBe(3);
+    expect(h.clock.sleeps.some((ms) => ms > 3_000_000)).toBe(true);
+    // The two the cap refused stay pending (nothing was created), with the reason.
+    const pending = (await ledger(h)).filter((r) => r.status === 'pending');
+    expect(pending).toHaveLength(2);
+    expect(pending[0]!.error).toMatch(/request cap for this run reached/);
+    const second = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(second.code).toBe(0);
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('stops submitting on Ctrl-C with exit 130 and resumes later', async () => {
+    const controller = new AbortController();
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1'], {
+      signal: controller.signal,
+      onStderr: (t) => {
+        if (t.includes('job submitted')) controller.abort();
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code).toBe(0);
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
   it('resumes after the process is killed: no prompt is ever created twice', async () => {
     const many = Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`);
     writeFileSync(file, many.join('\n'));

@@ -1,0 +1,118 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentJob } from '../../src/api/agent.js';
+import { fetchAnalyticsPage } from '../../src/api/analytics.js';
+import { HttpClient, type HttpClientOptions } from '../../src/api/http-client.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { DataError, HttpError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
+import { SANDBOX_API_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+
+const NOW = Date.parse('2026-03-10T06:00:00Z');
+const page = { metric: 'visitors', projectId: 'docs', dateFrom: '2026-03-01', dateTo: '2026-03-02', offset: 0 } as const;
+
+describe('HttpClient against the sandbox', () => {
+  let sandbox: Sandbox;
+  let clock: ManualClock;
+  const client = (options: Partial<HttpClientOptions> = {}) =>
+    new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: sandbox.url, clock, minBackoffMs: 1, maxBackoffMs: 2, ...options });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ now: () => clock.now() });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  beforeEach(() => {
+    clock = new ManualClock(NOW);
+    sandbox.clearFaults();
+    sandbox.requests.length = 0;
+  });
+
+  it('asks for the page and parses it', async () => {
+    const result = await fetchAnalyticsPage(client(), page);
+    expect(result.rows.length).toBeGreaterThan(0);
+    expect(sandbox.requests[0]?.query).toMatchObject({ dateFrom: '2026-03-01', dateTo: '2026-03-02', limit: '250', offset: '0' });
+  });
+
+  it('waits an HTTP-date Retry-After on the fake clock', async () => {
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: new Date(NOW + 12_000).toUTCString() });
+    await fetchAnalyticsPage(client(), page);
+    expect(clock.sleeps).toEqual([12_000]);
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('does not use up retries on Retry-After waits, but does on backoff', async () => {
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: '1', times: 5 });
+    await fetchAnalyticsPage(client({ retries: 1 }), page);
+    expect(sandbox.requests).toHaveLength(6);
+    sandbox.addFault({ kind: 'server-error', times: 2 });
+    await expect(fetchAnalyticsPage(client({ retries: 1 }), page)).rejects.toThrow(HttpError);
+  });
+
+  it('gives up at once on a Retry-After longer than the cap', async () => {
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: '3600' });
+    const error = await fetchAnalyticsPage(client(), page).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(3_600_000);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('names method and path, and the server message, never the key', async () => {
+    sandbox.addFault({ kind: 'rate-limit', plainText: true, times: 10 });
+    const error = (await fetchAnalyticsPage(client({ retries: 0 }), page).catch((e: unknown) => e)) as RateLimitError;
+    expect(error.message).toMatch(/^GET \/v1\/analytics\/docs\/visitors\?dateFrom=2026-03-01.* failed with HTTP 429/);
+    expect(error.message).not.toContain(SANDBOX_API_KEY);
+  });
+
+  it('does not retry other 4xx', async () => {
+    const error = await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_wrong', baseUrl: sandbox.url, clock }), page).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(401);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('retries a malformed body on GET but not a schema mismatch', async () => {
+    sandbox.addFault({ kind: 'malformed' });
+    await fetchAnalyticsPage(client(), page);
+    expect(sandbox.requests).toHaveLength(2);
+    sandbox.requests.length = 0;
+    const mismatch = await client()
+      .request({ method: 'GET', path: '/v1/analytics/docs/visitors', parse: () => { throw new DataError('no'); } })
+      .catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(DataError);
+    expect(mismatch).not.toBeInstanceOf(MalformedResponseError);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('times out a slow request, and retries it on GET', async () => {
+    sandbox.addFault({ kind: 'slow', delayMs: 400 });
+    const result = await fetchAnalyticsPage(client({ timeoutMs: 100 }), page);
+    expect(result.rows.length).toBeGreaterThan(0);
+    sandbox.addFault({ kind: 'slow', delayMs: 400 });
+    const error = await createAgentJob(client({ timeoutMs: 100 }), 'docs', 'x [pr]').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).phase).toBe('after-send');
+  });
+
+  it('tells a reset after sending from a refused connection', async () => {
+    sandbox.addFault({ kind: 'drop', match: { method: 'POST' }, dropPhase: 'after-handling' });
+    const reset = await createAgentJob(client(), 'docs', 'x [pr]').catch((e: unknown) => e);
+    expect(reset).toBeInstanceOf(NetworkError);
+    expect((reset as NetworkError).phase).toBe('after-send');
+
+    // A port nobody listens on: the POST is retried, since nothing can have been created.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const { port } = free.address() as { port: number };
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    let attempts = 0;
+    const refused = await createAgentJob(
+      new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: `http://127.0.0.1:${port}`, clock, retries: 2, minBackoffMs: 1, afterAttempt: () => void attempts++ }),
+      'docs',
+      'x',
+    ).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(NetworkError);
+    expect((refused as NetworkError).phase).toBe('before-send');
+    expect(attempts).toBe(3);
+  });
+});

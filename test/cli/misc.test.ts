@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+describe('docpipe query, sandbox and the shell', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('2026-03-10T06:00:00Z', { site: { paths: 50 } });
+    await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('prints a table, CSV or JSON lines', async () => {
+    const sql = `SELECT strftime(window_start, '%Y-%m-%d') AS day, total FROM view_totals ORDER BY day`;
+    const table = await h.run(['query', sql]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^day\s+total\n-+\s+-+\n2026-03-01\s+\d+\n2026-03-02\s+\d+\n\(2 rows\)\n$/);
+    const csv = await h.run(['query', sql, '--format', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toBe('day,total');
+    const json = await h.run(['query', sql, '--format', 'json']);
+    const rows = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { day: string; total: number });
+    expect(rows.map((r) => r.day)).toEqual(['2026-03-01', '2026-03-02']);
+    expect(typeof rows[0]!.total).toBe('number');
+  });
+
+  it('runs the ready-made queries in sql/queries', async () => {
+    for (const file of ['daily-trend.sql', 'request-budget.sql']) {
+      const result = await h.run(['query', '--file', join('sql/queries', file)]);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+    }
+  });
+
+  it('reports bad SQL and missing files with exit 2, in one line', async () => {
+    const bad = await h.run(['query', 'SELECT * FROM no_such_table']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^docpipe: query: Catalog Error: Table with name no_such_table does not exist/);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    const missing = await h.run(['query', '--file', join(h.dir, 'missing.sql')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read --file/);
+  });
+
+  it('rejects unknown commands and options with exit 2', async () => {
+    expect((await h.run(['frobnicate'])).code).toBe(2);
+    const unknown = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--colour']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/colour/);
+    const metric = await h.run(['export', 'sessions', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
+    expect(metric.code).toBe(2);
+    expect(metric.stderr).toMatch(/sessions/);
+  });
+
+  it('works as `npx docpipe` from a fresh build', () => {
+    const help = spawnSync('npx', ['docpipe', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const command of ['export', 'sync', 'query', 'jobs', 'sandbox']) expect(help.stdout).toContain(`docpipe ${command}`);
+    const bad = spawnSync(process.execPath, ['bin/docpipe.js', 'sandbox', '--paths', '0'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/invalid sandbox paths '0'/);
+  });
+
+  it('reads options from DOCPIPE_ variables', () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'hello\n');
+    const result = spawnSync(process.execPath, ['bin/docpipe.js', 'jobs', 'submit', file, '--dry-run'], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCPIPE_PROJECT: 'docs', DOCPIPE_DB: join(h.dir, 'env.duckdb') },
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/1 would be submitted/);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { isTerminalStatus, parseAgentJob, parseAnalyticsPage } from '../../src/api/schemas.js';
+import { DataError } from '../../src/core/errors.js';
+
+describe('parseAgentJob', () => {
+  it('reads a full job', () => {
+    const job = parseAgentJob(
+      { id: 'j1', status: 'completed', source: { repository: 'https://github.com/a/b', ref: 'main' }, model: 'm', prLink: 'https://github.com/a/b/pull/1', createdAt: '2026-01-01T00:00:00Z', archivedAt: null },
+      'GET /x',
+    );
+    expect(job).toEqual({ id: 'j1', status: 'completed', repository: 'https://github.com/a/b', ref: 'main', model: 'm', prLink: 'https://github.com/a/b/pull/1', createdAt: '2026-01-01T00:00:00Z', archivedAt: null });
+  });
+  it('survives missing and mistyped fields, keeping an unknown status', () => {
+    const job = parseAgentJob({ id: 42, status: 'paused', source: 'nope', prLink: 7 }, 'GET /x');
+    expect(job).toEqual({ id: '42', status: 'paused', repository: null, ref: null, model: null, prLink: null, createdAt: null, archivedAt: null });
+    expect(isTerminalStatus(job.status)).toBe(false);
+    expect(parseAgentJob({}, 'GET /x').status).toBeNull();
+  });
+  it('refuses a body that is not an object', () => {
+    expect(() => parseAgentJob([], 'GET /x')).toThrow(DataError);
+    expect(() => parseAgentJob('job', 'GET /x')).toThrow(/GET \/x returned an unexpected body/);
+  });
+  it.each(['completed', 'archived', 'failed'])('%s is terminal', (status) => {
+    expect(isTerminalStatus(status)).toBe(true);
+  });
+  it.each(['active', 'pending', null])('%s is not terminal', (status) => {
+    expect(isTerminalStatus(status)).toBe(false);
+  });
+});
+
+describe('parseAnalyticsPage', () => {
+  const totals = { human: 1, ai: 1, total: 2 };
+  it('reads visitors and views under one name', () => {
+    expect(parseAnalyticsPage('visitors', { totals, visitors: [{ path: '/a', ...totals }], hasMore: false }, 'x').rows).toHaveLength(1);
+    expect(parseAnalyticsPage('views', { totals, views: [], hasMore: true }, 'x')).toEqual({ totals, rows: [], hasMore: true });
+  });
+  it('names what broke the schema', () => {
+    expect(() => parseAnalyticsPage('visitors', { totals, views: [], hasMore: false }, 'GET /v')).toThrow(/GET \/v returned an unexpected body \(visitors:/);
+    expect(() => parseAnalyticsPage('views', { totals, views: [{ path: '/a', human: '1', ai: 0, total: 1 }], hasMore: false }, 'GET /v')).toThrow(/views\.0\.human/);
+  });
+});

@@ -56,3 +56,9 @@ CREATE TABLE IF NOT EXISTS agent_jobs (
   post_started_at TIMESTAMPTZ,
   PRIMARY KEY (project_id, prompt_key)
 );
+
+-- Per connection: the appender fills this narrow, unindexed table on the JavaScript thread,
+-- then one INSERT ... SELECT moves a window's rows into its keyed table on DuckDB's threads.
+CREATE TEMP TABLE IF NOT EXISTS docpipe_stage_rows (
+  path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR
+);

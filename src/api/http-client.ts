@@ -18,6 +18,7 @@ import {
 } from '../core/errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { decideRetry } from './retry-policy.js';
+import { createNodeTransport, type Transport, type TransportResponse } from './transport.js';
 
 export const DEFAULT_BASE_URL = 'https://api.mintlify.com';
 
@@ -52,8 +53,8 @@ export interface HttpClientOptions {
   maxRetryTimeMs?: number;
   /** @default systemClock */
   clock?: Clock;
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
+  /** How bytes move. @default node:http(s) with keep-alive */
+  transport?: Transport;
   /** Called before every attempt; the request budget waits or throws here. */
   beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<void>;
   /** Called after every attempt, whatever its outcome. */
@@ -161,7 +162,7 @@ export class HttpClient {
       maxRetryAfterMs: 60_000,
       maxRetryTimeMs: 300_000,
       clock: systemClock,
-      fetch: globalThis.fetch,
+      transport: options.transport ?? createNodeTransport(),
       ...stripUndefined(options),
       apiKey: options.apiKey,
     };
@@ -237,10 +238,9 @@ export class HttpClient {
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const signal = inFlight ? AbortSignal.any([inFlight, deadline]) : deadline;
-      let response: Response;
-      let text: string;
+      let response: TransportResponse;
       try {
-        response = await this.options.fetch(url, {
+        response = await this.options.transport(url, {
           method: request.method,
           headers: {
             authorization: `Bearer ${this.options.apiKey}`,
@@ -251,7 +251,6 @@ export class HttpClient {
           signal,
         });
         status = response.status;
-        text = await response.text();
       } catch (error) {
         if (inFlight?.aborted) throw interrupted(inFlight);
         if (deadline.aborted) {
@@ -262,9 +261,9 @@ export class HttpClient {
         throw new NetworkError(request.method, shown, phase, code, { cause: error });
       }
 
-      if (!response.ok) {
-        const message = serverMessage(text);
-        const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
+      if (status < 200 || status > 299) {
+        const message = serverMessage(response.text);
+        const retryAfter = parseRetryAfter(response.header('retry-after'), clock.now());
         if (status === 429 || (status === 503 && retryAfter !== undefined)) {
           throw new RateLimitError(status, request.method, shown, retryAfter, message);
         }
@@ -273,7 +272,7 @@ export class HttpClient {
 
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = JSON.parse(response.text);
       } catch (error) {
         throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
           cause: error,

@@ -52,10 +52,9 @@ export async function readLoadedWindows(
   );
 }
 
+/** Created per connection by sql/schema.sql. */
 const STAGE_TABLE = 'docpipe_stage_rows';
 const STAGE_TYPES = [VARCHAR, DOUBLE, DOUBLE, DOUBLE, VARCHAR] as const;
-const STAGE_DDL = `CREATE TEMP TABLE IF NOT EXISTS ${STAGE_TABLE}
-  (path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR)`;
 
 /**
  * @param alsoInTransaction more bookkeeping to commit with the window (the request log).
@@ -79,7 +78,6 @@ export async function replaceWindow(
   const where = `project_id = $project AND window_start = $start::DATE AND window_end = $end::DATE`;
 
   await db.transaction(async (tx) => {
-    await tx.run(STAGE_DDL);
     await tx.run(`DELETE FROM ${STAGE_TABLE}`);
     await tx.append(STAGE_TABLE, STAGE_TYPES, columns);
     await tx.run(`DELETE FROM ${tables.pages} WHERE ${where}`, key);
@@ -89,10 +87,8 @@ export async function replaceWindow(
          FROM ${STAGE_TABLE}`,
       { ...key, run: load.runId },
     );
-    await tx.run(`DELETE FROM ${STAGE_TABLE}`);
-    await tx.run(`DELETE FROM ${tables.totals} WHERE ${where}`, key);
     await tx.run(
-      `INSERT INTO ${tables.totals} VALUES ($project, $start::DATE, $end::DATE, $human, $ai, $total,
+      `INSERT OR REPLACE INTO ${tables.totals} VALUES ($project, $start::DATE, $end::DATE, $human, $ai, $total,
          $fetched::TIMESTAMPTZ, $run, $flags)`,
       {
         ...key,

@@ -57,8 +57,14 @@ CREATE TABLE IF NOT EXISTS agent_jobs (
   PRIMARY KEY (project_id, prompt_key)
 );
 
--- Per connection: the appender fills this narrow, unindexed table on the JavaScript thread,
--- then one INSERT ... SELECT moves a window's rows into its keyed table on DuckDB's threads.
+-- Per connection: the appender fills these narrow, unindexed tables on the JavaScript thread
+-- (rows carry only what varies per row; `idx` points at their window), then set-based
+-- statements move them into the keyed tables on DuckDB's own threads.
 CREATE TEMP TABLE IF NOT EXISTS docpipe_stage_rows (
-  path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR
+  idx INTEGER, path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR
+);
+CREATE TEMP TABLE IF NOT EXISTS docpipe_stage_windows (
+  idx INTEGER, metric VARCHAR, project_id VARCHAR, window_start DATE, window_end DATE,
+  human DOUBLE, ai DOUBLE, total DOUBLE, flags VARCHAR, fetched_at TIMESTAMPTZ, run_id VARCHAR,
+  row_count BIGINT, pages INTEGER, requests INTEGER, walks INTEGER, warnings VARCHAR
 );

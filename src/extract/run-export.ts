@@ -21,7 +21,7 @@ import {
 } from '../core/errors.js';
 import type { Database } from '../load/database.js';
 import type { RequestLog } from '../load/request-log.js';
-import { readLoadedWindows, replaceWindow } from '../load/window-store.js';
+import { readLoadedWindows, replaceWindows } from '../load/window-store.js';
 import { walkWindow, type WalkOptions, type WalkResult } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
 import { checkCounts, checkRow, summariseFlags } from './row-quality.js';
@@ -67,6 +67,9 @@ export interface ExportOptions {
   onPlan?: (plan: { toFetch: number; skipped: number }) => void;
   onWindow?: (event: WindowEvent) => void;
 }
+
+/** Most windows one load transaction takes (and how far fetching may run ahead of loading). */
+const MAX_BATCH_WINDOWS = 4;
 
 export type StopReason = 'budget' | 'interrupted' | 'fatal';
 
@@ -138,46 +141,65 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     exitCode: EXIT.ok,
   };
 
-  // Window n loads (DuckDB works on its own threads) while window n+1 is fetched. A load
-  // failure is a database failure: it stops the run once the fetch in progress returns.
-  let loading: Promise<void> = Promise.resolve();
+  // Fetched windows queue for a loader that runs beside the fetching (DuckDB works on its
+  // own threads). The loader takes everything queued into one transaction, so windows that
+  // arrive faster than DuckDB commits share a commit. A load failure is a database failure:
+  // it stops the run once the fetch in progress returns.
+  const queue: { item: PlannedFetch; walked: WalkResult; requests: number }[] = [];
+  let loaderRunning = false;
+  let loader: Promise<void> = Promise.resolve();
   let loadError: unknown;
-  const load = async (item: PlannedFetch, walked: WalkResult, requests: number): Promise<void> => {
-    const rows = walked.rows.map(checkRow);
-    const totals = checkCounts(walked.totals);
-    const warnings = [...walked.warnings, ...summariseFlags(rows, totals)];
-    await replaceWindow(
-      db,
-      {
-        metric: item.metric,
-        projectId: item.projectId,
-        window: item.window,
-        rows,
-        totals,
-        fetchedAt: clock.now(),
-        runId: options.runId,
-        pages: walked.pages,
-        requests,
-        walks: walked.walks,
-        warnings,
-      },
-      options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined,
-    );
-    summary.windowsLoaded++;
-    summary.rows += rows.length;
-    summary.warnings += warnings.length;
-    options.onWindow?.({
-      kind: 'loaded',
-      metric: item.metric,
-      projectId: item.projectId,
-      window: item.window,
-      reason: item.reason,
-      rows: rows.length,
-      pages: walked.pages,
-      requests,
-      walks: walked.walks,
-      warnings,
-    });
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0 && loadError === undefined) {
+      const batch = queue.splice(0, MAX_BATCH_WINDOWS);
+      const loads = batch.map(({ item, walked, requests }) => {
+        const rows = walked.rows.map(checkRow);
+        const totals = checkCounts(walked.totals);
+        const warnings = [...walked.warnings, ...summariseFlags(rows, totals)];
+        return { item, walked, load: { metric: item.metric, projectId: item.projectId, window: item.window, rows, totals, fetchedAt: clock.now(), runId: options.runId, pages: walked.pages, requests, walks: walked.walks, warnings } };
+      });
+      try {
+        await replaceWindows(
+          db,
+          loads.map((l) => l.load),
+          options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined,
+        );
+      } catch (error) {
+        loadError = error;
+        break;
+      }
+      for (const { item, walked, load } of loads) {
+        summary.windowsLoaded++;
+        summary.rows += load.rows.length;
+        summary.warnings += load.warnings.length;
+        options.onWindow?.({
+          kind: 'loaded',
+          metric: item.metric,
+          projectId: item.projectId,
+          window: item.window,
+          reason: item.reason,
+          rows: load.rows.length,
+          pages: walked.pages,
+          requests: load.requests,
+          walks: walked.walks,
+          warnings: load.warnings,
+        });
+      }
+    }
+    // Set in the same synchronous step as the empty check, so no queued window is stranded.
+    loaderRunning = false;
+  };
+  const enqueue = async (entry: (typeof queue)[number]): Promise<void> => {
+    queue.push(entry);
+    if (!loaderRunning) {
+      loaderRunning = true;
+      loader = drain().catch((error: unknown) => {
+        loadError ??= error;
+        loaderRunning = false;
+      });
+    }
+    // Back-pressure: do not fetch far ahead of what DuckDB has loaded.
+    if (queue.length >= MAX_BATCH_WINDOWS) await loader;
   };
 
   for (const [index, item] of fetches.entries()) {
@@ -229,13 +251,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       }
       continue;
     }
-    const requests = budget.requestsUsed - before;
-    await loading;
-    loading = load(item, walked, requests).catch((error: unknown) => {
-      loadError = error;
-    });
+    await enqueue({ item, walked, requests: budget.requestsUsed - before });
   }
-  await loading;
+  await loader;
   if (loadError !== undefined) throw loadError;
   summary.requests = budget.requestsUsed;
   summary.exitCode =

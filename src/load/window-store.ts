@@ -8,7 +8,17 @@
  * ... SELECT then moves the rows into the keyed table on DuckDB's own threads, while the
  * next window is being fetched.
  */
-import { DOUBLE, VARCHAR, type DuckDBValue } from '@duckdb/node-api';
+import {
+  BIGINT,
+  DATE,
+  DOUBLE,
+  INTEGER,
+  TIMESTAMPTZ,
+  VARCHAR,
+  dateValue,
+  timestampTZValue,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import type { Metric } from '../api/schemas.js';
 import type { CheckedCounts, CheckedRow } from '../extract/row-quality.js';
 import type { LoadedWindow } from '../extract/plan-export.js';
@@ -53,67 +63,101 @@ export async function readLoadedWindows(
 }
 
 /** Created per connection by sql/schema.sql. */
-const STAGE_TABLE = 'docpipe_stage_rows';
-const STAGE_TYPES = [VARCHAR, DOUBLE, DOUBLE, DOUBLE, VARCHAR] as const;
+const STAGE_ROWS = 'docpipe_stage_rows';
+const STAGE_WINDOWS = 'docpipe_stage_windows';
+const ROW_TYPES = [INTEGER, VARCHAR, DOUBLE, DOUBLE, DOUBLE, VARCHAR] as const;
+const WINDOW_TYPES = [
+  INTEGER, VARCHAR, VARCHAR, DATE, DATE, DOUBLE, DOUBLE, DOUBLE, VARCHAR,
+  TIMESTAMPTZ, VARCHAR, BIGINT, INTEGER, INTEGER, INTEGER, VARCHAR,
+] as const;
+const DAY_MS = 86_400_000;
+
+const day = (iso: string): DuckDBValue => dateValue(Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS));
 
 /**
+ * Replaces a window: see replaceWindows.
  * @param alsoInTransaction more bookkeeping to commit with the window (the request log).
  */
-export async function replaceWindow(
+export function replaceWindow(
   db: Database,
   load: WindowLoad,
   alsoInTransaction?: (tx: Executor) => Promise<void>,
 ): Promise<void> {
-  const tables = METRIC_TABLES[load.metric];
-  const key = { project: load.projectId, start: load.window.start, end: load.window.end };
-  const n = load.rows.length;
-  const fetchedAt = new Date(load.fetchedAt).toISOString();
-  const columns: DuckDBValue[][] = [
-    load.rows.map((r) => r.path),
-    load.rows.map((r) => r.human),
-    load.rows.map((r) => r.ai),
-    load.rows.map((r) => r.total),
-    load.rows.map((r) => r.flags),
+  return replaceWindows(db, [load], alsoInTransaction);
+}
+
+/**
+ * Replaces one or more windows in one transaction: each window's rows, totals and
+ * bookkeeping row replace its earlier copy, all or nothing. Several windows share a commit
+ * when they arrive faster than DuckDB loads (group commit); each stays whole either way.
+ */
+export async function replaceWindows(
+  db: Database,
+  loads: readonly WindowLoad[],
+  alsoInTransaction?: (tx: Executor) => Promise<void>,
+): Promise<void> {
+  if (loads.length === 0) return;
+  const rows = loads.reduce((n, l) => n + l.rows.length, 0);
+  const rowColumns: DuckDBValue[][] = [[], [], [], [], [], []];
+  const [idx, path, human, ai, total, flags] = rowColumns as [DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[]];
+  loads.forEach((load, i) => {
+    for (const r of load.rows) {
+      idx.push(i);
+      path.push(r.path);
+      human.push(r.human);
+      ai.push(r.ai);
+      total.push(r.total);
+      flags.push(r.flags);
+    }
+  });
+  const windowColumns: DuckDBValue[][] = [
+    loads.map((_, i) => i),
+    loads.map((l) => l.metric),
+    loads.map((l) => l.projectId),
+    loads.map((l) => day(l.window.start)),
+    loads.map((l) => day(l.window.end)),
+    loads.map((l) => l.totals.human),
+    loads.map((l) => l.totals.ai),
+    loads.map((l) => l.totals.total),
+    loads.map((l) => l.totals.flags),
+    loads.map((l) => timestampTZValue(BigInt(Math.round(l.fetchedAt)) * 1000n)),
+    loads.map((l) => l.runId),
+    loads.map((l) => BigInt(l.rows.length)),
+    loads.map((l) => l.pages),
+    loads.map((l) => l.requests),
+    loads.map((l) => l.walks),
+    loads.map((l) => JSON.stringify(l.warnings)),
   ];
-  const where = `project_id = $project AND window_start = $start::DATE AND window_end = $end::DATE`;
+  const metrics = [...new Set(loads.map((l) => l.metric))];
 
   await db.transaction(async (tx) => {
-    await tx.run(`DELETE FROM ${STAGE_TABLE}`);
-    await tx.append(STAGE_TABLE, STAGE_TYPES, columns);
-    await tx.run(`DELETE FROM ${tables.pages} WHERE ${where}`, key);
+    await tx.run(`DELETE FROM ${STAGE_ROWS}`);
+    await tx.run(`DELETE FROM ${STAGE_WINDOWS}`);
+    if (rows > 0) await tx.append(STAGE_ROWS, ROW_TYPES, rowColumns);
+    await tx.append(STAGE_WINDOWS, WINDOW_TYPES, windowColumns);
+    for (const metric of metrics) {
+      const tables = METRIC_TABLES[metric];
+      const mine = `w.metric = '${metric}'`;
+      await tx.run(
+        `DELETE FROM ${tables.pages} p USING ${STAGE_WINDOWS} w
+          WHERE ${mine} AND p.project_id = w.project_id AND p.window_start = w.window_start AND p.window_end = w.window_end`,
+      );
+      await tx.run(
+        `INSERT INTO ${tables.pages}
+         SELECT w.project_id, w.window_start, w.window_end, s.path, s.human::BIGINT, s.ai::BIGINT, s.total::BIGINT, w.run_id, s.flags
+           FROM ${STAGE_ROWS} s JOIN ${STAGE_WINDOWS} w USING (idx) WHERE ${mine}`,
+      );
+      await tx.run(
+        `INSERT OR REPLACE INTO ${tables.totals}
+         SELECT project_id, window_start, window_end, human::BIGINT, ai::BIGINT, total::BIGINT, fetched_at, run_id, flags
+           FROM ${STAGE_WINDOWS} w WHERE ${mine}`,
+      );
+    }
     await tx.run(
-      `INSERT INTO ${tables.pages}
-       SELECT $project, $start::DATE, $end::DATE, path, human::BIGINT, ai::BIGINT, total::BIGINT, $run, flags
-         FROM ${STAGE_TABLE}`,
-      { ...key, run: load.runId },
-    );
-    await tx.run(
-      `INSERT OR REPLACE INTO ${tables.totals} VALUES ($project, $start::DATE, $end::DATE, $human, $ai, $total,
-         $fetched::TIMESTAMPTZ, $run, $flags)`,
-      {
-        ...key,
-        human: BigInt(load.totals.human),
-        ai: BigInt(load.totals.ai),
-        total: BigInt(load.totals.total),
-        fetched: fetchedAt,
-        run: load.runId,
-        flags: load.totals.flags,
-      },
-    );
-    await tx.run(
-      `INSERT OR REPLACE INTO loaded_windows VALUES ($metric, $project, $start::DATE, $end::DATE,
-         $fetched::TIMESTAMPTZ, $run, $rows, $pages, $requests, $walks, $warnings::VARCHAR[])`,
-      {
-        ...key,
-        metric: load.metric,
-        fetched: fetchedAt,
-        run: load.runId,
-        rows: BigInt(n),
-        pages: load.pages,
-        requests: load.requests,
-        walks: load.walks,
-        warnings: JSON.stringify(load.warnings),
-      },
+      `INSERT OR REPLACE INTO loaded_windows
+       SELECT metric, project_id, window_start, window_end, fetched_at, run_id, row_count, pages, requests, walks,
+              from_json(warnings, '["VARCHAR"]')
+         FROM ${STAGE_WINDOWS}`,
     );
     await alsoInTransaction?.(tx);
   });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/core/errors.js';
 import type { CheckedRow } from '../../src/extract/row-quality.js';
 import { Database } from '../../src/load/database.js';
-import { readLoadedWindows, replaceWindow, type WindowLoad } from '../../src/load/window-store.js';
+import { readLoadedWindows, replaceWindow, replaceWindows, type WindowLoad } from '../../src/load/window-store.js';
 
 const window = { start: '2026-02-28', end: '2026-03-01' };
 const rows = (n: number, base = 1): CheckedRow[] =>
@@ -73,6 +73,29 @@ describe('replaceWindow', () => {
     await replaceWindow(db, load({ rows: rows(4), runId: 'run-3' }));
     const [after] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM page_visitors');
     expect(after?.n).toBe(4n);
+  });
+
+  it('loads several windows of both metrics in one transaction, each replacing only itself', async () => {
+    const other = { start: '2026-03-01', end: '2026-03-02' };
+    await replaceWindow(db, load({ rows: rows(7) }));
+    await replaceWindows(db, [
+      load({ rows: rows(3), runId: 'run-2' }),
+      load({ window: other, rows: rows(4), runId: 'run-2', warnings: ['a, b', 'c'] }),
+      load({ metric: 'views', rows: rows(5), runId: 'run-2' }),
+      load({ window: other, rows: [], runId: 'run-2' , metric: 'views' }),
+    ]);
+    const counts = await db.all(
+      `SELECT 'visitors' AS m, strftime(window_start, '%Y-%m-%d') AS s, count(*) AS n FROM page_visitors GROUP BY ALL
+       UNION ALL SELECT 'views', strftime(window_start, '%Y-%m-%d'), count(*) FROM page_views GROUP BY ALL ORDER BY ALL`,
+    );
+    expect(counts).toEqual([
+      { m: 'views', s: '2026-02-28', n: 5n },
+      { m: 'visitors', s: '2026-02-28', n: 3n },
+      { m: 'visitors', s: '2026-03-01', n: 4n },
+    ]);
+    expect(await db.all(`SELECT count(*) AS n FROM view_totals`)).toEqual([{ n: 2n }]);
+    expect(await db.all(`SELECT warnings FROM loaded_windows WHERE metric = 'visitors' AND window_start = '2026-03-01'`)).toEqual([{ warnings: ['a, b', 'c'] }]);
+    expect(await db.all(`SELECT DISTINCT run_id FROM loaded_windows`)).toEqual([{ run_id: 'run-2' }]);
   });
 
   it('stores flags on rows kept despite a broken invariant', async () => {

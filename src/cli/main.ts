@@ -82,7 +82,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     onSignal = () => {
       interrupts++;
       if (interrupts > 1) process.exit(EXIT.interrupted);
-      process.stderr.write('\ninterrupted: finishing the current step and saving (Ctrl-C again to quit now)\n');
+      process.stderr.write('\nstopping: finishing the current step and saving what is done (Ctrl-C again to quit at once)\n');
       controller?.abort(new InterruptedError('interrupted'));
     };
     process.on('SIGINT', onSignal);

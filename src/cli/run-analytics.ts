@@ -23,8 +23,9 @@ export interface AnalyticsRunOptions {
 }
 
 export function formatSummary(s: ExportSummary & { retries: number }): string {
+  const windows = (n: number): string => `${n} window${n === 1 ? '' : 's'}`;
   const parts = [
-    `${s.windowsPlanned} windows planned`,
+    `${windows(s.windowsPlanned)} planned`,
     `${s.windowsSkipped} skipped (already loaded)`,
     `${s.windowsLoaded} loaded`,
     `${s.windowsFailed} failed`,
@@ -35,9 +36,9 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
   ];
   const tail =
     s.stopped === 'budget'
-      ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${s.windowsLeft} windows left for the next run`
+      ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'interrupted'
-        ? `\ninterrupted; ${s.windowsLeft} windows left, everything loaded so far is saved`
+        ? `\ninterrupted; ${windows(s.windowsLeft)} left, everything loaded so far is saved`
         : s.stopped === 'fatal'
           ? `\nstopped: ${s.stopMessage ?? ''}`
           : '';

@@ -63,6 +63,17 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(bad.stderr).toMatch(/invalid sandbox paths '0'/);
   });
 
+  it('reads the key from --api-key-file, and refuses an empty one', async () => {
+    const keyFile = join(h.dir, 'key');
+    writeFileSync(keyFile, 'mint_sandbox_local_key\n');
+    const ok = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-03', '--to', '2026-03-04', '--api-key-file', keyFile], { withKey: false });
+    expect(ok.code).toBe(0);
+    writeFileSync(keyFile, '\n');
+    const empty = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-03', '--to', '2026-03-04', '--api-key-file', keyFile], { withKey: false });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--api-key-file '.*key' is empty/);
+  });
+
   it('reads options from DOCPIPE_ variables', () => {
     const file = join(h.dir, 'p.txt');
     writeFileSync(file, 'hello\n');

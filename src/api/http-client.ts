@@ -201,8 +201,9 @@ export class HttpClient {
         // not happen to a POST that may have created something.
         ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
         // A server-specified wait happens here, on the injectable clock, and uses no retry.
-        onFailedAttempt: async ({ error, attemptNumber }) => {
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           const decision = decideRetry(error, idempotent);
+          if (decision.action === 'backoff' && retriesLeft === 0) return; // the last attempt failed
           const delay: RetryDelay =
             decision.action === 'wait' ? { kind: 'retry-after', ms: decision.ms } : { kind: 'backoff' };
           if (error instanceof DocpipeError) this.options.onRetry?.(error, attemptNumber, delay);

@@ -46,7 +46,9 @@ describe('HttpClient against the sandbox', () => {
     await fetchAnalyticsPage(client({ retries: 1 }), page);
     expect(sandbox.requests).toHaveLength(6);
     sandbox.addFault({ kind: 'server-error', times: 2 });
-    await expect(fetchAnalyticsPage(client({ retries: 1 }), page)).rejects.toThrow(HttpError);
+    let retries = 0;
+    await expect(fetchAnalyticsPage(client({ retries: 1, onRetry: () => void retries++ }), page)).rejects.toThrow(HttpError);
+    expect(retries).toBe(1); // two attempts, one retry between them
   });
 
   it('gives up at once on a Retry-After longer than the cap', async () => {

@@ -1,3 +1,4 @@
+import type { Argv, CommandModule } from 'yargs';
 import type { ExitCode } from '../core/errors.js';
 import type { CliIo, GlobalArgs } from './io.js';
 import type { SessionOptions } from './session.js';
@@ -7,8 +8,24 @@ export interface CliContext {
   io: CliIo;
   /** Set by the command that ran; 0 unless it says otherwise. */
   exitCode: ExitCode;
-  /** Only for typing handler arguments. */
-  readonly globals: GlobalArgs;
   /** HTTP client overrides (tests, benchmark). */
   http?: SessionOptions['http'];
+}
+
+/**
+ * Declares a command whose handler gets the arguments its builder declares, plus the global
+ * options (yargs types the handler's argument loosely; this is the one place that narrows it).
+ */
+export function defineCommand<B extends (yargs: Argv) => Argv<unknown>>(spec: {
+  command: string;
+  describe: string;
+  builder: B;
+  handler: (args: Awaited<ReturnType<B>['argv']> & GlobalArgs) => Promise<void>;
+}): CommandModule {
+  return {
+    command: spec.command,
+    describe: spec.describe,
+    builder: spec.builder,
+    handler: (raw) => spec.handler(raw as unknown as Awaited<ReturnType<B>['argv']> & GlobalArgs),
+  };
 }

@@ -8,7 +8,7 @@ import { LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL } from '../api/http-client.js';
 import { DEFAULT_DB_PATH } from '../load/database.js';
 import type { CliContext } from './context.js';
-import { processIo, type CliIo, type GlobalArgs } from './io.js';
+import { processIo, type CliIo } from './io.js';
 import { exportCommand } from './commands/export.js';
 import { queryCommand } from './commands/query.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -89,7 +89,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     process.on('SIGTERM', onSignal);
     io = processIo(controller.signal);
   }
-  const ctx: CliContext = { io, exitCode: EXIT.ok, globals: undefined as unknown as GlobalArgs, ...(options.http ? { http: options.http } : {}) };
+  const ctx: CliContext = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
   const verbose = argv.includes('--verbose');
   try {
     await buildParser(argv, ctx).parseAsync();

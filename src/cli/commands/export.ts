@@ -3,7 +3,7 @@ import { METRICS, type Metric } from '../../api/schemas.js';
 import { UsageError } from '../../core/errors.js';
 import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
 import { requireProjects } from '../api-key.js';
-import type { CliContext } from '../context.js';
+import { defineCommand, type CliContext } from '../context.js';
 import { DEFAULT_REQUESTS_PER_HOUR, runAnalytics } from '../run-analytics.js';
 
 function builder(yargs: Argv) {
@@ -21,12 +21,11 @@ function builder(yargs: Argv) {
 }
 
 export function exportCommand(ctx: CliContext): CommandModule {
-  return {
+  return defineCommand({
     command: 'export <metric>',
     describe: 'export unique visitors or page views for a date range into DuckDB',
     builder,
-    handler: async (raw) => {
-      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']> & typeof ctx.globals;
+    handler: async (args) => {
       const lookbackDays = args['lookback-days'];
       if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
         throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
@@ -43,5 +42,5 @@ export function exportCommand(ctx: CliContext): CommandModule {
         ...(ctx.http ? { http: ctx.http } : {}),
       });
     },
-  };
+  });
 }

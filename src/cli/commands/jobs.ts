@@ -8,8 +8,8 @@ import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-bat
 import { Database } from '../../load/database.js';
 import { finishRun, newRunId, startRun } from '../../load/runs.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
-import type { CliContext } from '../context.js';
-import { loggerFor } from '../io.js';
+import { defineCommand, type CliContext } from '../context.js';
+import { loggerFor, type GlobalArgs } from '../io.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { createSession } from '../session.js';
 
@@ -57,7 +57,7 @@ function submitBuilder(yargs: Argv) {
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
 }
 
-async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof submitBuilder>['argv']> & CliContext['globals']): Promise<void> {
+async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof submitBuilder>['argv']> & GlobalArgs): Promise<void> {
   const concurrency = positive('concurrency', args.concurrency, true);
   const pollInterval = positive('poll-interval', args['poll-interval'], false);
   const timeout = positive('timeout', args.timeout, false);
@@ -159,50 +159,49 @@ function listBuilder(yargs: Argv) {
     .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
 }
 
+async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
+  const db = await Database.open(args.db);
+  try {
+    const projectFilter = args.project?.[0];
+    const rows = await new JobLedger(db, '').list({
+      ...(args.status ? { status: args.status } : {}),
+      ...(projectFilter ? { projectId: projectFilter } : {}),
+    });
+    const records = rows.map((r) => ({
+      project_id: r.projectId,
+      prompt_key: r.promptKey,
+      prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
+      status: r.status,
+      job_id: r.jobId,
+      pr_link: r.prLink,
+      submitted_at: r.submittedAt,
+      finished_at: r.finishedAt,
+      error: r.error,
+    }));
+    const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
+    ctx.io.stdout(renderRows(args.format, columns, records));
+  } finally {
+    db.close();
+  }
+}
+
 export function jobsCommand(ctx: CliContext): CommandModule {
+  const submit = defineCommand({
+    command: 'submit <file>',
+    describe: 'submit every prompt of a file once and follow each job to its end',
+    builder: submitBuilder,
+    handler: (args) => submitHandler(ctx, args),
+  });
+  const list = defineCommand({
+    command: 'list',
+    describe: 'show the job ledger',
+    builder: listBuilder,
+    handler: (args) => listHandler(ctx, args),
+  });
   return {
     command: 'jobs <command>',
     describe: 'submit a batch of agent jobs, or list the ledger',
-    builder: (yargs) =>
-      yargs
-        .command({
-          command: 'submit <file>',
-          describe: 'submit every prompt of a file once and follow each job to its end',
-          builder: submitBuilder,
-          handler: (raw) => submitHandler(ctx, raw as unknown as Parameters<typeof submitHandler>[1]),
-        })
-        .command({
-          command: 'list',
-          describe: 'show the job ledger',
-          builder: listBuilder,
-          handler: async (raw) => {
-            const args = raw as unknown as Awaited<ReturnType<typeof listBuilder>['argv']> & CliContext['globals'];
-            const db = await Database.open(args.db);
-            try {
-              const projectFilter = args.project?.[0];
-              const rows = await new JobLedger(db, '').list({
-                ...(args.status ? { status: args.status } : {}),
-                ...(projectFilter ? { projectId: projectFilter } : {}),
-              });
-              const records = rows.map((r) => ({
-                project_id: r.projectId,
-                prompt_key: r.promptKey,
-                prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
-                status: r.status,
-                job_id: r.jobId,
-                pr_link: r.prLink,
-                submitted_at: r.submittedAt,
-                finished_at: r.finishedAt,
-                error: r.error,
-              }));
-              const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
-              ctx.io.stdout(renderRows(args.format, columns, records));
-            } finally {
-              db.close();
-            }
-          },
-        })
-        .demandCommand(1, 'name a jobs command: submit or list'),
+    builder: (yargs) => yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list'),
     handler: () => undefined,
   };
 }

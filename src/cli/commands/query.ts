@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { Database, userSqlError } from '../../load/database.js';
-import type { CliContext } from '../context.js';
+import { defineCommand, type CliContext } from '../context.js';
 import { OUTPUT_FORMATS, renderRows, type OutputFormat } from '../output/table.js';
 
 function builder(yargs: Argv) {
@@ -26,12 +26,11 @@ function readSql(sql: string | undefined, file: string | undefined): { text: str
 }
 
 export function queryCommand(ctx: CliContext): CommandModule {
-  return {
+  return defineCommand({
     command: 'query [sql]',
     describe: 'run SQL on the database and print the result',
     builder,
-    handler: async (raw) => {
-      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']> & typeof ctx.globals;
+    handler: async (args) => {
       const { text, label } = readSql(args.sql, args.file);
       const db = await Database.open(args.db);
       try {
@@ -47,5 +46,5 @@ export function queryCommand(ctx: CliContext): CommandModule {
         db.close();
       }
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { startSandbox, parseFaultSpec, type FaultSpec } from '../../sandbox/server.js';
-import type { CliContext } from '../context.js';
+import { defineCommand, type CliContext } from '../context.js';
 
 function builder(yargs: Argv) {
   return yargs
@@ -12,12 +12,11 @@ function builder(yargs: Argv) {
 }
 
 export function sandboxCommand(ctx: CliContext): CommandModule {
-  return {
+  return defineCommand({
     command: 'sandbox',
     describe: 'serve a local simulation of the API on 127.0.0.1',
     builder,
-    handler: async (raw) => {
-      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']>;
+    handler: async (args) => {
       const faults: FaultSpec[] = (args.fault ?? []).map((f) => parseFaultSpec(f));
       const site = {
         ...(args.paths === undefined ? {} : { paths: args.paths }),
@@ -35,5 +34,5 @@ export function sandboxCommand(ctx: CliContext): CommandModule {
       });
       await sandbox.close();
     },
-  };
+  });
 }

@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { loggerFor } from '../io.js';
 import { checkPipelineConfig } from '../../extract/pipeline-config.js';
 import { planClosedWindows } from '../../extract/windows.js';
-import type { CliContext } from '../context.js';
+import { defineCommand, type CliContext } from '../context.js';
 import { runAnalytics } from '../run-analytics.js';
 
 function builder(yargs: Argv) {
@@ -30,12 +30,11 @@ function readPipeline(path: string): unknown {
 }
 
 export function syncCommand(ctx: CliContext): CommandModule {
-  return {
+  return defineCommand({
     command: 'sync [pipeline]',
     describe: 'nightly incremental export of every closed window not yet settled',
     builder,
-    handler: async (raw) => {
-      const args = raw as unknown as Awaited<ReturnType<typeof builder>['argv']> & typeof ctx.globals;
+    handler: async (args) => {
       const path = args.pipeline;
       const check = checkPipelineConfig(readPipeline(path));
       const logger = loggerFor(ctx.io, args);
@@ -54,5 +53,5 @@ export function syncCommand(ctx: CliContext): CommandModule {
         ...(ctx.http ? { http: ctx.http } : {}),
       });
     },
-  };
+  });
 }

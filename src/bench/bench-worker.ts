@@ -2,7 +2,7 @@
  * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
- * Prints one JSON line: {phase, rows, requests, ms, maxRssMb}.
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb}.
  */
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import { HttpClient } from '../api/http-client.js';
@@ -48,5 +48,6 @@ if (!url || !from || !to || (phase !== 'fetch' && phase !== 'export') || (phase 
 const started = performance.now();
 const result = phase === 'fetch' ? await fetchOnly(url, from, to) : await exportAll(url, from, to, db as string);
 const ms = performance.now() - started;
-const maxRssMb = process.resourceUsage().maxRSS / 1024;
-console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), maxRssMb: Math.round(maxRssMb) }));
+const usage = process.resourceUsage();
+const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024) }));

@@ -5,8 +5,8 @@
  * The sandbox runs in its own process, as would a remote API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -21,7 +21,22 @@ interface PhaseResult {
   rows: number;
   requests: number;
   ms: number;
+  /** CPU time of the phase's own process (all its threads, DuckDB's included). */
+  cpuMs: number;
   maxRssMb: number;
+  /** CPU time the sandbox spent serving the phase (Linux only). */
+  sandboxCpuMs?: number;
+}
+
+/** CPU time used so far by a process, from /proc (Linux); undefined elsewhere. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+    return Number.isFinite(ticks) ? (ticks * 1000) / 100 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
 }
 
 function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
@@ -37,7 +52,14 @@ function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-function runPhase(args: string[]): Promise<PhaseResult> {
+async function runPhase(args: string[], sandboxPid?: number): Promise<PhaseResult> {
+  const before = processCpuMs(sandboxPid);
+  const result = await runWorker(args);
+  const after = processCpuMs(sandboxPid);
+  return before === undefined || after === undefined ? result : { ...result, sandboxCpuMs: after - before };
+}
+
+function runWorker(args: string[]): Promise<PhaseResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'dist/bench/bench-worker.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -59,19 +81,21 @@ try {
   console.log(`docpipe export benchmark: ${DAYS} daily windows, ${PATHS} paths per site, sandbox at ${url}`);
   // Warm the sandbox's code paths (not its per-window cache: 90 windows exceed it).
   await runPhase(['fetch', url, addDays(from, -3), from]);
-  const fetch1 = await runPhase(['fetch', url, from, to]);
-  const exported = await runPhase(['export', url, from, to, join(dir, 'bench.duckdb')]);
-  const fetch2 = await runPhase(['fetch', url, from, to]);
+  const fetch1 = await runPhase(['fetch', url, from, to], child.pid);
+  const exported = await runPhase(['export', url, from, to, join(dir, 'bench.duckdb')], child.pid);
+  const fetch2 = await runPhase(['fetch', url, from, to], child.pid);
   const baseline = (perSecond(fetch1) + perSecond(fetch2)) / 2;
   const ratio = perSecond(exported) / baseline;
+  const seconds = (ms: number | undefined): string => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
   const row = (name: string, r: PhaseResult): string =>
-    `${name.padEnd(22)} ${String(r.rows).padStart(9)} ${String(r.requests).padStart(9)} ${(r.ms / 1000).toFixed(2).padStart(8)} ${Math.round(perSecond(r)).toString().padStart(10)} ${String(r.maxRssMb).padStart(8)}`;
-  console.log(`${'phase'.padEnd(22)} ${'rows'.padStart(9)} ${'requests'.padStart(9)} ${'seconds'.padStart(8)} ${'rows/s'.padStart(10)} ${'peak MB'.padStart(8)}`);
+    `${name.padEnd(22)} ${String(r.rows).padStart(9)} ${String(r.requests).padStart(9)} ${seconds(r.ms).padStart(8)} ${Math.round(perSecond(r)).toString().padStart(10)} ${String(r.maxRssMb).padStart(8)} ${seconds(r.cpuMs).padStart(8)} ${seconds(r.sandboxCpuMs).padStart(12)}`;
+  console.log(`${'phase'.padEnd(22)} ${'rows'.padStart(9)} ${'requests'.padStart(9)} ${'seconds'.padStart(8)} ${'rows/s'.padStart(10)} ${'peak MB'.padStart(8)} ${'cpu s'.padStart(8)} ${'sandbox cpu s'.padStart(12)}`);
   console.log(row('fetch+parse (before)', fetch1));
   console.log(row('export to DuckDB', exported));
   console.log(row('fetch+parse (after)', fetch2));
   console.log(`ratio export/fetch-only rows/s: ${ratio.toFixed(3)} (target >= 0.8) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`);
   console.log(`export peak RSS: ${exported.maxRssMb} MB (target <= 300) ${exported.maxRssMb <= 300 ? 'OK' : 'MISSED'}`);
+  console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads`);
   if (exported.rows !== fetch1.rows) console.log(`note: row counts differ (export ${exported.rows}, fetch ${fetch1.rows})`);
 } finally {
   child.kill('SIGTERM');

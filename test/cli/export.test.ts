@@ -221,6 +221,12 @@ describe('docpipe export', () => {
     expect(await query(h, 'SELECT count(*) AS n FROM visitor_totals')).toEqual([{ n: 1n }]);
   });
 
+  it('warns about windows that are not closed yet, and loads what exists', async () => {
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-09', '--to', '2026-03-12']);
+    expect(result.code).toBe(0);
+    expect(logLines(result).find((l) => l.event === 'window not closed yet')).toMatchObject({ level: 'warn', windows: 2, first: '2026-03-10' });
+  });
+
   it('needs a key and a project (exit 2)', async () => {
     const noKey = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06'], { withKey: false });
     expect(noKey.code).toBe(2);

@@ -2,7 +2,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../api/schemas.js';
 import { UsageError } from '../../core/errors.js';
 import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
+import { isClosed } from '../../extract/plan-export.js';
 import { requireProjects } from '../api-key.js';
+import { loggerFor } from '../io.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { DEFAULT_REQUESTS_PER_HOUR, runAnalytics } from '../run-analytics.js';
 
@@ -32,6 +34,14 @@ export function exportCommand(ctx: CliContext): CommandModule {
       }
       const windows = planWindows(args.from, args.to, args.window);
       const projects = requireProjects(args);
+      const open = windows.filter((w) => !isClosed(w, ctx.io.clock.now()));
+      if (open.length > 0) {
+        loggerFor(ctx.io, args).warn('window not closed yet', {
+          windows: open.length,
+          first: open[0]?.start,
+          detail: 'today (UTC) is partial: these windows are re-fetched on later runs until they settle',
+        });
+      }
       ctx.exitCode = await runAnalytics(ctx.io, args, {
         command: `export ${args.metric}`,
         tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, windows })),

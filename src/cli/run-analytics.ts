@@ -84,7 +84,8 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
     } finally {
       progress.done();
       // Requests of windows that failed or were cut short still count against the budget.
-      await session.log.flush();
+      // After a database failure this may fail too; the first error is the one to report.
+      await session.log.flush().catch((error: unknown) => logger.warn('request log not saved', { error: String(error) }));
     }
     const full = { ...summary, retries: session.stats.retries, runId };
     const status = summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed');

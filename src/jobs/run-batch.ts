@@ -157,7 +157,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (job.id === null) {
       await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
     }
-    return job.id;
+    // A job that is already over needs no polling.
+    return isTerminalStatus(job.status) ? null : job.id;
   };
 
   const handle = async (entry: PromptEntry): Promise<void> => {

@@ -55,7 +55,6 @@ export function parseAnalyticsPage(metric: Metric, json: unknown, context: strin
   };
 }
 
-export const AGENT_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'archived', 'failed']);
 
 /** An agent job as far as it could be read; every field may be missing. */

@@ -59,10 +59,3 @@ export function createLogger(options: LoggerOptions): Logger {
     error: (e, f) => emit('error', e, f),
   };
 }
-
-/** A logger that keeps its lines, for tests and for quiet library use. */
-export function createMemoryLogger(format: LogFormat = 'json'): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ format, write: (l) => lines.push(l.trimEnd()), verbose: true });
-  return Object.assign(logger, { lines });
-}

@@ -94,11 +94,6 @@ export function windowDays(window: Window): number {
   return Math.round(parseDay(window.end).diff(parseDay(window.start), 'days').days);
 }
 
-export function parseGrain(value: string): Grain {
-  if ((GRAINS as readonly string[]).includes(value)) return value as Grain;
-  throw new UsageError(`invalid --window '${value}': expected one of ${GRAINS.join(', ')}`);
-}
-
 /**
  * The closed windows of an incremental sync: from `start` up to the last boundary on or
  * before today (UTC), so that every window ends on or before today. Empty when none is closed.

@@ -21,7 +21,7 @@ import {
 } from '../core/errors.js';
 import type { Database } from '../load/database.js';
 import type { RequestLog } from '../load/request-log.js';
-import { readLoadedWindows, replaceWindows } from '../load/window-store.js';
+import { readLoadedWindows, replaceWindows, type WindowLoad } from '../load/window-store.js';
 import { walkWindow, type WalkOptions, type WalkResult } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
 import { checkCounts, checkRow, summariseFlags } from './row-quality.js';
@@ -94,6 +94,30 @@ interface PlannedFetch {
   reason: FetchReason;
 }
 
+/** Pure: a walked window, checked row by row, as the loader stores it. */
+function toWindowLoad(
+  entry: { item: PlannedFetch; walked: WalkResult; requests: number },
+  fetchedAt: number,
+  runId: string,
+): WindowLoad {
+  const { item, walked, requests } = entry;
+  const rows = walked.rows.map(checkRow);
+  const totals = checkCounts(walked.totals);
+  return {
+    metric: item.metric,
+    projectId: item.projectId,
+    window: item.window,
+    rows,
+    totals,
+    fetchedAt,
+    runId,
+    pages: walked.pages,
+    requests,
+    walks: walked.walks,
+    warnings: [...walked.warnings, ...summariseFlags(rows, totals)],
+  };
+}
+
 function stopReasonOf(error: unknown): StopReason | null {
   if (error instanceof InterruptedError) return 'interrupted';
   if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'budget';
@@ -152,39 +176,30 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const drain = async (): Promise<void> => {
     while (queue.length > 0 && loadError === undefined) {
       const batch = queue.splice(0, MAX_BATCH_WINDOWS);
-      const loads = batch.map(({ item, walked, requests }) => {
-        const rows = walked.rows.map(checkRow);
-        const totals = checkCounts(walked.totals);
-        const warnings = [...walked.warnings, ...summariseFlags(rows, totals)];
-        return { item, walked, load: { metric: item.metric, projectId: item.projectId, window: item.window, rows, totals, fetchedAt: clock.now(), runId: options.runId, pages: walked.pages, requests, walks: walked.walks, warnings } };
-      });
+      const loads = batch.map((entry) => toWindowLoad(entry, clock.now(), options.runId));
       try {
-        await replaceWindows(
-          db,
-          loads.map((l) => l.load),
-          options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined,
-        );
+        await replaceWindows(db, loads, options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined);
       } catch (error) {
         loadError = error;
         break;
       }
-      for (const { item, walked, load } of loads) {
+      loads.forEach((load, i) => {
         summary.windowsLoaded++;
         summary.rows += load.rows.length;
         summary.warnings += load.warnings.length;
         options.onWindow?.({
           kind: 'loaded',
-          metric: item.metric,
-          projectId: item.projectId,
-          window: item.window,
-          reason: item.reason,
+          metric: load.metric,
+          projectId: load.projectId,
+          window: load.window,
+          reason: batch[i]!.item.reason,
           rows: load.rows.length,
-          pages: walked.pages,
+          pages: load.pages,
           requests: load.requests,
-          walks: walked.walks,
+          walks: load.walks,
           warnings: load.warnings,
         });
-      }
+      });
     }
     // Set in the same synchronous step as the empty check, so no queued window is stranded.
     loaderRunning = false;

@@ -1,5 +1,6 @@
 import type { HttpClient } from './http-client.js';
-import { parseAnalyticsPage, type AnalyticsPage, type Metric } from './schemas.js';
+import type { Metric } from '../core/domain.js';
+import { parseAnalyticsPage, type AnalyticsPage } from './schemas.js';
 
 /** The API's largest page; always asked for, since requests are the scarce resource. */
 export const MAX_PAGE_SIZE = 250;
@@ -15,7 +16,13 @@ export interface PageQuery {
   signal?: AbortSignal;
 }
 
-export function fetchAnalyticsPage(client: HttpClient, query: PageQuery): Promise<AnalyticsPage> {
+/** A page as parsed, and its body exactly as received (for the spool). */
+export interface ReceivedPage {
+  page: AnalyticsPage;
+  body: string;
+}
+
+export function fetchAnalyticsPage(client: HttpClient, query: PageQuery): Promise<ReceivedPage> {
   const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/${query.metric}`;
   return client.request({
     method: 'GET',
@@ -26,7 +33,7 @@ export function fetchAnalyticsPage(client: HttpClient, query: PageQuery): Promis
       limit: query.limit ?? MAX_PAGE_SIZE,
       offset: query.offset,
     },
-    parse: (json) => parseAnalyticsPage(query.metric, json, `GET ${path}`),
+    parse: (json, body) => ({ page: parseAnalyticsPage(query.metric, json, `GET ${path}`), body }),
     ...(query.signal ? { signal: query.signal } : {}),
   });
 }

@@ -55,10 +55,13 @@ export interface HttpClientOptions {
   clock?: Clock;
   /** How bytes move. @default node:http(s) with keep-alive */
   transport?: Transport;
-  /** Called before every attempt; the request budget waits or throws here. */
-  beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<void>;
-  /** Called after every attempt, whatever its outcome. */
-  afterAttempt?: (response: ResponseInfo) => void | Promise<void>;
+  /**
+   * Called before every attempt; the request budget waits or throws here. What it returns is
+   * handed to `afterAttempt` (the request journal's id for the attempt).
+   */
+  beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<unknown>;
+  /** Called after every attempt, whatever its outcome, with what `beforeAttempt` returned. */
+  afterAttempt?: (response: ResponseInfo, token: unknown) => void | Promise<void>;
   /** Called when an attempt failed and another will be made. */
   onRetry?: (error: DocpipeError, attempt: number, delay: RetryDelay) => void;
 }
@@ -70,8 +73,8 @@ export interface RequestOptions<T> {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
-  /** Turns the parsed JSON into T, throwing DataError when it does not fit. */
-  parse: (json: unknown) => T;
+  /** Turns the parsed JSON (and the body as received) into T, throwing DataError when it does not fit. */
+  parse: (json: unknown, text: string) => T;
   /** Repeating the request is harmless. @default method === 'GET' */
   idempotent?: boolean;
   /** Stops waits (budget, Retry-After, backoff) and, unless `abortInFlight` is false, the request itself. */
@@ -231,7 +234,7 @@ export class HttpClient {
     const url = this.buildUrl(request.path, request.query);
     const shown = `${url.pathname}${url.search}`;
     const info: RequestInfo = { method: request.method, path: shown };
-    await this.options.beforeAttempt?.(info, request.signal);
+    const token = await this.options.beforeAttempt?.(info, request.signal);
 
     const startedAt = clock.now();
     let status = 0;
@@ -279,9 +282,9 @@ export class HttpClient {
           cause: error,
         });
       }
-      return request.parse(json);
+      return request.parse(json, response.text);
     } finally {
-      await this.options.afterAttempt?.({ ...info, status, startedAt, durationMs: clock.now() - startedAt });
+      await this.options.afterAttempt?.({ ...info, status, startedAt, durationMs: clock.now() - startedAt }, token);
     }
   }
 }

@@ -5,9 +5,7 @@
  */
 import { z } from 'zod';
 import { DataError } from '../core/errors.js';
-
-export const METRICS = ['visitors', 'views'] as const;
-export type Metric = (typeof METRICS)[number];
+import type { ApiRow, Counts, Metric } from '../core/domain.js';
 
 const counts = { human: z.number(), ai: z.number(), total: z.number() };
 const totalsSchema = z.object(counts);
@@ -17,16 +15,6 @@ const pageSchemas = {
   visitors: z.object({ totals: totalsSchema, visitors: z.array(rowSchema), hasMore: z.boolean() }),
   views: z.object({ totals: totalsSchema, views: z.array(rowSchema), hasMore: z.boolean() }),
 } as const;
-
-export interface Counts {
-  human: number;
-  ai: number;
-  total: number;
-}
-
-export interface ApiRow extends Counts {
-  path: string;
-}
 
 /** One page of `/visitors` or `/views`, with the metric's array under a common name. */
 export interface AnalyticsPage {

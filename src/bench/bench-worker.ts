@@ -7,12 +7,27 @@
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import { HttpClient } from '../api/http-client.js';
 import { systemClock } from '../core/clock.js';
-import { walkWindow } from '../extract/page-walker.js';
+import { walkWindow, type PageSink } from '../extract/page-walker.js';
+import type { WalkState } from '../spool/spool.js';
 import { planWindows } from '../extract/windows.js';
 import { runCli } from '../cli/main.js';
 import { SANDBOX_API_KEY } from '../sandbox/server.js';
 
 const PROJECT = 'bench-site';
+
+/** Keeps nothing: the baseline walks and parses every page, and stores none. */
+function discardSink(): PageSink {
+  let state: WalkState | null = null;
+  return {
+    state: () => state,
+    begin: (next) => void (state = next),
+    pages: () => [],
+    readPage: () => '',
+    writePage: () => undefined,
+    truncate: () => undefined,
+    complete: () => undefined,
+  };
+}
 
 async function fetchOnly(url: string, from: string, to: string): Promise<{ rows: number; requests: number }> {
   let requests = 0;
@@ -20,10 +35,12 @@ async function fetchOnly(url: string, from: string, to: string): Promise<{ rows:
   let rows = 0;
   // Most recent first, like the export.
   for (const window of planWindows(from, to, 'day').reverse()) {
-    const walked = await walkWindow((offset) =>
-      fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }),
+    const walked = await walkWindow(
+      (offset) => fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }),
+      discardSink(),
+      { metric: 'visitors', projectId: PROJECT, window, runId: 'bench', now: () => Date.now(), requestsSpent: () => requests },
     );
-    rows += walked.rows.length;
+    rows += walked.rows;
   }
   return { rows, requests };
 }

@@ -33,6 +33,8 @@ export interface GlobalArgs {
   logFormat?: string | undefined;
   requestsPerHour?: number | undefined;
   maxRequests?: number | undefined;
+  /** Seconds to wait for a database file another process holds. */
+  lockTimeout: number;
   verbose: boolean;
 }
 

@@ -6,7 +6,7 @@ import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL } from '../api/http-client.js';
-import { DEFAULT_DB_PATH } from '../load/database.js';
+import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
 import type { CliContext } from './context.js';
 import { processIo, type CliIo } from './io.js';
 import { exportCommand } from './commands/export.js';
@@ -45,10 +45,17 @@ function buildParser(argv: string[], ctx: CliContext) {
     .option('log-format', { choices: LOG_FORMATS, describe: 'text on a terminal, json otherwise' })
     .option('requests-per-hour', { type: 'number', describe: 'analytics request budget of the organization [default: 100]' })
     .option('max-requests', { type: 'number', describe: 'cap on requests in this run' })
+    .option('lock-timeout', {
+      type: 'number',
+      default: DEFAULT_LOCK_TIMEOUT_MS / 1000,
+      describe: 'seconds to wait for a database file another process holds, then exit 75',
+    })
     .option('verbose', { type: 'boolean', default: false, describe: 'debug logs and stack traces' })
     .check((args) => {
       const rph = args['requests-per-hour'];
       if (rph !== undefined && (!Number.isFinite(rph) || rph < 1)) throw new UsageError(`invalid --requests-per-hour '${String(rph)}': expected a number >= 1`);
+      const lock = args['lock-timeout'];
+      if (!Number.isFinite(lock) || lock < 0) throw new UsageError(`invalid --lock-timeout '${String(lock)}': expected seconds >= 0`);
       const max = args['max-requests'];
       if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
         throw new UsageError(`invalid --max-requests '${String(max)}': expected a whole number >= 0`);

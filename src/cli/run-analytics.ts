@@ -1,12 +1,12 @@
 /** What `export` and `sync` share: open the database, run the export, record and report the run. */
 import { EXIT, type ExitCode } from '../core/errors.js';
 import { runExport, type ExportSummary, type ExportTask } from '../extract/run-export.js';
-import { Database } from '../load/database.js';
 import { finishRun, newRunId, startRun } from '../load/runs.js';
 import { resolveApiKey } from './api-key.js';
 import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
-import { createSession, type SessionOptions } from './session.js';
+import { createSession, createWorkspace, type SessionOptions } from './session.js';
+import { runStatus } from '../core/outcome.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -27,7 +27,7 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
   const parts = [
     `${windows(s.windowsPlanned)} planned`,
     `${s.windowsSkipped} skipped (already loaded)`,
-    `${s.windowsLoaded} loaded`,
+    `${s.windowsLoaded} loaded${s.windowsFromSpool > 0 ? ` (${s.windowsFromSpool} from the spool)` : ''}`,
     `${s.windowsFailed} failed`,
     `${s.rows} rows`,
     `${s.requests} requests`,
@@ -37,6 +37,8 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
   const tail =
     s.stopped === 'budget'
       ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${windows(s.windowsLeft)} left for the next run`
+      : s.stopped === 'locked'
+        ? `\nstopped: ${s.stopMessage ?? ''}; received pages are kept in the spool for the next run`
       : s.stopped === 'interrupted'
         ? `\ninterrupted; ${windows(s.windowsLeft)} left, everything loaded so far is saved`
         : s.stopped === 'fatal'
@@ -48,55 +50,55 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
 export async function runAnalytics(io: CliIo, args: GlobalArgs, options: AnalyticsRunOptions): Promise<ExitCode> {
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
-  const db = await Database.open(args.db, { threads: 1 });
+  const runId = newRunId(io.clock.now());
+  // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
+  const workspace = createWorkspace(args, runId, logger, { threads: 1 });
+  const { store } = workspace;
+  await store.write((tx) => startRun(tx, runId, options.command, io.clock.now()));
+  const session = createSession({
+    workspace,
+    apiKey,
+    baseUrl: args.baseUrl,
+    scope: 'analytics',
+    perHour: options.perHour,
+    maxRequests: options.maxRequests,
+    clock: io.clock,
+    ...(options.http ? { http: options.http } : {}),
+  });
+  const progress = createProgress(logger, io.stderr, io.isTTY);
+  let summary: ExportSummary;
   try {
-    const runId = newRunId(io.clock.now());
-    await startRun(db, runId, options.command, io.clock.now());
-    const session = createSession({
-      db,
-      apiKey,
-      baseUrl: args.baseUrl,
-      scope: 'analytics',
-      perHour: options.perHour,
-      maxRequests: options.maxRequests,
-      runId,
+    summary = await runExport({
+      store,
+      spool: workspace.spool,
+      client: session.client,
+      budget: session.budget,
       clock: io.clock,
-      autoFlushLog: false,
-      ...(options.http ? { http: options.http } : {}),
+      runId,
+      tasks: options.tasks,
+      refresh: options.refresh,
+      lookbackDays: options.lookbackDays,
+      ...(io.signal ? { signal: io.signal } : {}),
+      onPlan: (plan) => progress.start(plan.toFetch + plan.fromSpool),
+      onWindow: (event) => progress.window(event),
     });
-    const progress = createProgress(logger, io.stderr, io.isTTY);
-    let summary: ExportSummary;
-    try {
-      summary = await runExport({
-        db,
-        client: session.client,
-        budget: session.budget,
-        clock: io.clock,
-        runId,
-        tasks: options.tasks,
-        requestLog: session.log,
-        refresh: options.refresh,
-        lookbackDays: options.lookbackDays,
-        ...(io.signal ? { signal: io.signal } : {}),
-        onPlan: (plan) => progress.start(plan.toFetch),
-        onWindow: (event) => progress.window(event),
-      });
-    } finally {
-      progress.done();
-      // Requests of windows that failed or were cut short still count against the budget.
-      // After a database failure this may fail too; the first error is the one to report.
-      await session.log.flush().catch((error: unknown) => logger.warn('request log not saved', { error: String(error) }));
-    }
-    const full = { ...summary, retries: session.stats.retries, runId };
-    const status = summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed');
-    await finishRun(db, runId, { status, exitCode: summary.exitCode, summary: full }, io.clock.now());
-    if (logger.format === 'json') {
-      io.stdout(JSON.stringify({ event: 'summary', command: options.command, ...full }) + '\n');
-    } else {
-      io.stdout(formatSummary(full));
-    }
-    return summary.exitCode;
-  } finally {
-    db.close();
+  } catch (error) {
+    progress.done();
+    // Record the failure (and move the request journal in) if the database lets us.
+    await store
+      .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, io.clock.now()))
+      .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
+    throw error;
   }
+  progress.done();
+  const full = { ...summary, retries: session.stats.retries, runId };
+  const status = runStatus(summary.stopped, summary.exitCode);
+  // Also moves the rest of the request journal into request_log.
+  await store.write((tx) => finishRun(tx, runId, { status, exitCode: summary.exitCode, summary: full }, io.clock.now()));
+  if (logger.format === 'json') {
+    io.stdout(JSON.stringify({ event: 'summary', command: options.command, ...full }) + '\n');
+  } else {
+    io.stdout(formatSummary(full));
+  }
+  return summary.exitCode;
 }

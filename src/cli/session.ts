@@ -1,15 +1,63 @@
 /**
- * Wires an API session: the HTTP client, the request budget that every attempt passes
- * through, and the request log that remembers attempts across runs.
+ * Wires a run: the workspace (the database, held only while writing, and the spool beside
+ * it), and the API session (the HTTP client, the request budget that every attempt passes
+ * through, and the request journal that remembers every attempt from the moment it is made).
  */
-import { HttpClient, checkBaseUrl, type HttpClientOptions } from '../api/http-client.js';
+import { HttpClient, checkBaseUrl, type HttpClientOptions, type RequestInfo } from '../api/http-client.js';
 import { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
-import type { Database } from '../load/database.js';
+import type { Logger } from '../core/logger.js';
+import type { OpenOptions } from '../load/database.js';
 import { RequestLog } from '../load/request-log.js';
+import { Store } from '../load/store.js';
+import { RequestJournal } from '../spool/request-journal.js';
+import { Spool, spoolDirFor } from '../spool/spool.js';
+import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
+
+export interface Workspace {
+  store: Store;
+  spool: Spool;
+  journal: RequestJournal;
+}
+
+/** The database and its spool for one run; `logger` hears when the file is held by another process. */
+export function createWorkspace(
+  args: Pick<GlobalArgs, 'db' | 'lockTimeout'>,
+  runId: string,
+  logger: Logger,
+  options: OpenOptions = {},
+): Workspace {
+  const dbPath = args.db;
+  const spool = new Spool(spoolDirFor(dbPath));
+  const journal = new RequestJournal(spool.requestsDir, runId);
+  const store = new Store(
+    dbPath,
+    {
+      ...options,
+      lockTimeoutMs: args.lockTimeout * 1000,
+      onLockWait: (holder) =>
+        logger.warn('database busy', { db: dbPath, holder, detail: 'waiting for it to close the file' }),
+    },
+    journal,
+  );
+  return { store, spool, journal };
+}
+
+/** How a read-only command opens the database: beside other readers, waiting for a writer. */
+export function readerOptions(
+  ctx: { io: CliIo },
+  args: Pick<GlobalArgs, 'logFormat' | 'verbose' | 'db' | 'lockTimeout'>,
+): OpenOptions {
+  return {
+    readOnly: true,
+    lockTimeoutMs: args.lockTimeout * 1000,
+    onLockWait: (holder) =>
+      loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+  };
+}
 
 export interface SessionOptions {
-  db: Database;
+  workspace: Workspace;
   apiKey: string;
   baseUrl: string;
   /** Budget scope, e.g. `analytics` (per organization) or `agent:<project>`. */
@@ -18,12 +66,9 @@ export interface SessionOptions {
   maxRequests?: number | undefined;
   /** Longest wait for a slot before stopping with BudgetExhaustedError. @default 60_000 */
   maxWaitMs?: number;
-  runId: string;
   clock: Clock;
   /** Extra client settings (timeouts, backoff) for tests and benchmarks. */
   http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>>;
-  /** Write each attempt to the request log at once. Exports flush it per window. @default true */
-  autoFlushLog?: boolean;
   /** Requests that are not budgeted (polling) are still logged, under this scope. */
   budgeted?: (method: string) => boolean;
 }
@@ -31,12 +76,12 @@ export interface SessionOptions {
 export interface Session {
   client: HttpClient;
   budget: RequestBudget;
-  log: RequestLog;
   stats: { retries: number; attempts: number };
 }
 
 export function createSession(options: SessionOptions): Session {
-  const log = new RequestLog(options.db, options.autoFlushLog ?? true);
+  const { store, journal } = options.workspace;
+  const log = new RequestLog(store, journal);
   const stats = { retries: 0, attempts: 0 };
   const budgeted = options.budgeted ?? (() => true);
   // The scope names the API host, so that a sandbox run never eats the real budget.
@@ -58,14 +103,18 @@ export function createSession(options: SessionOptions): Session {
     clock: options.clock,
     beforeAttempt: async (request, signal) => {
       if (budgeted(request.method)) await budget.acquire(signal);
+      // Journalled before it is sent: the budget stays exact whatever happens next.
+      const attempt = { ...request, scope: scopeOf(request.method), startedAt: options.clock.now() };
+      return { id: journal.begin(attempt), attempt };
     },
-    afterAttempt: async (response) => {
+    afterAttempt: (response, token) => {
       stats.attempts++;
-      await log.record({ ...response, scope: scopeOf(response.method), runId: options.runId });
+      const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
+      journal.end(id, attempt, response.status, response.durationMs);
     },
     onRetry: () => {
       stats.retries++;
     },
   });
-  return { client, budget, log, stats };
+  return { client, budget, stats };
 }

@@ -38,6 +38,14 @@ export class MalformedResponseError extends DataError {}
 /** A database failure, wrapped with the table or statement involved. */
 export class DatabaseError extends DocpipeError {}
 
+/**
+ * The database file stayed held by another process (a reader or another writer) for longer
+ * than the lock wait: exit 75, nothing is lost (received pages stay in the spool).
+ */
+export class DatabaseBusyError extends DatabaseError {
+  override readonly exitCode = EXIT.budget;
+}
+
 /** The request budget (per hour, or the per-run cap) is spent: exit 75, work left for next run. */
 export class BudgetExhaustedError extends DocpipeError {
   override readonly exitCode = EXIT.budget;

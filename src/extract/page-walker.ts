@@ -1,11 +1,19 @@
 /**
- * The page walker: reads one window's offset pages until `hasMore` is false. Offsets advance
- * by the rows received (not by `limit`), and anything that suggests the data moved under the
- * walk (a repeated path, totals that change between pages, an empty page that claims more)
- * restarts the walk, a bounded number of times, before the window is loaded with a warning.
+ * The page walker: reads one window's offset pages until `hasMore` is false, putting every
+ * page body in the spool before the next request (DESIGN rule 9). Offsets advance by the
+ * rows received (not by `limit`). Anything that suggests the data moved under the walk (a
+ * repeated path, totals that change between pages, an empty page that claims more) restarts
+ * the walk, a bounded number of times, before the window is loaded with a warning.
+ *
+ * A walk the spool already holds is picked up where it stopped: its pages are read back (not
+ * fetched), and the walk resumes at the next offset. If the first page fetched then shows
+ * other totals, the data moved since: that is drift, and the walk restarts.
  */
+import type { ReceivedPage } from '../api/analytics.js';
+import { parseAnalyticsPage, type AnalyticsPage } from '../api/schemas.js';
+import type { Counts, Series, Window } from '../core/domain.js';
 import { DataError } from '../core/errors.js';
-import type { AnalyticsPage, ApiRow, Counts } from '../api/schemas.js';
+import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 
 export interface WalkOptions {
   /** Re-walks after drift before loading with a warning. @default 3 */
@@ -14,19 +22,27 @@ export interface WalkOptions {
   maxPages?: number;
 }
 
-export interface WalkResult {
-  rows: ApiRow[];
-  totals: Counts;
-  /** Pages read in all walks. */
-  pages: number;
-  /** Walks made (1 when nothing drifted). */
-  walks: number;
-  /** Drift that survived every re-walk; the rows are loaded with these warnings. */
-  warnings: string[];
+/** Reads the page at `offset`. */
+export type PageFetcher = (offset: number) => Promise<ReceivedPage>;
+
+/** Where a walk keeps its pages: the spool (SpoolWalk), or anything with the same calls. */
+export interface PageSink {
+  state(): WalkState | null;
+  begin(state: WalkState): void;
+  pages(): SpooledPage[];
+  readPage(page: SpooledPage): string;
+  writePage(index: number, body: string): void;
+  truncate(index: number): void;
+  complete(walk: CompletedWalk): void;
 }
 
-/** Reads the page at `offset`. */
-export type PageFetcher = (offset: number) => Promise<AnalyticsPage>;
+export interface WalkContext extends Series {
+  window: Window;
+  runId: string;
+  now: () => number;
+  /** Requests this run has spent on the window so far (retries included). */
+  requestsSpent: () => number;
+}
 
 /** Pure: the next offset, or null when the walk is over. */
 export function nextOffset(offset: number, page: AnalyticsPage): number | null {
@@ -38,65 +54,157 @@ function sameTotals(a: Counts, b: Counts): boolean {
   return a.human === b.human && a.ai === b.ai && a.total === b.total;
 }
 
-interface SingleWalk {
-  rows: ApiRow[];
-  totals: Counts;
-  pages: number;
-  drift: string[];
-}
+/** Pure bookkeeping of one walk: where it is, what it has seen, and what looked like drift. */
+export class WalkProgress {
+  offset: number | null = 0;
+  pages = 0;
+  totals: Counts | undefined;
+  repeatedPaths = false;
+  readonly drift: string[] = [];
+  private readonly seen = new Set<string>();
 
-async function walkOnce(fetchPage: PageFetcher, maxPages: number, stopOnDrift: boolean): Promise<SingleWalk> {
-  const rows: ApiRow[] = [];
-  const seen = new Set<string>();
-  const drift: string[] = [];
-  let totals: Counts | undefined;
-  let pages = 0;
-  for (let offset: number | null = 0; offset !== null; ) {
-    if (pages >= maxPages) {
-      throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${offset})`);
-    }
-    const page = await fetchPage(offset);
-    pages++;
-    if (totals === undefined) totals = page.totals;
-    else if (!sameTotals(totals, page.totals)) drift.push(`totals changed at offset ${offset}`);
+  get finished(): boolean {
+    return this.offset === null;
+  }
+
+  /** Distinct paths seen: the rows the window will have. */
+  get rows(): number {
+    return this.seen.size;
+  }
+
+  /** What the page at the current offset would show of drift, without taking it. */
+  driftOf(page: AnalyticsPage): string[] {
+    const at = this.offset ?? 0;
+    const found: string[] = [];
+    if (this.totals !== undefined && !sameTotals(this.totals, page.totals)) found.push(`totals changed at offset ${at}`);
+    const onPage = new Set<string>();
     for (const row of page.rows) {
-      if (seen.has(row.path)) {
-        drift.push(`path ${row.path} repeated at offset ${offset}`);
-        continue; // keep the first copy
+      if (this.seen.has(row.path) || onPage.has(row.path)) {
+        found.push(`path ${row.path} repeated at offset ${at}`);
+        break; // one is enough to know
       }
-      seen.add(row.path);
-      rows.push(row);
+      onPage.add(row.path);
     }
-    if (page.rows.length === 0 && page.hasMore) {
-      drift.push(`empty page with hasMore at offset ${offset}`);
-      break; // the offset cannot advance
-    }
-    if (drift.length > 0 && stopOnDrift) break;
-    offset = nextOffset(offset, page);
+    if (page.rows.length === 0 && page.hasMore) found.push(`empty page with hasMore at offset ${at}`);
+    return found;
   }
-  return { rows, totals: totals ?? { human: 0, ai: 0, total: 0 }, pages, drift };
-}
 
-export async function walkWindow(fetchPage: PageFetcher, options: WalkOptions = {}): Promise<WalkResult> {
-  const maxRewalks = options.maxRewalks ?? 3;
-  const maxPages = options.maxPages ?? 2_000;
-  let pages = 0;
-  for (let walk = 1; ; walk++) {
-    const last = walk > maxRewalks;
-    // Stop a drifting walk at once (requests are scarce) unless it is the last one allowed.
-    const result = await walkOnce(fetchPage, maxPages, !last);
-    pages += result.pages;
-    if (result.drift.length === 0 || last) {
-      const warnings =
-        result.drift.length === 0
-          ? []
-          : [`data drifted during ${walk} walks; loaded the last walk: ${summarise(result.drift)}`];
-      return { rows: result.rows, totals: result.totals, pages, walks: walk, warnings };
+  /** Takes the page at the current offset (drift and all) and moves on. */
+  accept(page: AnalyticsPage): void {
+    const drift = this.driftOf(page);
+    this.drift.push(...drift);
+    this.totals ??= page.totals;
+    for (const row of page.rows) {
+      if (this.seen.has(row.path)) this.repeatedPaths = true;
+      else this.seen.add(row.path);
     }
+    this.pages++;
+    // An empty page that claims more cannot move the offset: the walk ends here.
+    this.offset = page.rows.length === 0 ? null : nextOffset(this.offset ?? 0, page);
   }
 }
 
-function summarise(drift: string[]): string {
+function summarise(drift: readonly string[]): string {
   const shown = drift.slice(0, 3).join('; ');
   return drift.length > 3 ? `${shown}; and ${drift.length - 3} more` : shown;
+}
+
+/**
+ * Reads the spooled pages of a walk back, as far as they can be trusted: a page that does
+ * not parse (torn by a crash) or is out of sequence ends the replay, and it and every later
+ * page are dropped, to be fetched again.
+ */
+function replay(sink: PageSink, context: WalkContext): WalkProgress {
+  const progress = new WalkProgress();
+  for (const spooled of sink.pages()) {
+    let page: AnalyticsPage | undefined;
+    if (spooled.index === progress.pages && !progress.finished) {
+      try {
+        page = parseAnalyticsPage(context.metric, JSON.parse(sink.readPage(spooled)), `spooled ${spooled.file}`);
+      } catch {
+        page = undefined;
+      }
+    }
+    if (page === undefined) {
+      sink.truncate(spooled.index);
+      break;
+    }
+    progress.accept(page);
+  }
+  return progress;
+}
+
+/**
+ * Walks a window into `sink` and returns the completed walk (also recorded in the sink).
+ * Throws what the fetcher throws (budget, interrupt, HTTP errors): the pages spooled so far
+ * stay, and the next walk of the window resumes from them.
+ */
+export async function walkWindow(
+  fetchPage: PageFetcher,
+  sink: PageSink,
+  context: WalkContext,
+  options: WalkOptions = {},
+): Promise<CompletedWalk> {
+  const maxRewalks = options.maxRewalks ?? 3;
+  const maxPages = options.maxPages ?? 2_000;
+  let state = sink.state();
+  let progress: WalkProgress;
+  // Requests of earlier runs on this walk are known only as the pages they left.
+  let spentBefore: number;
+  if (state === null) {
+    state = { walk: 1, startedAt: context.now(), pagesBefore: 0, requestsBefore: 0 };
+    sink.begin(state);
+    progress = new WalkProgress();
+    spentBefore = 0;
+  } else {
+    progress = replay(sink, context);
+    spentBefore = progress.pages;
+  }
+  let spentAtBegin = context.requestsSpent();
+  const requestsOfWalk = (): number => spentBefore + context.requestsSpent() - spentAtBegin;
+
+  while (!progress.finished) {
+    if (progress.pages >= maxPages) {
+      throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
+    }
+    const { page, body } = await fetchPage(progress.offset ?? 0);
+    const drift = progress.driftOf(page);
+    const last = state.walk > maxRewalks;
+    if (drift.length > 0 && !last) {
+      // Requests are scarce: stop a drifting walk at once and start the next one.
+      state = {
+        walk: state.walk + 1,
+        startedAt: context.now(),
+        pagesBefore: state.pagesBefore + progress.pages + 1,
+        requestsBefore: state.requestsBefore + requestsOfWalk(),
+      };
+      sink.begin(state);
+      progress = new WalkProgress();
+      spentBefore = 0;
+      spentAtBegin = context.requestsSpent();
+      continue;
+    }
+    // On disk before the next request is sent.
+    sink.writePage(progress.pages, body);
+    progress.accept(page);
+  }
+
+  // Drift of earlier walks was outrun; only drift that survived every re-walk is a warning.
+  const drift = progress.drift;
+  const completed: CompletedWalk = {
+    metric: context.metric,
+    projectId: context.projectId,
+    window: context.window,
+    fetchedAt: state.startedAt,
+    runId: context.runId,
+    totals: progress.totals ?? { human: 0, ai: 0, total: 0 },
+    rows: progress.rows,
+    pages: state.pagesBefore + progress.pages,
+    requests: state.requestsBefore + requestsOfWalk(),
+    walks: state.walk,
+    warnings: drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`],
+    repeatedPaths: progress.repeatedPaths,
+  };
+  sink.complete(completed);
+  return completed;
 }

@@ -3,7 +3,7 @@
  * the rules, returning every problem at once rather than the first.
  */
 import { z } from 'zod';
-import { METRICS, type Metric } from '../api/schemas.js';
+import { METRICS, type Metric } from '../core/domain.js';
 import { GRAINS, parseDay, type Grain } from './windows.js';
 
 export interface PipelineConfig {

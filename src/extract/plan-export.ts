@@ -3,15 +3,8 @@
  * at least `lookbackDays` after it ended; it is never fetched again unless refreshed. An
  * unsettled one is fetched again for late data, at most once per UTC day.
  */
-import { addDays, utcToday, windowKey, type Window } from './windows.js';
-
-/** What is known of an earlier load of a window. */
-export interface LoadedWindow {
-  start: string;
-  end: string;
-  /** ms since the epoch */
-  fetchedAt: number;
-}
+import { windowKey, type LoadedWindow, type Window } from '../core/domain.js';
+import { addDays, utcToday } from './windows.js';
 
 export type SkipReason = 'settled' | 'fetched-today';
 export type FetchReason = 'new' | 'refresh' | 'unsettled';

@@ -1,31 +1,25 @@
 /**
- * The export orchestrator: read what is loaded, plan, then walk and load each window that
- * needs it, most recent first. One window's failure does not stop the others; a spent
- * budget, an interrupt or a refused key stops the run cleanly with everything loaded so far
- * kept.
+ * The export orchestrator. First it loads what an earlier run left in the spool (completed
+ * walks cost no request); then it reads what is loaded, plans, and walks each window that
+ * needs it, most recent first, into the spool. Completed walks flow through a bounded
+ * pipeline to a loader that takes whatever has queued into one short write (the database
+ * file is held only for that write). One window's failure does not stop the others; a spent
+ * budget, an interrupt, a locked database or a refused key stops the run cleanly, with every
+ * received page kept in the spool.
  */
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
-import type { Metric } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import {
-  BudgetExhaustedError,
-  DatabaseError,
-  DocpipeError,
-  EXIT,
-  HttpError,
-  InterruptedError,
-  RateLimitError,
-  type ExitCode,
-} from '../core/errors.js';
-import type { Database } from '../load/database.js';
-import type { RequestLog } from '../load/request-log.js';
-import { readLoadedWindows, replaceWindows, type WindowLoad } from '../load/window-store.js';
-import { walkWindow, type WalkOptions, type WalkResult } from './page-walker.js';
+import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { EXIT, type ExitCode } from '../core/errors.js';
+import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
+import { BoundedPipeline } from '../core/pipeline.js';
+import type { Store } from '../load/store.js';
+import { loadWindows, readLoadedWindows } from '../load/window-store.js';
+import { isLiveOther, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
+import { walkWindow, type WalkOptions } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
-import { checkCounts, checkRow, summariseFlags } from './row-quality.js';
-import type { Window } from './windows.js';
 
 export interface ExportTask {
   metric: Metric;
@@ -33,23 +27,28 @@ export interface ExportTask {
   windows: readonly Window[];
 }
 
+/** Why a window was loaded: the plan's reason, or `spool` for a walk an earlier run completed. */
+export type LoadReason = FetchReason | 'spool';
+
 export type WindowEvent =
   | {
       kind: 'loaded';
       metric: Metric;
       projectId: string;
       window: Window;
-      reason: FetchReason;
+      reason: LoadReason;
       rows: number;
       pages: number;
       requests: number;
       walks: number;
       warnings: readonly string[];
     }
-  | { kind: 'failed'; metric: Metric; projectId: string; window: Window; requests: number; error: string };
+  | { kind: 'failed'; metric: Metric; projectId: string; window: Window; requests: number; error: string }
+  | { kind: 'busy'; metric: Metric; projectId: string; window: Window; detail: string };
 
 export interface ExportOptions {
-  db: Database;
+  store: Store;
+  spool: Spool;
   client: HttpClient;
   budget: RequestBudget;
   clock: Clock;
@@ -60,22 +59,20 @@ export interface ExportOptions {
   /** @default 2 */
   lookbackDays?: number;
   walk?: WalkOptions;
-  /** Buffered request log, committed with each window and flushed at the end. */
-  requestLog?: RequestLog;
   signal?: AbortSignal;
   /** Told how many windows will be fetched, before the first request. */
-  onPlan?: (plan: { toFetch: number; skipped: number }) => void;
+  onPlan?: (plan: { toFetch: number; skipped: number; fromSpool: number }) => void;
   onWindow?: (event: WindowEvent) => void;
 }
 
-/** Most windows one load transaction takes (and how far fetching may run ahead of loading). */
-const MAX_BATCH_WINDOWS = 4;
-
-export type StopReason = 'budget' | 'interrupted' | 'fatal';
+/** Most windows one load transaction takes, and how far fetching may run ahead of loading. */
+const MAX_BATCH_WINDOWS = 16;
 
 export interface ExportSummary {
   windowsPlanned: number;
   windowsSkipped: number;
+  /** Windows loaded from walks an earlier run had completed in the spool (no request). */
+  windowsFromSpool: number;
   windowsLoaded: number;
   windowsFailed: number;
   windowsLeft: number;
@@ -94,66 +91,21 @@ interface PlannedFetch {
   reason: FetchReason;
 }
 
-/** Pure: a walked window, checked row by row, as the loader stores it. */
-function toWindowLoad(
-  entry: { item: PlannedFetch; walked: WalkResult; requests: number },
-  fetchedAt: number,
-  runId: string,
-): WindowLoad {
-  const { item, walked, requests } = entry;
-  const rows = walked.rows.map(checkRow);
-  const totals = checkCounts(walked.totals);
-  return {
-    metric: item.metric,
-    projectId: item.projectId,
-    window: item.window,
-    rows,
-    totals,
-    fetchedAt,
-    runId,
-    pages: walked.pages,
-    requests,
-    walks: walked.walks,
-    warnings: [...walked.warnings, ...summariseFlags(rows, totals)],
-  };
+interface QueuedLoad {
+  spooled: SpoolWalk;
+  walk: CompletedWalk;
+  reason: LoadReason;
 }
 
-function stopReasonOf(error: unknown): StopReason | null {
-  if (error instanceof InterruptedError) return 'interrupted';
-  if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'budget';
-  // A refused key or a missing scope fails every later request too; the database is ours.
-  if (error instanceof HttpError && (error.status === 401 || error.status === 403)) return 'fatal';
-  if (error instanceof DatabaseError || !(error instanceof DocpipeError)) return 'fatal';
-  return null;
-}
+const seriesKey = (metric: Metric, projectId: string): string => `${metric}\u0000${projectId}`;
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export async function runExport(options: ExportOptions): Promise<ExportSummary> {
-  const { db, client, budget, clock } = options;
-  const fetches: PlannedFetch[] = [];
-  let planned = 0;
-  let skipped = 0;
-  for (const task of options.tasks) {
-    const loaded = await readLoadedWindows(db, task.metric, task.projectId);
-    const decisions = planExport({
-      windows: task.windows,
-      loaded,
-      now: clock.now(),
-      lookbackDays: options.lookbackDays ?? 2,
-      refresh: options.refresh ?? false,
-    });
-    planned += decisions.length;
-    for (const d of decisions) {
-      if (d.action === 'skip') skipped++;
-      else fetches.push({ metric: task.metric, projectId: task.projectId, window: d.window, reason: d.reason });
-    }
-  }
-  // Most recent first: when the budget runs out, the freshest data is what landed.
-  fetches.sort((a, b) => (a.window.end === b.window.end ? 0 : a.window.end < b.window.end ? 1 : -1));
-  options.onPlan?.({ toFetch: fetches.length, skipped });
-
+  const { store, spool, client, budget, clock } = options;
   const summary: ExportSummary = {
-    windowsPlanned: planned,
-    windowsSkipped: skipped,
+    windowsPlanned: 0,
+    windowsSkipped: 0,
+    windowsFromSpool: 0,
     windowsLoaded: 0,
     windowsFailed: 0,
     windowsLeft: 0,
@@ -165,119 +117,164 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     exitCode: EXIT.ok,
   };
 
-  // Fetched windows queue for a loader that runs beside the fetching (DuckDB works on its
-  // own threads). The loader takes everything queued into one transaction, so windows that
-  // arrive faster than DuckDB commits share a commit. A load failure is a database failure:
-  // it stops the run once the fetch in progress returns.
-  const queue: { item: PlannedFetch; walked: WalkResult; requests: number }[] = [];
-  let loaderRunning = false;
-  let loader: Promise<void> = Promise.resolve();
-  let loadError: unknown;
-  const drain = async (): Promise<void> => {
-    while (queue.length > 0 && loadError === undefined) {
-      const batch = queue.splice(0, MAX_BATCH_WINDOWS);
-      const loads = batch.map((entry) => toWindowLoad(entry, clock.now(), options.runId));
-      try {
-        await replaceWindows(db, loads, options.requestLog ? (tx) => options.requestLog!.flush(tx) : undefined);
-      } catch (error) {
-        loadError = error;
-        break;
-      }
-      loads.forEach((load, i) => {
-        summary.windowsLoaded++;
-        summary.rows += load.rows.length;
-        summary.warnings += load.warnings.length;
-        options.onWindow?.({
-          kind: 'loaded',
-          metric: load.metric,
-          projectId: load.projectId,
-          window: load.window,
-          reason: batch[i]!.item.reason,
-          rows: load.rows.length,
-          pages: load.pages,
-          requests: load.requests,
-          walks: load.walks,
-          warnings: load.warnings,
-        });
-      });
-    }
-    // Set in the same synchronous step as the empty check, so no queued window is stranded.
-    loaderRunning = false;
-  };
-  const enqueue = async (entry: (typeof queue)[number]): Promise<void> => {
-    queue.push(entry);
-    if (!loaderRunning) {
-      loaderRunning = true;
-      loader = drain().catch((error: unknown) => {
-        loadError ??= error;
-        loaderRunning = false;
-      });
-    }
-    // Back-pressure: do not fetch far ahead of what DuckDB has loaded.
-    if (queue.length >= MAX_BATCH_WINDOWS) await loader;
-  };
+  // Completed walks in the spool that no live process owns: load them, unless the database
+  // already has a newer copy of the window.
+  const completed = spool
+    .walks()
+    .filter((w) => !isLiveOther(w.owner()))
+    .flatMap((spooled) => {
+      const walk = spooled.completed();
+      return walk ? [{ spooled, walk }] : [];
+    });
 
-  for (const [index, item] of fetches.entries()) {
-    if (loadError !== undefined) break;
-    if (options.signal?.aborted) {
-      summary.stopped = 'interrupted';
-      summary.windowsLeft = fetches.length - index;
-      break;
-    }
-    const before = budget.requestsUsed;
-    let walked: WalkResult;
-    try {
-      walked = await walkWindow(
-        (offset) =>
-          fetchAnalyticsPage(client, {
-            metric: item.metric,
-            projectId: item.projectId,
-            dateFrom: item.window.start,
-            dateTo: item.window.end,
-            offset,
-            ...(options.signal ? { signal: options.signal } : {}),
-          }),
-        options.walk,
-      );
-    } catch (error) {
-      const stop = stopReasonOf(error);
-      const text = error instanceof Error ? error.message : String(error);
-      if (stop === 'budget' || stop === 'interrupted') {
-        summary.stopped = stop;
-        summary.stopMessage = text;
-        summary.windowsLeft = fetches.length - index;
-        break;
-      }
-      summary.windowsFailed++;
-      options.onWindow?.({
-        kind: 'failed',
-        metric: item.metric,
-        projectId: item.projectId,
-        window: item.window,
-        requests: budget.requestsUsed - before,
-        error: text,
-      });
-      if (stop === 'fatal') {
-        summary.stopped = 'fatal';
-        summary.stopMessage = text;
-        summary.windowsLeft = fetches.length - index - 1;
-        if (!(error instanceof DocpipeError) || error instanceof DatabaseError) loadError = error;
-        break;
-      }
+  // One short read for everything the plan needs.
+  const series = new Map<string, { metric: Metric; projectId: string }>();
+  for (const t of [...options.tasks, ...completed.map((c) => c.walk)]) series.set(seriesKey(t.metric, t.projectId), t);
+  const loaded = await store.read(async (db) => {
+    const all = new Map<string, Map<string, LoadedWindow>>();
+    for (const [key, s] of series) all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
+    return all;
+  });
+
+  const recovered: QueuedLoad[] = [];
+  const recoveredKeys = new Set<string>();
+  for (const { spooled, walk } of completed) {
+    const have = loaded.get(seriesKey(walk.metric, walk.projectId))?.get(windowKey(walk.window));
+    if (!spooled.claim()) continue;
+    if (have && have.fetchedAt >= walk.fetchedAt) {
+      spooled.remove(); // the database has this window from a later fetch
       continue;
     }
-    await enqueue({ item, walked, requests: budget.requestsUsed - before });
+    recovered.push({ spooled, walk, reason: 'spool' });
+    recoveredKeys.add(`${seriesKey(walk.metric, walk.projectId)}\u0000${windowKey(walk.window)}`);
   }
-  await loader;
-  if (loadError !== undefined) throw loadError;
+
+  const fetches: PlannedFetch[] = [];
+  for (const task of options.tasks) {
+    const decisions = planExport({
+      windows: task.windows,
+      loaded: loaded.get(seriesKey(task.metric, task.projectId)) ?? new Map(),
+      now: clock.now(),
+      lookbackDays: options.lookbackDays ?? 2,
+      refresh: options.refresh ?? false,
+    });
+    summary.windowsPlanned += decisions.length;
+    for (const d of decisions) {
+      const inSpool = recoveredKeys.has(`${seriesKey(task.metric, task.projectId)}\u0000${windowKey(d.window)}`);
+      if (d.action === 'skip' || inSpool) summary.windowsSkipped++;
+      else fetches.push({ metric: task.metric, projectId: task.projectId, window: d.window, reason: d.reason });
+    }
+  }
+  // Most recent first: when the budget runs out, the freshest data is what landed.
+  fetches.sort((a, b) => (a.window.end === b.window.end ? 0 : a.window.end < b.window.end ? 1 : -1));
+  options.onPlan?.({ toFetch: fetches.length, skipped: summary.windowsSkipped, fromSpool: recovered.length });
+
+  // Completed walks go to the loader; each batch is one short write, then its spool goes.
+  const pipeline = new BoundedPipeline<QueuedLoad>({
+    capacity: MAX_BATCH_WINDOWS,
+    maxBatch: MAX_BATCH_WINDOWS,
+    consume: async (batch) => {
+      const warnings = await store.write((tx) =>
+        loadWindows(
+          tx,
+          batch.map((q) => ({ walk: q.walk, files: q.spooled.pages().map((p) => p.file) })),
+        ),
+      );
+      for (const q of batch) {
+        q.spooled.remove();
+        const w = q.walk;
+        const lines = warnings.get(w) ?? w.warnings;
+        summary.windowsLoaded++;
+        if (q.reason === 'spool') summary.windowsFromSpool++;
+        summary.rows += w.rows;
+        summary.warnings += lines.length;
+        options.onWindow?.({
+          kind: 'loaded',
+          metric: w.metric,
+          projectId: w.projectId,
+          window: w.window,
+          reason: q.reason,
+          rows: w.rows,
+          pages: w.pages,
+          requests: w.requests,
+          walks: w.walks,
+          warnings: lines,
+        });
+      }
+    },
+  });
+
+  const stop = (reason: StopReason, error: unknown): void => {
+    summary.stopped = reason;
+    summary.stopMessage = message(error);
+  };
+
+  let loadError: unknown;
+  try {
+    for (const q of recovered) await pipeline.push(q);
+    for (const item of fetches) {
+      if (options.signal?.aborted) {
+        stop('interrupted', options.signal.reason ?? 'interrupted');
+        break;
+      }
+      const spooled = spool.walk(item, item.window);
+      if (!spooled.claim()) {
+        options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe process is walking this window' });
+        summary.windowsSkipped++;
+        continue;
+      }
+      const before = budget.requestsUsed;
+      let walk: CompletedWalk;
+      try {
+        walk = await walkWindow(
+          (offset) =>
+            fetchAnalyticsPage(client, {
+              metric: item.metric,
+              projectId: item.projectId,
+              dateFrom: item.window.start,
+              dateTo: item.window.end,
+              offset,
+              ...(options.signal ? { signal: options.signal } : {}),
+            }),
+          spooled,
+          { ...item, runId: options.runId, now: () => clock.now(), requestsSpent: () => budget.requestsUsed - before },
+          options.walk,
+        );
+      } catch (error) {
+        // The pages received so far stay in the spool; the next walk of the window resumes there.
+        const reason = stopReasonOf(error);
+        if (reason !== null && reason !== 'fatal') {
+          stop(reason, error);
+          break;
+        }
+        summary.windowsFailed++;
+        options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
+        if (reason === 'fatal') {
+          stop('fatal', error);
+          break;
+        }
+        continue;
+      }
+      await pipeline.push({ spooled, walk, reason: item.reason });
+    }
+  } catch (error) {
+    loadError = error; // only the loader's error reaches here (through push)
+  }
+  // Whatever completed is loaded, even when the run stops early.
+  try {
+    await pipeline.close();
+  } catch (error) {
+    loadError ??= error;
+  }
+  if (loadError !== undefined) {
+    // A database held by someone else for too long is a clean stop: the spool keeps the pages.
+    if (stopReasonOf(loadError) !== 'locked') throw loadError;
+    stop('locked', loadError);
+  }
+  if (summary.stopped !== null) {
+    summary.windowsLeft = recovered.length + fetches.length - summary.windowsLoaded - summary.windowsFailed;
+  }
   summary.requests = budget.requestsUsed;
-  summary.exitCode =
-    summary.stopped === 'interrupted'
-      ? EXIT.interrupted
-      : summary.stopped === 'budget'
-        ? EXIT.budget
-        : summary.windowsFailed > 0
-          ? EXIT.failed
-          : EXIT.ok;
+  summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0);
   return summary;
 }

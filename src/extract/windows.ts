@@ -3,16 +3,12 @@
  * windows `[start, end)` that partition it exactly (no day twice, none missing).
  */
 import { DateTime } from 'luxon';
+import type { Window } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 
 export const GRAINS = ['day', 'week', 'month', 'range'] as const;
 export type Grain = (typeof GRAINS)[number];
 
-/** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
-export interface Window {
-  readonly start: string;
-  readonly end: string;
-}
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -82,11 +78,6 @@ export function planWindows(from: string, to: string, grain: Grain): Window[] {
     cursor = next;
   }
   return windows;
-}
-
-/** A window's identity in maps and logs: `start/end`. */
-export function windowKey(window: Window): string {
-  return `${window.start}/${window.end}`;
 }
 
 /** Number of days in a window. */

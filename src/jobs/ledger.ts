@@ -1,10 +1,12 @@
 /**
  * The job ledger (`agent_jobs`): one row per (project, prompt key). A row is written as
  * `pending` before its POST, so a crash between the two leaves a trace; every response then
- * updates it. Each write is one statement, so the ledger is consistent after a crash.
+ * updates it. Each write is one statement in its own short write (the database file is held
+ * only for it, so a batch that follows jobs for an hour leaves the file to readers between
+ * polls), so the ledger is consistent after a crash.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
-import type { Database } from '../load/database.js';
+import type { Store } from '../load/store.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
 export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
@@ -79,12 +81,16 @@ function apiTime(value: string | null): string | null {
 
 export class JobLedger {
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly runId: string,
   ) {}
 
+  private write(sql: string, params: Record<string, string | number | boolean | null>): Promise<void> {
+    return this.store.write((tx) => tx.run(sql, params));
+  }
+
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {
-    const rows = await this.db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey });
+    const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey }));
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
@@ -100,12 +106,12 @@ export class JobLedger {
       params.project = filter.projectId;
     }
     const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
-    return (await this.db.all(sql, params)).map(toRow);
+    return (await this.store.read((db) => db.all(sql, params))).map(toRow);
   }
 
   /** Written before the POST: the prompt is about to be submitted (attempt n). */
   async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
-    await this.db.run(
+    await this.write(
       `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
        VALUES ($p, $k, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
        ON CONFLICT (project_id, prompt_key) DO UPDATE SET
@@ -120,7 +126,7 @@ export class JobLedger {
   /** The API answered with a job (after POST or GET): copy its fields. */
   async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
-    await this.db.run(
+    await this.write(
       `UPDATE agent_jobs SET
          job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
          repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = $pr,
@@ -157,7 +163,7 @@ export class JobLedger {
     outcome: { status?: LocalStatus; error: string | null; submitted?: boolean; nothingCreated?: boolean },
     now: number,
   ): Promise<void> {
-    await this.db.run(
+    await this.write(
       `UPDATE agent_jobs SET status = coalesce($status, status), error = $error,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,

@@ -9,16 +9,8 @@ import { createAgentJob, getAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import {
-  BudgetExhaustedError,
-  DataError,
-  EXIT,
-  HttpError,
-  InterruptedError,
-  NetworkError,
-  RateLimitError,
-  type ExitCode,
-} from '../core/errors.js';
+import { DocpipeError, HttpError, InterruptedError, NetworkError, type ExitCode } from '../core/errors.js';
+import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
 import { pollDelay } from './poll-schedule.js';
 import type { PromptEntry } from './prompt-files.js';
@@ -56,7 +48,7 @@ export interface BatchSummary {
   /** Final ledger rows for the file's prompts, in file order. */
   rows: LedgerRow[];
   counts: Record<string, number>;
-  stopped: 'budget' | 'interrupted' | 'fatal' | null;
+  stopped: StopReason | null;
   stopMessage: string | null;
   exitCode: ExitCode;
 }
@@ -65,26 +57,24 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** What a failed POST means for the ledger (DESIGN §2 rule 7). */
-function classifySubmitError(error: unknown): 'stop-budget' | 'stop-interrupt' | 'stop-fatal' | 'rejected' | 'unknown' {
-  if (error instanceof InterruptedError) return 'stop-interrupt';
-  // Retries used up on 429, or a wait too long: nothing was created, try in a later run.
-  if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'stop-budget';
-  if (error instanceof HttpError) {
-    if (error.status === 401 || error.status === 403) return 'stop-fatal';
-    if (error.status === 503) return 'stop-budget'; // retries used up; provably nothing created
-    if (error.status >= 400 && error.status < 500) return 'rejected';
-    return 'unknown';
-  }
-  if (error instanceof NetworkError) return error.phase === 'before-send' ? 'stop-budget' : 'unknown';
-  // A 201 with a body we cannot read: the job exists but we do not know its id.
-  if (error instanceof DataError) return 'unknown';
-  // Anything else (a bug, an unexpected failure mid-request): assume the POST may have landed.
+/**
+ * What a failed POST means (DESIGN §2 rule 7): a reason to stop submitting (nothing was
+ * created), a prompt the API refused, or an unknown outcome that must not be resubmitted.
+ */
+function classifySubmitError(error: unknown): { stop: StopReason } | 'rejected' | 'unknown' {
+  // 503 with its retries used up, or a connection never made: provably nothing was created.
+  if (error instanceof HttpError && error.status === 503) return { stop: 'budget' };
+  if (error instanceof NetworkError && error.phase === 'before-send') return { stop: 'budget' };
+  const reason = error instanceof DocpipeError ? stopReasonOf(error) : null;
+  if (reason !== null) return { stop: reason };
+  if (error instanceof HttpError && error.status >= 400 && error.status < 500) return 'rejected';
+  // Other 5xx, a reset after sending, a 201 whose body we cannot read, or anything unexpected:
+  // the job may exist.
   return 'unknown';
 }
 
 interface Stop {
-  reason: 'budget' | 'interrupted' | 'fatal';
+  reason: StopReason;
   cause: unknown;
 }
 
@@ -119,8 +109,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         if (isTerminalStatus(job.status)) return;
       } catch (error) {
         if (error instanceof InterruptedError) return;
-        if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
-          state.stop ??= { reason: 'fatal', cause: error };
+        if (stopReasonOf(error) === 'fatal' || stopReasonOf(error) === 'locked') {
+          state.stop ??= { reason: stopReasonOf(error)!, cause: error };
           return;
         }
         await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
@@ -148,7 +138,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       }
       // Nothing was created: the row stays `pending` and a later run submits it.
       await ledger.recordOutcome(projectId, entry.key, { error: message(error), nothingCreated: true }, clock.now());
-      state.stop ??= { reason: kind === 'stop-budget' ? 'budget' : kind === 'stop-interrupt' ? 'interrupted' : 'fatal', cause: error };
+      state.stop ??= { reason: kind.stop, cause: error };
       return null;
     }
     submitted++;
@@ -199,22 +189,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
   const allFinal = rows.length === options.entries.length && rows.every((r) => isFinalStatus(r.status));
-  const exitCode: ExitCode = interrupted
-    ? EXIT.interrupted
-    : stop?.reason === 'fatal'
-      ? EXIT.failed
-      : stop?.reason === 'budget'
-        ? EXIT.budget
-        : allFinal
-          ? EXIT.ok
-          : EXIT.failed;
+  const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
+  const exitCode: ExitCode = runExitCode(stopped, !allFinal);
   const stopCause = stop?.cause;
   return {
     total: options.entries.length,
     submitted,
     rows,
     counts,
-    stopped: interrupted ? 'interrupted' : (stop?.reason ?? null),
+    stopped,
     stopMessage: stopCause === undefined ? null : message(stopCause),
     exitCode,
   };

@@ -1,47 +1,54 @@
 /**
- * The storage boundary: one DuckDB connection per opened file, every statement serialised
- * through one queue (so a transaction is never interleaved with another caller's statement),
- * one begin/commit/rollback helper, and DuckDB's plain errors wrapped with what was running.
+ * The storage boundary. DuckDB allows one writing process per file, and the database is
+ * shared with analysts for years (DESIGN rule 10), so docpipe holds the file only while it
+ * works on it: `Database.open` takes a handle, `close` gives it back, and the file is released
+ * as soon as the last handle in this process is closed. Within a process each file has one
+ * DuckDB instance and one connection, shared by every handle; statements are serialised
+ * through one queue, so a transaction is never interleaved with another caller's statement.
+ *
+ * A file held by another process is waited for, with backoff and a log line, up to
+ * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
+ * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  DuckDBDataChunk,
-  DuckDBInstance,
-  type DuckDBConnection,
-  type DuckDBType,
-  type DuckDBValue,
-} from '@duckdb/node-api';
-import { DatabaseError, UsageError } from '../core/errors.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
+import { checkReadable, migrate } from './migrations.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
-const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
-/** DuckDB's vector size: a data chunk holds at most this many rows. */
-const CHUNK_ROWS = 2048;
+
+/** How long a writer waits for a file another process holds. @default 5 minutes */
+export const DEFAULT_LOCK_TIMEOUT_MS = 300_000;
 
 export type Row = Record<string, unknown>;
+export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 export interface OpenOptions {
+  /** Open without the write lock; other readers may open the file at the same time. @default false */
+  readOnly?: boolean;
   /**
-   * DuckDB worker threads. Loaders set 1: each load statement is small and single-threaded
-   * anyway, and the other core is better spent fetching and parsing the next window.
-   * @default DuckDB's own (one per core)
+   * Refuse a file that does not exist instead of creating it (and its folders).
+   * @default readOnly
    */
+  mustExist?: boolean;
+  /** DuckDB worker threads. @default DuckDB's own (one per core) */
   threads?: number;
+  /** DuckDB's memory limit, e.g. `'256MB'`. @default DuckDB's own (80% of RAM) */
+  memoryLimit?: string;
+  /** How long to wait for a file held by another process, in ms. @default 300_000 */
+  lockTimeoutMs?: number;
+  /** Told once per open that has to wait for another process, with who holds the file. */
+  onLockWait?: (holder: string) => void;
 }
-export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 /** What runs inside a transaction: the same calls, minus nesting. */
 export interface Executor {
   run(sql: string, params?: Params): Promise<void>;
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
-  /** Bulk-appends columns (one array per table column, in table order) through the appender. */
-  append(table: string, types: readonly DuckDBType[], columns: readonly (readonly DuckDBValue[])[]): Promise<void>;
-}
-
-export function readSqlFile(name: string): string {
-  return readFileSync(`${SQL_DIR}${name}`, 'utf8');
+  /** Runs a script of several statements (no parameters). */
+  exec(script: string, label: string): Promise<void>;
 }
 
 function describe(sql: string): string {
@@ -49,78 +56,186 @@ function describe(sql: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-export class Database implements Executor {
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
+const LOCK_ERROR = /Could not set lock on file/i;
 
-  private constructor(
+/** `PID 1234` from DuckDB's lock message, so the wait names who holds the file. */
+function lockHolder(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const pid = /\(PID (\d+)\)/.exec(text)?.[1];
+  return pid ? `process ${pid}` : 'another process';
+}
+
+/** One open file in this process: its instance, its one connection, the statement queue. */
+class Shared {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
     readonly path: string,
-    private readonly connection: DuckDBConnection,
+    readonly readOnly: boolean,
+    private readonly instance: DuckDBInstance,
+    readonly connection: DuckDBConnection,
   ) {}
 
-  /**
-   * Opens (creating if needed) the database file and applies the schema. Within a process
-   * each file has one DuckDB instance (`fromCache`); a file held by another process is a
-   * clear DatabaseError instead of DuckDB's lock message.
-   */
-  static async open(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
-    const inMemory = path === ':memory:';
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
-    let instance: DuckDBInstance;
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Closes once every queued statement has run; releases the file lock. */
+  async close(): Promise<void> {
+    await this.queue;
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+interface Entry {
+  ready: Promise<Shared>;
+  refs: number;
+  closing?: Promise<void>;
+}
+
+/** Every file this process has open, by absolute path (`:memory:` databases are never shared). */
+const open = new Map<string, Entry>();
+
+async function createInstance(path: string, options: OpenOptions): Promise<DuckDBInstance> {
+  const config: Record<string, string> = {};
+  if (options.readOnly) config.access_mode = 'READ_ONLY';
+  if (path === ':memory:') return DuckDBInstance.create(':memory:', config);
+  const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const started = Date.now();
+  let delay = 50;
+  let told = false;
+  for (;;) {
     try {
-      // ':memory:' must not come from the cache, or every caller would share one database.
-      instance = inMemory ? await DuckDBInstance.create(':memory:') : await DuckDBInstance.fromCache(path);
+      return await DuckDBInstance.fromCache(path, config);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      if (/Could not set lock on file/i.test(text)) {
-        throw new DatabaseError(
-          `database ${path} is in use by another docpipe process (or another DuckDB client); ` +
-            `wait for it to finish or use another --db`,
+      if (!LOCK_ERROR.test(text)) throw new DatabaseError(`cannot open database ${path}`, { cause: error });
+      const waited = Date.now() - started;
+      if (waited >= timeout) {
+        throw new DatabaseBusyError(
+          `database ${path} is held by ${lockHolder(error)} (a docpipe run or another DuckDB client); ` +
+            `waited ${Math.round(waited / 1000)} s, try again later`,
           { cause: error },
         );
       }
-      throw new DatabaseError(`cannot open database ${path}`, { cause: error });
+      if (!told) options.onLockWait?.(lockHolder(error));
+      told = true;
+      // Real time, not the injected clock: the other process lives in real time.
+      await sleep(Math.min(delay, timeout - waited) * (0.75 + Math.random() / 2));
+      delay = Math.min(delay * 2, 2_000);
     }
-    const db = new Database(path, await instance.connect());
+  }
+}
+
+async function connect(path: string, options: OpenOptions): Promise<Shared> {
+  const instance = await createInstance(path, options);
+  let connection: DuckDBConnection | undefined;
+  try {
+    connection = await instance.connect();
+    const shared = new Shared(path, options.readOnly ?? false, instance, connection);
     // docpipe's days are UTC days; show timestamps the same way whatever the machine's zone.
-    await db.run(`SET TimeZone = 'UTC'`);
-    // A setting of the (shared) instance, not of its config: the cache refuses a second
-    // open of the same file with a different config.
-    if (options.threads !== undefined) await db.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
-    await db.exec(readSqlFile('schema.sql'), 'sql/schema.sql');
-    await db.exec(readSqlFile('views.sql'), 'sql/views.sql');
-    return db;
+    await connection.run(`SET TimeZone = 'UTC'`);
+    if (options.threads !== undefined) await connection.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
+    if (options.memoryLimit !== undefined) await connection.run(`SET memory_limit = '${options.memoryLimit.replace(/'/g, '')}'`);
+    const db = new Database(shared);
+    if (options.readOnly) await checkReadable(db);
+    else await migrate(db);
+    return shared;
+  } catch (error) {
+    connection?.closeSync();
+    instance.closeSync();
+    throw error instanceof DatabaseError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
+  }
+}
+
+export class Database implements Executor {
+  private closed = false;
+
+  /** @internal use Database.open */
+  constructor(private readonly shared: Shared) {}
+
+  get path(): string {
+    return this.shared.path;
+  }
+
+  get readOnly(): boolean {
+    return this.shared.readOnly;
+  }
+
+  /**
+   * Opens the database file (creating it unless read-only), waiting for another process
+   * that holds it, and migrates the schema on a read-write open. Close the handle as soon
+   * as the work is done: the file stays locked for other processes until then.
+   */
+  static async open(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
+    if (path === ':memory:') return new Database(await connect(path, options));
+    const key = resolve(path);
+    const mustExist = options.mustExist ?? options.readOnly ?? false;
+    if (mustExist && !existsSync(key)) {
+      throw new UsageError(`database '${path}' does not exist (check --db or DOCPIPE_DB)`);
+    }
+    for (;;) {
+      const entry = open.get(key);
+      if (entry?.closing) {
+        await entry.closing;
+        continue;
+      }
+      if (entry) {
+        entry.refs++;
+        const shared = await entry.ready;
+        if (shared.readOnly && !options.readOnly) {
+          entry.refs--;
+          throw new DatabaseError(`database ${path} is open read-only in this process; cannot write to it`);
+        }
+        return new Database(shared);
+      }
+      if (!options.readOnly) mkdirSync(dirname(key), { recursive: true });
+      const created: Entry = { ready: connect(path, options), refs: 1 };
+      open.set(key, created);
+      try {
+        return new Database(await created.ready);
+      } catch (error) {
+        open.delete(key);
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Opens, runs `work`, closes: the file is held only for the work. Use it for each short
+   * write (a group of windows, a ledger update) so that readers get in between.
+   */
+  static async with<T>(path: string, options: OpenOptions, work: (db: Database) => Promise<T>): Promise<T> {
+    const db = await Database.open(path, options);
+    try {
+      return await work(db);
+    } finally {
+      db.close();
+    }
   }
 
   /** Runs a multi-statement script (a file from sql/). */
-  async exec(script: string, label: string): Promise<void> {
-    await this.serial(async () => {
-      try {
-        await this.connection.run(script);
-      } catch (error) {
-        throw new DatabaseError(`${label} failed`, { cause: error });
-      }
-    });
+  exec(script: string, label: string): Promise<void> {
+    return this.shared.serial(() => this.execNow(script, label));
   }
 
   run(sql: string, params?: Params): Promise<void> {
-    return this.serial(() => this.runNow(sql, params));
+    return this.shared.serial(() => this.runNow(sql, params));
   }
 
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.serial(() => this.allNow<T>(sql, params));
+    return this.shared.serial(() => this.allNow<T>(sql, params));
   }
 
   /** Runs user SQL (possibly several statements) and returns the last result with its columns. */
   query(sql: string): Promise<{ columns: string[]; rows: Row[] }> {
-    return this.serial(async () => {
-      const reader = await this.connection.runAndReadAll(sql);
+    return this.shared.serial(async () => {
+      const reader = await this.shared.connection.runAndReadAll(sql);
       return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() as Row[] };
     });
-  }
-
-  append(table: string, types: readonly DuckDBType[], columns: readonly (readonly DuckDBValue[])[]): Promise<void> {
-    return this.serial(() => this.appendNow(table, types, columns));
   }
 
   /**
@@ -128,39 +243,54 @@ export class Database implements Executor {
    * else touches the connection meanwhile.
    */
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.serial(async () => {
+    return this.shared.serial(async () => {
       await this.runNow('BEGIN TRANSACTION');
       const tx: Executor = {
         run: (sql, params) => this.runNow(sql, params),
         all: (sql, params) => this.allNow(sql, params),
-        append: (table, types, columns) => this.appendNow(table, types, columns),
+        exec: (script, label) => this.execNow(script, label),
       };
       try {
         const result = await work(tx);
         await this.runNow('COMMIT');
         return result;
       } catch (error) {
-        await this.connection.run('ROLLBACK').catch(() => undefined);
+        await this.shared.connection.run('ROLLBACK').catch(() => undefined);
         throw error;
       }
     });
   }
 
+  /** Gives the handle back; the last handle of the file in this process releases the file. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.connection.closeSync();
+    const shared = this.shared;
+    if (shared.path === ':memory:') {
+      void shared.close();
+      return;
+    }
+    const key = resolve(shared.path);
+    const entry = open.get(key);
+    if (!entry) return;
+    entry.refs--;
+    if (entry.refs > 0) return;
+    entry.closing = shared.close().finally(() => {
+      if (open.get(key) === entry) open.delete(key);
+    });
   }
 
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
-    return next;
+  private async execNow(script: string, label: string): Promise<void> {
+    try {
+      await this.shared.connection.run(script);
+    } catch (error) {
+      throw new DatabaseError(`${label} failed`, { cause: error });
+    }
   }
 
   private async runNow(sql: string, params?: Params): Promise<void> {
     try {
-      await this.connection.run(sql, params);
+      await this.shared.connection.run(sql, params);
     } catch (error) {
       throw new DatabaseError(`database ${this.path}: ${describe(sql)} failed`, { cause: error });
     }
@@ -168,35 +298,10 @@ export class Database implements Executor {
 
   private async allNow<T extends Row>(sql: string, params?: Params): Promise<T[]> {
     try {
-      const reader = await this.connection.runAndReadAll(sql, params);
+      const reader = await this.shared.connection.runAndReadAll(sql, params);
       return reader.getRowObjectsJS() as T[];
     } catch (error) {
       throw new DatabaseError(`database ${this.path}: ${describe(sql)} failed`, { cause: error });
-    }
-  }
-
-  private async appendNow(
-    table: string,
-    types: readonly DuckDBType[],
-    columns: readonly (readonly DuckDBValue[])[],
-  ): Promise<void> {
-    const rows = columns[0]?.length ?? 0;
-    if (rows === 0) return;
-    try {
-      const appender = await this.connection.createAppender(table);
-      try {
-        for (let start = 0; start < rows; start += CHUNK_ROWS) {
-          const size = Math.min(CHUNK_ROWS, rows - start);
-          const chunk = DuckDBDataChunk.create([...types], size);
-          chunk.setColumns(columns.map((column) => column.slice(start, start + size)));
-          appender.appendDataChunk(chunk);
-        }
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-    } catch (error) {
-      throw new DatabaseError(`database ${this.path}: appending ${rows} rows to ${table} failed`, { cause: error });
     }
   }
 }

@@ -1,72 +1,31 @@
 /**
- * The request log: every HTTP attempt, and the request budget's memory across runs.
- *
- * Attempts are buffered and written in bulk: by an export inside each window's load
- * transaction (so the log is part of the window's bookkeeping, and costs no extra commit),
- * and by `flush()` at the end of a run or after every attempt when `autoFlush` is on.
+ * The request log as the request budget reads it: `request_log` in the database plus the
+ * journal lines not yet moved there, so that back-to-back runs (and a run after kill -9)
+ * share one exact hourly budget.
  */
-import { INTEGER, TIMESTAMPTZ, VARCHAR, timestampTZValue, type DuckDBValue } from '@duckdb/node-api';
 import type { RequestHistory } from '../api/request-budget.js';
-import type { Database, Executor } from './database.js';
-
-export interface LoggedRequest {
-  scope: string;
-  method: string;
-  path: string;
-  status: number;
-  startedAt: number;
-  durationMs: number;
-  runId: string;
-}
-
-const TYPES = [TIMESTAMPTZ, VARCHAR, VARCHAR, VARCHAR, INTEGER, INTEGER, VARCHAR] as const;
+import type { RequestJournal } from '../spool/request-journal.js';
+import type { Store } from './store.js';
 
 export class RequestLog implements RequestHistory {
-  private pending: LoggedRequest[] = [];
-
-  /**
-   * @param autoFlush write every attempt at once (jobs); off for exports, which flush in
-   *   each window's transaction. @default true
-   */
   constructor(
-    private readonly db: Database,
-    private readonly autoFlush = true,
+    private readonly store: Store,
+    private readonly journal: RequestJournal,
   ) {}
 
-  async record(request: LoggedRequest): Promise<void> {
-    this.pending.push(request);
-    if (this.autoFlush) await this.flush();
-  }
-
-  /** Writes the buffered attempts through `executor` (a transaction), or on its own. */
-  async flush(executor: Executor = this.db): Promise<void> {
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    const columns: DuckDBValue[][] = [
-      batch.map((r) => timestampTZValue(BigInt(Math.round(r.startedAt)) * 1000n)),
-      batch.map((r) => r.scope),
-      batch.map((r) => r.method),
-      batch.map((r) => r.path),
-      batch.map((r) => r.status),
-      batch.map((r) => Math.round(r.durationMs)),
-      batch.map((r) => r.runId),
-    ];
-    try {
-      await executor.append('request_log', TYPES, columns);
-    } catch (error) {
-      this.pending = [...batch, ...this.pending]; // a rolled-back window keeps its log for the next flush
-      throw error;
-    }
-  }
-
   async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
-    const rows = await this.db.all<{ ms: number | bigint }>(
-      `SELECT epoch_ms(started_at) AS ms FROM request_log
-        WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,
-      { scope, since: new Date(sinceMs).toISOString() },
+    const rows = await this.store.read((db) =>
+      db.all<{ id: string | null; ms: number | bigint }>(
+        `SELECT request_id AS id, epoch_ms(started_at) AS ms FROM request_log
+          WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,
+        { scope, since: new Date(sinceMs).toISOString() },
+      ),
     );
-    const buffered = this.pending.filter((r) => r.scope === scope && r.startedAt > sinceMs).map((r) => r.startedAt);
-    return [...rows.map((r) => Number(r.ms)), ...buffered];
+    const inDatabase = new Set(rows.flatMap((r) => (r.id === null ? [] : [r.id])));
+    const journalled = this.journal
+      .lines()
+      .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id))
+      .map((l) => l.started_ms);
+    return [...rows.map((r) => Number(r.ms)), ...journalled];
   }
 }

@@ -1,26 +1,29 @@
 /** The runs table: one row per command run, with its outcome and summary. */
 import { randomUUID } from 'node:crypto';
-import type { Database } from './database.js';
+import { hostname } from 'node:os';
+import type { Executor } from './database.js';
 
 export function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startRun(db: Database, runId: string, command: string, now: number): Promise<void> {
-  await db.run(
-    `INSERT INTO runs (run_id, command, started_at, status) VALUES ($id, $command, $at::TIMESTAMPTZ, 'running')`,
-    { id: runId, command, at: new Date(now).toISOString() },
+/** Records a run as `running`, with the process that runs it (so a crash can be told later). */
+export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<void> {
+  await tx.run(
+    `INSERT INTO runs (run_id, command, started_at, status, pid, host)
+     VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host)`,
+    { id: runId, command, at: new Date(now).toISOString(), pid: process.pid, host: hostname() },
   );
 }
 
 export async function finishRun(
-  db: Database,
+  tx: Executor,
   runId: string,
   outcome: { status: string; exitCode: number; summary: unknown },
   now: number,
 ): Promise<void> {
-  await db.run(
+  await tx.run(
     `UPDATE runs SET finished_at = $at::TIMESTAMPTZ, status = $status, exit_code = $code,
             summary = $summary::JSON WHERE run_id = $id`,
     {

@@ -1,164 +1,163 @@
 /**
- * Analytics windows in DuckDB. A window's rows, its totals and its bookkeeping row are
- * replaced together in one transaction, so a crash leaves every window wholly old or wholly
- * new; page rows go in through the appender in data chunks.
+ * Analytics windows in DuckDB, loaded set-based from the spool. DuckDB parses the spooled
+ * page bodies itself (`read_json`, on its own threads) and computes each row's quality flags
+ * in SQL; the JavaScript thread only names the files. A window's rows, its totals and its
+ * bookkeeping row replace any earlier copy in the caller's transaction, so a crash leaves
+ * every window wholly old or wholly new; several windows may share one transaction.
  *
- * The appender runs on the JavaScript thread, so it fills a narrow, unindexed temp table
- * (only what varies per row, counts as DOUBLE so no BigInt is made per value); one INSERT
- * ... SELECT then moves the rows into the keyed table on DuckDB's own threads, while the
- * next window is being fetched.
+ * The page tables have no key: their grain (project_id, window_start, window_end, path) is
+ * kept here (the old copy of a window is deleted before the new one goes in, and a walk that
+ * saw a path twice keeps its first copy) and checked by `docpipe doctor`.
  */
-import {
-  BIGINT,
-  DATE,
-  DOUBLE,
-  INTEGER,
-  TIMESTAMPTZ,
-  VARCHAR,
-  dateValue,
-  timestampTZValue,
-  type DuckDBValue,
-} from '@duckdb/node-api';
-import type { Metric } from '../api/schemas.js';
-import type { CheckedCounts, CheckedRow } from '../extract/row-quality.js';
-import type { LoadedWindow } from '../extract/plan-export.js';
-import { windowKey, type Window } from '../extract/windows.js';
-import type { Database, Executor } from './database.js';
+import { windowKey, type Counts, type LoadedWindow, type Metric } from '../core/domain.js';
+import type { CompletedWalk } from '../spool/spool.js';
+import type { Executor } from './database.js';
+import { sqlString } from './sql-files.js';
 
 export const METRIC_TABLES = {
-  visitors: { totals: 'visitor_totals', pages: 'page_visitors' },
-  views: { totals: 'view_totals', pages: 'page_views' },
-} as const satisfies Record<Metric, { totals: string; pages: string }>;
+  visitors: { totals: 'visitor_totals', pages: 'page_visitors', array: 'visitors' },
+  views: { totals: 'view_totals', pages: 'page_views', array: 'views' },
+} as const satisfies Record<Metric, { totals: string; pages: string; array: string }>;
 
+/** The row-quality flags, as `flags` lists them (comma-separated). */
+export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds'] as const;
 
-export interface WindowLoad {
-  metric: Metric;
-  projectId: string;
-  window: Window;
-  rows: readonly CheckedRow[];
-  totals: CheckedCounts;
-  fetchedAt: number;
-  runId: string;
-  pages: number;
-  requests: number;
-  walks: number;
-  warnings: readonly string[];
+/** A count as stored: rounded half up, like the API's integers would be. */
+const rounded = (x: string): string => `floor(${x} + 0.5)::BIGINT`;
+
+/**
+ * SQL for a row's flags from its raw counts (DOUBLE expressions): NULL for a clean row, else
+ * e.g. `non_integral,total_out_of_bounds`. Uniques must satisfy max(human, ai) <= total <=
+ * human + ai; a row that does not is kept and flagged, never dropped.
+ */
+export function flagsSql(human: string, ai: string, total: string): string {
+  const [h, a, t] = [rounded(human), rounded(ai), rounded(total)];
+  return `nullif(concat_ws(',',
+      CASE WHEN ${human} <> floor(${human}) OR ${ai} <> floor(${ai}) OR ${total} <> floor(${total}) THEN 'non_integral' END,
+      CASE WHEN least(${h}, ${a}, ${t}) < 0 THEN 'negative' END,
+      CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END), '')`;
 }
 
+/** A completed walk and its spooled page files, ready to load. */
+export interface WindowLoad {
+  walk: CompletedWalk;
+  files: readonly string[];
+}
 
-export async function readLoadedWindows(
-  db: Database,
-  metric: Metric,
-  projectId: string,
-): Promise<Map<string, LoadedWindow>> {
+export async function readLoadedWindows(db: Executor, metric: Metric, projectId: string): Promise<Map<string, LoadedWindow>> {
   const rows = await db.all<{ start: string; end: string; fetched_ms: number | bigint }>(
     `SELECT strftime(window_start, '%Y-%m-%d') AS start, strftime(window_end, '%Y-%m-%d') AS "end",
             epoch_ms(fetched_at) AS fetched_ms
        FROM loaded_windows WHERE metric = $metric AND project_id = $project`,
     { metric, project: projectId },
   );
-  return new Map(
-    rows.map((r) => [windowKey(r), { start: r.start, end: r.end, fetchedAt: Number(r.fetched_ms) }]),
-  );
+  return new Map(rows.map((r) => [windowKey(r), { start: r.start, end: r.end, fetchedAt: Number(r.fetched_ms) }]));
 }
 
-/** Created per connection by sql/schema.sql. */
-const STAGE_ROWS = 'docpipe_stage_rows';
-const STAGE_WINDOWS = 'docpipe_stage_windows';
-const ROW_TYPES = [INTEGER, VARCHAR, DOUBLE, DOUBLE, DOUBLE, VARCHAR] as const;
-const WINDOW_TYPES = [
-  INTEGER, VARCHAR, VARCHAR, DATE, DATE, DOUBLE, DOUBLE, DOUBLE, VARCHAR,
-  TIMESTAMPTZ, VARCHAR, BIGINT, INTEGER, INTEGER, INTEGER, VARCHAR,
-] as const;
-const DAY_MS = 86_400_000;
+const ts = (ms: number): string => sqlString(new Date(ms).toISOString());
+const date = (day: string): string => `DATE ${sqlString(day)}`;
+const countsSql = (c: Counts): string => `${Number(c.human)}::DOUBLE, ${Number(c.ai)}::DOUBLE, ${Number(c.total)}::DOUBLE`;
 
-const day = (iso: string): DuckDBValue => dateValue(Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS));
-
-/**
- * Replaces a window: see replaceWindows.
- * @param alsoInTransaction more bookkeeping to commit with the window (the request log).
- */
-export function replaceWindow(
-  db: Database,
-  load: WindowLoad,
-  alsoInTransaction?: (tx: Executor) => Promise<void>,
-): Promise<void> {
-  return replaceWindows(db, [load], alsoInTransaction);
+/** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
+function spooledRows(metric: Metric, loads: readonly WindowLoad[], dedupe: boolean): string {
+  const files = loads.flatMap((l) => l.files.map((file) => ({ file, load: l })));
+  const list = `[${files.map((f) => sqlString(f.file)).join(', ')}]`;
+  const map = files
+    .map(({ file, load }) =>
+      `(${sqlString(file)}, ${sqlString(load.walk.projectId)}, ${date(load.walk.window.start)}, ${date(load.walk.window.end)}, ${sqlString(load.walk.runId)})`,
+    )
+    .join(', ');
+  const array = METRIC_TABLES[metric].array;
+  const rows = dedupe
+    ? `SELECT unnest(${array}) AS r, generate_subscripts(${array}, 1) AS i, filename`
+    : `SELECT unnest(${array}) AS r, filename`;
+  const select = `
+    SELECT m.project_id, m.window_start, m.window_end, j.r.path AS path,
+           ${rounded('j.r.human')} AS human, ${rounded('j.r.ai')} AS ai, ${rounded('j.r.total')} AS total,
+           m.run_id, ${flagsSql('j.r.human', 'j.r.ai', 'j.r.total')} AS flags
+      FROM (${rows}
+              FROM read_json(${list}, filename = true,
+                             columns = {${array}: 'STRUCT(path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE)[]'})) j
+      JOIN (VALUES ${map}) m(filename, project_id, window_start, window_end, run_id) ON m.filename = j.filename`;
+  // A walk that saw a path twice keeps each path's first copy (file order, then row order).
+  return dedupe
+    ? `${select} QUALIFY row_number() OVER (PARTITION BY m.project_id, m.window_start, m.window_end, j.r.path ORDER BY j.filename, j.i) = 1`
+    : select;
 }
 
-/**
- * Replaces one or more windows in one transaction: each window's rows, totals and
- * bookkeeping row replace its earlier copy, all or nothing. Several windows share a commit
- * when they arrive faster than DuckDB loads (group commit); each stays whole either way.
- */
-export async function replaceWindows(
-  db: Database,
-  loads: readonly WindowLoad[],
-  alsoInTransaction?: (tx: Executor) => Promise<void>,
-): Promise<void> {
-  if (loads.length === 0) return;
-  const rows = loads.reduce((n, l) => n + l.rows.length, 0);
-  const rowColumns: DuckDBValue[][] = [[], [], [], [], [], []];
-  const [idx, path, human, ai, total, flags] = rowColumns as [DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[], DuckDBValue[]];
-  loads.forEach((load, i) => {
-    for (const r of load.rows) {
-      idx.push(i);
-      path.push(r.path);
-      human.push(r.human);
-      ai.push(r.ai);
-      total.push(r.total);
-      flags.push(r.flags);
-    }
-  });
-  const windowColumns: DuckDBValue[][] = [
-    loads.map((_, i) => i),
-    loads.map((l) => l.metric),
-    loads.map((l) => l.projectId),
-    loads.map((l) => day(l.window.start)),
-    loads.map((l) => day(l.window.end)),
-    loads.map((l) => l.totals.human),
-    loads.map((l) => l.totals.ai),
-    loads.map((l) => l.totals.total),
-    loads.map((l) => l.totals.flags),
-    loads.map((l) => timestampTZValue(BigInt(Math.round(l.fetchedAt)) * 1000n)),
-    loads.map((l) => l.runId),
-    loads.map((l) => BigInt(l.rows.length)),
-    loads.map((l) => l.pages),
-    loads.map((l) => l.requests),
-    loads.map((l) => l.walks),
-    loads.map((l) => JSON.stringify(l.warnings)),
-  ];
-  const metrics = [...new Set(loads.map((l) => l.metric))];
+const PAGE_COLUMNS = 'project_id, window_start, window_end, path, human, ai, total, run_id, flags';
 
-  await db.transaction(async (tx) => {
-    await tx.run(`DELETE FROM ${STAGE_ROWS}`);
-    await tx.run(`DELETE FROM ${STAGE_WINDOWS}`);
-    if (rows > 0) await tx.append(STAGE_ROWS, ROW_TYPES, rowColumns);
-    await tx.append(STAGE_WINDOWS, WINDOW_TYPES, windowColumns);
-    for (const metric of metrics) {
-      const tables = METRIC_TABLES[metric];
-      const mine = `w.metric = '${metric}'`;
-      await tx.run(
-        `DELETE FROM ${tables.pages} p USING ${STAGE_WINDOWS} w
-          WHERE ${mine} AND p.project_id = w.project_id AND p.window_start = w.window_start AND p.window_end = w.window_end`,
-      );
-      await tx.run(
-        `INSERT INTO ${tables.pages}
-         SELECT w.project_id, w.window_start, w.window_end, s.path, s.human::BIGINT, s.ai::BIGINT, s.total::BIGINT, w.run_id, s.flags
-           FROM ${STAGE_ROWS} s JOIN ${STAGE_WINDOWS} w USING (idx) WHERE ${mine}`,
-      );
-      await tx.run(
-        `INSERT OR REPLACE INTO ${tables.totals}
-         SELECT project_id, window_start, window_end, human::BIGINT, ai::BIGINT, total::BIGINT, fetched_at, run_id, flags
-           FROM ${STAGE_WINDOWS} w WHERE ${mine}`,
-      );
-    }
-    await tx.run(
-      `INSERT OR REPLACE INTO loaded_windows
-       SELECT metric, project_id, window_start, window_end, fetched_at, run_id, row_count, pages, requests, walks,
-              from_json(warnings, '["VARCHAR"]')
-         FROM ${STAGE_WINDOWS}`,
+/**
+ * Loads completed walks in the caller's transaction: each window's rows, totals and
+ * `loaded_windows` row replace its earlier copy. Returns the warnings recorded per window
+ * (the walk's, plus a line per row flag, e.g. `3 rows total_out_of_bounds`).
+ */
+export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): Promise<Map<CompletedWalk, string[]>> {
+  const warnings = new Map<CompletedWalk, string[]>();
+  for (const metric of new Set(loads.map((l) => l.walk.metric))) {
+    const mine = loads.filter((l) => l.walk.metric === metric);
+    const tables = METRIC_TABLES[metric];
+    const keys = mine
+      .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)})`)
+      .join(', ');
+    // Spelled out beside the IN list so that DuckDB can skip row groups by their min/max.
+    const starts = mine.map((l) => l.walk.window.start).sort();
+    const span = `window_start BETWEEN ${date(starts[0]!)} AND ${date(starts.at(-1)!)}`;
+    // Only windows loaded before have rows to replace; a window's rows and its loaded_windows
+    // row always change together, so this is exact.
+    const earlier = await tx.all<{ project_id: string; s: string; e: string }>(
+      `SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e
+         FROM loaded_windows WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})`,
     );
-    await alsoInTransaction?.(tx);
-  });
+    for (const w of earlier) {
+      await tx.run(`DELETE FROM ${tables.pages} WHERE project_id = $p AND window_start = $s::DATE AND window_end = $e::DATE`, {
+        p: w.project_id,
+        s: w.s,
+        e: w.e,
+      });
+    }
+    for (const dedupe of [false, true]) {
+      const group = mine.filter((l) => l.walk.repeatedPaths === dedupe && l.files.length > 0);
+      if (group.length > 0) {
+        await tx.run(`INSERT INTO ${tables.pages} (${PAGE_COLUMNS}) ${spooledRows(metric, group, dedupe)}`);
+      }
+    }
+    const totals = mine
+      .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)}, ${countsSql(l.walk.totals)}, ${ts(l.walk.fetchedAt)}::TIMESTAMPTZ, ${sqlString(l.walk.runId)})`)
+      .join(', ');
+    const totalFlags = await tx.all<{ project_id: string; s: string; e: string; flags: string | null }>(
+      `INSERT OR REPLACE INTO ${tables.totals} (project_id, window_start, window_end, human, ai, total, extracted_at, run_id, flags)
+       SELECT p, s, e, ${rounded('h')}, ${rounded('a')}, ${rounded('t')}, x, r, ${flagsSql('h', 'a', 't')}
+         FROM (VALUES ${totals}) v(p, s, e, h, a, t, x, r)
+       RETURNING project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, flags`,
+    );
+    const rowFlags = await tx.all<{ project_id: string; s: string; e: string; flag: string; n: bigint }>(
+      `SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, flag, count(*) AS n
+         FROM (SELECT project_id, window_start, window_end, unnest(string_split(flags, ',')) AS flag
+                 FROM ${tables.pages}
+                WHERE ${span} AND flags IS NOT NULL AND (project_id, window_start, window_end) IN (${keys}))
+        GROUP BY ALL ORDER BY flag`,
+    );
+    for (const load of mine) {
+      const { projectId, window } = load.walk;
+      const same = (r: { project_id: string; s: string; e: string }): boolean =>
+        r.project_id === projectId && r.s === window.start && r.e === window.end;
+      const lines = rowFlags.filter(same).map((r) => `${r.n} row${r.n === 1n ? '' : 's'} ${r.flag}`);
+      const totalsFlags = totalFlags.find(same)?.flags;
+      if (totalsFlags) lines.push(`totals ${totalsFlags}`);
+      warnings.set(load.walk, [...load.walk.warnings, ...lines]);
+    }
+  }
+  const bookkeeping = loads
+    .map((l) => {
+      const w = l.walk;
+      const list = `[${(warnings.get(w) ?? []).map(sqlString).join(', ')}]::VARCHAR[]`;
+      return `(${sqlString(w.metric)}, ${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)}, ${ts(w.fetchedAt)}::TIMESTAMPTZ, ${sqlString(w.runId)}, ${w.rows}, ${w.pages}, ${w.requests}, ${w.walks}, ${list})`;
+    })
+    .join(', ');
+  await tx.run(
+    `INSERT OR REPLACE INTO loaded_windows (metric, project_id, window_start, window_end, fetched_at, run_id, row_count, pages, requests, walks, warnings)
+     VALUES ${bookkeeping}`,
+  );
+  return warnings;
 }

@@ -30,7 +30,7 @@ describe('HttpClient against the sandbox', () => {
 
   it('asks for the page and parses it', async () => {
     const result = await fetchAnalyticsPage(client(), page);
-    expect(result.rows.length).toBeGreaterThan(0);
+    expect(result.page.rows.length).toBeGreaterThan(0);
     expect(sandbox.requests[0]?.query).toMatchObject({ dateFrom: '2026-03-01', dateTo: '2026-03-02', limit: '250', offset: '0' });
   });
 
@@ -89,7 +89,7 @@ describe('HttpClient against the sandbox', () => {
   it('times out a slow request, and retries it on GET', async () => {
     sandbox.addFault({ kind: 'slow', delayMs: 400 });
     const result = await fetchAnalyticsPage(client({ timeoutMs: 100 }), page);
-    expect(result.rows.length).toBeGreaterThan(0);
+    expect(result.page.rows.length).toBeGreaterThan(0);
     sandbox.addFault({ kind: 'slow', delayMs: 400 });
     const error = await createAgentJob(client({ timeoutMs: 100 }), 'docs', 'x [pr]').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);

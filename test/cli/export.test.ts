@@ -254,10 +254,13 @@ describe('docpipe export', () => {
     await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
     const held = await Database.open(h.db);
     try {
-      const child = spawnSync(process.execPath, ['bin/docpipe.js', 'query', 'SELECT 1', '--db', h.db], { encoding: 'utf8' });
-      expect(child.status).toBe(1);
-      expect(child.stderr).toMatch(/in use by another docpipe process/);
-      expect(child.stderr.trim().split('\n')).toHaveLength(1);
+      const child = spawnSync(process.execPath, ['bin/docpipe.js', 'query', 'SELECT 1', '--db', h.db, '--lock-timeout', '1', '--log-format', 'text'], { encoding: 'utf8' });
+      // It waited for the writer, then gave up with exit 75 and one line naming the holder.
+      expect(child.status).toBe(75);
+      const lines = child.stderr.trim().split('\n');
+      expect(lines[0]).toMatch(/database busy .*holder=process \d+/);
+      expect(lines.at(-1)).toMatch(/^docpipe: database .* is held by process \d+ .*waited 1 s, try again later$/);
+      expect(lines).toHaveLength(2);
     } finally {
       held.close();
     }

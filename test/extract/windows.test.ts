@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { addDays, planWindows, utcToday, windowDays, type Grain, type Window } from '../../src/extract/windows.js';
+import type { Window } from '../../src/core/domain.js';
+import { addDays, planWindows, utcToday, windowDays, type Grain } from '../../src/extract/windows.js';
 
 /** Every day of [from, to) appears in exactly one window, in order. */
 function expectPartition(windows: Window[], from: string, to: string): void {

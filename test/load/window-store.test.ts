@@ -2,41 +2,80 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiRow, Counts, Metric, Window } from '../../src/core/domain.js';
 import { DatabaseError } from '../../src/core/errors.js';
-import type { CheckedRow } from '../../src/extract/row-quality.js';
 import { Database } from '../../src/load/database.js';
-import { readLoadedWindows, replaceWindow, replaceWindows, type WindowLoad } from '../../src/load/window-store.js';
+import { flagsSql, loadWindows, readLoadedWindows, type WindowLoad } from '../../src/load/window-store.js';
+import { Spool } from '../../src/spool/spool.js';
 
 const window = { start: '2026-02-28', end: '2026-03-01' };
-const rows = (n: number, base = 1): CheckedRow[] =>
-  Array.from({ length: n }, (_, i) => ({ path: `/page-${i}`, human: base + i, ai: 1, total: base + i, flags: null }));
+const rows = (n: number, base = 1): ApiRow[] =>
+  Array.from({ length: n }, (_, i) => ({ path: `/page-${i}`, human: base + i, ai: 1, total: base + i }));
 
-function load(overrides: Partial<WindowLoad> = {}): WindowLoad {
-  return {
-    metric: 'visitors',
-    projectId: 'proj',
-    window,
-    rows: rows(3000),
-    totals: { human: 100, ai: 10, total: 105, flags: null },
-    fetchedAt: Date.parse('2026-03-05T01:00:00Z'),
-    runId: 'run-1',
-    pages: 12,
-    requests: 12,
-    walks: 1,
-    warnings: [],
-    ...overrides,
-  };
+interface Spec {
+  metric?: Metric;
+  window?: Window;
+  rows?: ApiRow[];
+  totals?: Counts;
+  runId?: string;
+  warnings?: string[];
+  repeatedPaths?: boolean;
+  /** Raw page bodies instead of rows. */
+  bodies?: string[];
 }
 
-describe('replaceWindow', () => {
+describe('loadWindows', () => {
+  let dir: string;
+  let spool: Spool;
   let db: Database;
   beforeEach(async () => {
-    db = await Database.open(':memory:');
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-load-'));
+    spool = new Spool(join(dir, 'spool'));
+    db = await Database.open(join(dir, 'test.duckdb'));
   });
-  afterEach(() => db.close());
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('loads rows, totals and bookkeeping (more rows than one data chunk)', async () => {
-    await replaceWindow(db, load());
+  /** Spools a walk's pages (250 rows a page, as the API sends them) and describes it for the loader. */
+  function spooled(spec: Spec = {}): WindowLoad {
+    const metric = spec.metric ?? 'visitors';
+    const w = spec.window ?? window;
+    const all = spec.rows ?? rows(3000);
+    const totals = spec.totals ?? { human: 100, ai: 10, total: 105 };
+    const walk = spool.walk({ metric, projectId: 'proj' }, w);
+    walk.remove();
+    const bodies = spec.bodies ?? [];
+    if (!spec.bodies) {
+      for (let offset = 0; offset === 0 || offset < all.length; offset += 250) {
+        bodies.push(JSON.stringify({ totals, [metric]: all.slice(offset, offset + 250), hasMore: offset + 250 < all.length }));
+      }
+    }
+    bodies.forEach((body, i) => walk.writePage(i, body));
+    return {
+      walk: {
+        metric,
+        projectId: 'proj',
+        window: w,
+        fetchedAt: Date.parse('2026-03-05T01:00:00Z'),
+        runId: spec.runId ?? 'run-1',
+        totals,
+        rows: new Set(all.map((r) => r.path)).size,
+        pages: bodies.length,
+        requests: bodies.length,
+        walks: 1,
+        warnings: spec.warnings ?? [],
+        repeatedPaths: spec.repeatedPaths ?? false,
+      },
+      files: walk.pages().map((p) => p.file),
+    };
+  }
+
+  const load = (...loads: WindowLoad[]) => db.transaction((tx) => loadWindows(tx, loads));
+
+  it('loads rows, totals and bookkeeping from the spooled pages (more rows than one page)', async () => {
+    await load(spooled());
     const [count] = await db.all<{ n: bigint; sum: bigint }>('SELECT count(*) AS n, sum(human) AS sum FROM page_visitors');
     expect(count?.n).toBe(3000n);
     expect(count?.sum).toBe(BigInt((3000 * 3001) / 2));
@@ -44,14 +83,15 @@ describe('replaceWindow', () => {
     expect(totals).toEqual([{ project_id: 'proj', s: '2026-02-28', e: '2026-03-01', human: 100n, ai: 10n, total: 105n, run_id: 'run-1' }]);
     const loaded = await readLoadedWindows(db, 'visitors', 'proj');
     expect(loaded.get('2026-02-28/2026-03-01')).toEqual({ ...window, fetchedAt: Date.parse('2026-03-05T01:00:00Z') });
+    expect(await db.all(`SELECT row_count, pages FROM loaded_windows`)).toEqual([{ row_count: 3000n, pages: 12 }]);
     expect(await readLoadedWindows(db, 'views', 'proj')).toEqual(new Map());
   });
 
   it('replaces an earlier copy of the window and nothing else', async () => {
-    await replaceWindow(db, load());
+    await load(spooled());
     const other = { start: '2026-02-27', end: '2026-02-28' };
-    await replaceWindow(db, load({ window: other, rows: rows(5) }));
-    await replaceWindow(db, load({ rows: rows(10, 7), runId: 'run-2' }));
+    await load(spooled({ window: other, rows: rows(5) }));
+    await load(spooled({ rows: rows(10, 7), runId: 'run-2' }));
     const counts = await db.all<{ s: string; n: bigint }>(
       `SELECT strftime(window_start, '%Y-%m-%d') AS s, count(*) AS n FROM page_visitors GROUP BY ALL ORDER BY s`,
     );
@@ -61,29 +101,29 @@ describe('replaceWindow', () => {
   });
 
   it('keeps the previous copy intact when a load fails half-way', async () => {
-    await replaceWindow(db, load());
-    // A duplicate path breaks the primary key in the middle of the append.
-    const bad = [...rows(2000, 50), { path: '/page-5', human: 1, ai: 1, total: 1, flags: null }];
-    await expect(replaceWindow(db, load({ rows: bad, runId: 'run-bad', totals: { human: 1, ai: 1, total: 1, flags: null } }))).rejects.toThrow(DatabaseError);
+    await load(spooled());
+    // The second page holds a count DuckDB cannot read as a number.
+    const good = JSON.stringify({ totals: { human: 1, ai: 1, total: 1 }, visitors: rows(250, 50), hasMore: true });
+    const bad = JSON.stringify({ totals: { human: 1, ai: 1, total: 1 }, visitors: [{ path: '/x', human: 'many', ai: 1, total: 1 }], hasMore: false });
+    await expect(load(spooled({ bodies: [good, bad], runId: 'run-bad' }))).rejects.toThrow(DatabaseError);
     const [state] = await db.all<{ n: bigint; runs: bigint }>('SELECT count(*) AS n, count(DISTINCT run_id) AS runs FROM page_visitors');
     expect(state).toEqual({ n: 3000n, runs: 1n });
-    const totals = await db.all('SELECT human, run_id FROM visitor_totals');
-    expect(totals).toEqual([{ human: 100n, run_id: 'run-1' }]);
+    expect(await db.all('SELECT human, run_id FROM visitor_totals')).toEqual([{ human: 100n, run_id: 'run-1' }]);
     // The connection is usable again afterwards.
-    await replaceWindow(db, load({ rows: rows(4), runId: 'run-3' }));
+    await load(spooled({ rows: rows(4), runId: 'run-3' }));
     const [after] = await db.all<{ n: bigint }>('SELECT count(*) AS n FROM page_visitors');
     expect(after?.n).toBe(4n);
   });
 
   it('loads several windows of both metrics in one transaction, each replacing only itself', async () => {
     const other = { start: '2026-03-01', end: '2026-03-02' };
-    await replaceWindow(db, load({ rows: rows(7) }));
-    await replaceWindows(db, [
-      load({ rows: rows(3), runId: 'run-2' }),
-      load({ window: other, rows: rows(4), runId: 'run-2', warnings: ['a, b', 'c'] }),
-      load({ metric: 'views', rows: rows(5), runId: 'run-2' }),
-      load({ window: other, rows: [], runId: 'run-2' , metric: 'views' }),
-    ]);
+    await load(spooled({ rows: rows(7) }));
+    await load(
+      spooled({ rows: rows(3), runId: 'run-2' }),
+      spooled({ window: other, rows: rows(4), runId: 'run-2', warnings: ['a, b', 'c'] }),
+      spooled({ metric: 'views', rows: rows(5), runId: 'run-2' }),
+      spooled({ window: other, rows: [], runId: 'run-2', metric: 'views' }),
+    );
     const counts = await db.all(
       `SELECT 'visitors' AS m, strftime(window_start, '%Y-%m-%d') AS s, count(*) AS n FROM page_visitors GROUP BY ALL
        UNION ALL SELECT 'views', strftime(window_start, '%Y-%m-%d'), count(*) FROM page_views GROUP BY ALL ORDER BY ALL`,
@@ -98,10 +138,56 @@ describe('replaceWindow', () => {
     expect(await db.all(`SELECT DISTINCT run_id FROM loaded_windows`)).toEqual([{ run_id: 'run-2' }]);
   });
 
-  it('stores flags on rows kept despite a broken invariant', async () => {
-    await replaceWindow(db, load({ rows: [{ path: '/odd', human: 5, ai: 5, total: 11, flags: 'total_out_of_bounds' }], warnings: ['1 row total_out_of_bounds'] }));
-    expect(await db.all('SELECT path, flags FROM flagged_rows')).toEqual([{ path: '/odd', flags: 'total_out_of_bounds' }]);
-    expect(await db.all('SELECT warnings FROM loaded_windows')).toEqual([{ warnings: ['1 row total_out_of_bounds'] }]);
+  it('flags rows in SQL, keeps them, and counts the flags in the window warnings', async () => {
+    const odd: ApiRow[] = [
+      { path: '/ok', human: 3, ai: 2, total: 4 },
+      { path: '/over', human: 5, ai: 5, total: 11 },
+      { path: '/under', human: 5, ai: 1, total: 4 },
+      { path: '/half', human: 3.4, ai: 2, total: 4 },
+    ];
+    const result = await load(spooled({ rows: odd, totals: { human: 1, ai: 1, total: 3 }, warnings: ['drift'] }));
+    expect(await db.all('SELECT path, human, flags FROM flagged_rows ORDER BY path')).toEqual([
+      { path: '/half', human: 3n, flags: 'non_integral' },
+      { path: '/over', human: 5n, flags: 'total_out_of_bounds' },
+      { path: '/under', human: 5n, flags: 'total_out_of_bounds' },
+    ]);
+    const expected = ['drift', '1 row non_integral', '2 rows total_out_of_bounds', 'totals total_out_of_bounds'];
+    expect(await db.all('SELECT warnings FROM loaded_windows')).toEqual([{ warnings: expected }]);
+    expect([...result.values()]).toEqual([expected]);
+    expect(await db.all('SELECT flags FROM visitor_totals')).toEqual([{ flags: 'total_out_of_bounds' }]);
+  });
+
+  it('keeps the first copy of a path when the walk saw it twice', async () => {
+    const first = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/a', human: 1, ai: 0, total: 1 }, { path: '/b', human: 2, ai: 0, total: 2 }], hasMore: true });
+    const second = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/b', human: 9, ai: 0, total: 9 }, { path: '/c', human: 3, ai: 0, total: 3 }], hasMore: false });
+    const loadSpec = spooled({ bodies: [first, second], repeatedPaths: true });
+    await load(loadSpec);
+    expect(await db.all('SELECT path, human FROM page_visitors ORDER BY path')).toEqual([
+      { path: '/a', human: 1n },
+      { path: '/b', human: 2n },
+      { path: '/c', human: 3n },
+    ]);
+  });
+});
+
+describe('flagsSql', () => {
+  it.each([
+    [3, 2, 4, null],
+    [3, 0, 3, null],
+    [3, 2, 5, null],
+    [3, 2, 2, 'total_out_of_bounds'],
+    [3, 2, 6, 'total_out_of_bounds'],
+    [3.4, 2, 4, 'non_integral'],
+    [2.5, 1, 3, 'non_integral'],
+    [-1, 2, 2, 'negative,total_out_of_bounds'],
+  ])('human %d, ai %d, total %d -> %s', async (h, a, t, flags) => {
+    const db = await Database.open(':memory:');
+    try {
+      const [row] = await db.all(`SELECT ${flagsSql('h', 'a', 't')} AS flags FROM (VALUES (${h}::DOUBLE, ${a}::DOUBLE, ${t}::DOUBLE)) v(h, a, t)`);
+      expect(row?.flags).toBe(flags);
+    } finally {
+      db.close();
+    }
   });
 });
 
@@ -112,14 +198,20 @@ describe('Database.open', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('creates the file and its folder, and keeps data across opens', async () => {
+  it('creates the file and its folder, keeps data across opens, and shares one handle per file', async () => {
     const path = join(dir, 'nested', 'x.duckdb');
     const db = await Database.open(path);
-    await replaceWindow(db, load({ rows: rows(2) }));
+    const second = await Database.open(path);
+    await db.run(`INSERT INTO runs (run_id, command) VALUES ('r1', 'test')`);
+    expect(await second.all('SELECT run_id FROM runs')).toEqual([{ run_id: 'r1' }]);
     db.close();
-    const again = await Database.open(path);
-    const [row] = await again.all<{ n: bigint }>('SELECT count(*) AS n FROM page_visitors');
-    expect(row?.n).toBe(2n);
+    second.close();
+    const again = await Database.open(path, { readOnly: true });
+    expect(await again.all('SELECT run_id FROM runs')).toEqual([{ run_id: 'r1' }]);
     again.close();
+  });
+
+  it('refuses to open a missing file read-only, naming it', async () => {
+    await expect(Database.open(join(dir, 'typo.duckdb'), { readOnly: true })).rejects.toThrow(/database '.*typo\.duckdb' does not exist/);
   });
 });

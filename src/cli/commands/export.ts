@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { METRICS, type Metric } from '../../api/schemas.js';
+import { METRICS, type Metric } from '../../core/domain.js';
 import { UsageError } from '../../core/errors.js';
 import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
 import { isClosed } from '../../extract/plan-export.js';

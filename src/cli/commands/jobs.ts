@@ -1,17 +1,18 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
+import { runStatus } from '../../core/outcome.js';
 import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile } from '../../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
-import { Database } from '../../load/database.js';
+import { Store } from '../../load/store.js';
 import { finishRun, newRunId, startRun } from '../../load/runs.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
-import { createSession } from '../session.js';
+import { createSession, createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -72,85 +73,84 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
   // Check the key before touching the database, so a bad setup changes nothing.
   const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
-  const db = await Database.open(args.db);
-  try {
-    const runId = newRunId(ctx.io.clock.now());
-    const ledger = new JobLedger(db, runId);
-    if (args['dry-run']) {
-      const plan: Record<string, unknown>[] = [];
-      for (const entry of file.entries) {
-        const row = await ledger.get(projectId, entry.key);
-        const action = !row
-          ? 'submit'
-          : isFinalStatus(row.status)
-            ? 'done'
-            : row.status === 'unknown'
-              ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
-              : row.jobId ? 'poll' : 'submit';
-        plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
-      }
-      ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
-      const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
-      ctx.io.stdout(`dry run: ${file.entries.length} prompts in ${args.file}, ${toSubmit} would be submitted; no request made\n`);
-      return;
+  const runId = newRunId(ctx.io.clock.now());
+  const workspace = createWorkspace(args, runId, logger);
+  const { store } = workspace;
+  const ledger = new JobLedger(store, runId);
+  if (args['dry-run']) {
+    const plan: Record<string, unknown>[] = [];
+    for (const entry of file.entries) {
+      const row = await ledger.get(projectId, entry.key);
+      const action = !row
+        ? 'submit'
+        : isFinalStatus(row.status)
+          ? 'done'
+          : row.status === 'unknown'
+            ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
+            : row.jobId ? 'poll' : 'submit';
+      plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
     }
-
-    await startRun(db, runId, `jobs submit ${args.file}`, ctx.io.clock.now());
-    const session = createSession({
-      db,
-      apiKey,
-      baseUrl: args.baseUrl,
-      scope: `agent:${projectId}`,
-      perHour: jobsPerHour,
-      maxRequests: args.maxRequests,
-      // A batch may wait for its hourly job budget (Ctrl-C stops it and a re-run resumes).
-      maxWaitMs: Number.POSITIVE_INFINITY,
-      // Polling is not rate limited by the API; only submissions use the budget.
-      budgeted: (method) => method === 'POST',
-      runId,
-      clock: ctx.io.clock,
-      ...(ctx.http ? { http: ctx.http } : {}),
-    });
-    const onEvent = (event: BatchEvent): void => {
-      if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
-      logger.info(`job ${event.kind}`, { ...event });
-    };
-    const summary: BatchSummary = await runBatch({
-      client: session.client,
-      ledger,
-      clock: ctx.io.clock,
-      projectId,
-      sourceFile: args.file,
-      entries: file.entries,
-      concurrency,
-      pollIntervalMs: pollInterval * 1000,
-      timeoutMs: timeout * 1000,
-      resubmitUnknown: args['resubmit-unknown'],
-      ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
-      onEvent,
-    });
-    if (args.results) writeResults(args.results, summary.rows);
-    const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
-    const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
-    const stopped =
-      summary.stopped === 'budget'
-        ? `\nstopped submitting on the request budget (${summary.stopMessage ?? ''}); run again to continue`
-        : summary.stopped === 'interrupted'
-          ? '\ninterrupted; everything so far is saved, run again to resume'
-          : summary.stopped === 'fatal'
-            ? `\nstopped: ${summary.stopMessage ?? ''}`
-            : '';
-    if (logger.format === 'json') {
-      ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
-    } else {
-      ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
-      ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
-    }
-    await finishRun(db, runId, { status: summary.exitCode === EXIT.ok ? 'ok' : (summary.stopped ?? 'failed'), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } }, ctx.io.clock.now());
-    ctx.exitCode = summary.exitCode;
-  } finally {
-    db.close();
+    ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
+    const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
+    ctx.io.stdout(`dry run: ${file.entries.length} prompts in ${args.file}, ${toSubmit} would be submitted; no request made\n`);
+    return;
   }
+
+  await store.write((tx) => startRun(tx, runId, `jobs submit ${args.file}`, ctx.io.clock.now()));
+  const session = createSession({
+    workspace,
+    apiKey,
+    baseUrl: args.baseUrl,
+    scope: `agent:${projectId}`,
+    perHour: jobsPerHour,
+    maxRequests: args.maxRequests,
+    // A batch may wait for its hourly job budget (Ctrl-C stops it and a re-run resumes).
+    maxWaitMs: Number.POSITIVE_INFINITY,
+    // Polling is not rate limited by the API; only submissions use the budget.
+    budgeted: (method) => method === 'POST',
+    clock: ctx.io.clock,
+    ...(ctx.http ? { http: ctx.http } : {}),
+  });
+  const onEvent = (event: BatchEvent): void => {
+    if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
+    logger.info(`job ${event.kind}`, { ...event });
+  };
+  const summary: BatchSummary = await runBatch({
+    client: session.client,
+    ledger,
+    clock: ctx.io.clock,
+    projectId,
+    sourceFile: args.file,
+    entries: file.entries,
+    concurrency,
+    pollIntervalMs: pollInterval * 1000,
+    timeoutMs: timeout * 1000,
+    resubmitUnknown: args['resubmit-unknown'],
+    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+    onEvent,
+  });
+  if (args.results) writeResults(args.results, summary.rows);
+  const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
+  const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
+  const stopped =
+    summary.stopped === 'budget'
+      ? `\nstopped submitting on the request budget (${summary.stopMessage ?? ''}); run again to continue`
+      : summary.stopped === 'interrupted'
+        ? '\ninterrupted; everything so far is saved, run again to resume'
+        : summary.stopped === 'fatal'
+          ? `\nstopped: ${summary.stopMessage ?? ''}`
+          : '';
+  if (logger.format === 'json') {
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+  } else {
+    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
+    ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
+  }
+  // Also moves the rest of the request journal into request_log.
+  await store.write((tx) =>
+    finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } }, ctx.io.clock.now()),
+  );
+  ctx.exitCode = summary.exitCode;
 }
 
 function listBuilder(yargs: Argv) {
@@ -160,29 +160,25 @@ function listBuilder(yargs: Argv) {
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
-  const db = await Database.open(args.db);
-  try {
-    const projectFilter = args.project?.[0];
-    const rows = await new JobLedger(db, '').list({
-      ...(args.status ? { status: args.status } : {}),
-      ...(projectFilter ? { projectId: projectFilter } : {}),
-    });
-    const records = rows.map((r) => ({
-      project_id: r.projectId,
-      prompt_key: r.promptKey,
-      prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
-      status: r.status,
-      job_id: r.jobId,
-      pr_link: r.prLink,
-      submitted_at: r.submittedAt,
-      finished_at: r.finishedAt,
-      error: r.error,
-    }));
-    const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
-    ctx.io.stdout(renderRows(args.format, columns, records));
-  } finally {
-    db.close();
-  }
+  const store = new Store(args.db, readerOptions(ctx, args));
+  const projectFilter = args.project?.[0];
+  const rows = await new JobLedger(store, '').list({
+    ...(args.status ? { status: args.status } : {}),
+    ...(projectFilter ? { projectId: projectFilter } : {}),
+  });
+  const records = rows.map((r) => ({
+    project_id: r.projectId,
+    prompt_key: r.promptKey,
+    prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
+    status: r.status,
+    job_id: r.jobId,
+    pr_link: r.prLink,
+    submitted_at: r.submittedAt,
+    finished_at: r.finishedAt,
+    error: r.error,
+  }));
+  const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
+  ctx.io.stdout(renderRows(args.format, columns, records));
 }
 
 export function jobsCommand(ctx: CliContext): CommandModule {

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
-import { Database, userSqlError } from '../../load/database.js';
+import { Database, databaseReason, userSqlError } from '../../load/database.js';
+import { readerOptions } from '../session.js';
+
+/** DuckDB's refusal of a write on a read-only database. */
+const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;
 import { defineCommand, type CliContext } from '../context.js';
 import { OUTPUT_FORMATS, renderRows, type OutputFormat } from '../output/table.js';
 
@@ -9,7 +13,12 @@ function builder(yargs: Argv) {
   return yargs
     .positional('sql', { type: 'string', describe: 'the SQL to run' })
     .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/queries/top-pages.sql)' })
-    .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
+    .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat })
+    .option('write', {
+      type: 'boolean',
+      default: false,
+      describe: 'open the database read-write (by default it is opened read-only, beside any other reader)',
+    });
 }
 
 function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
@@ -28,23 +37,22 @@ function readSql(sql: string | undefined, file: string | undefined): { text: str
 export function queryCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'query [sql]',
-    describe: 'run SQL on the database and print the result',
+    describe: 'run SQL on the database (read-only unless --write) and print the result',
     builder,
     handler: async (args) => {
       const { text, label } = readSql(args.sql, args.file);
-      const db = await Database.open(args.db);
-      try {
-        let rows: Record<string, unknown>[];
-        let columns: string[];
+      const readOnly = !args.write;
+      const { rows, columns } = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly }, async (db) => {
         try {
-          ({ rows, columns } = await db.query(text));
+          return await db.query(text);
         } catch (error) {
+          if (readOnly && READ_ONLY_REFUSAL.test(databaseReason(error))) {
+            throw new UsageError(`${label}: the database is opened read-only; pass --write to change it`, { cause: error });
+          }
           throw userSqlError(label, error);
         }
-        ctx.io.stdout(renderRows(args.format, columns, rows));
-      } finally {
-        db.close();
-      }
+      });
+      ctx.io.stdout(renderRows(args.format, columns, rows));
     },
   });
 }

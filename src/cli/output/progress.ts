@@ -30,8 +30,13 @@ export function createProgress(logger: Logger, write: (text: string) => void, is
       total = n;
     },
     window(event) {
-      done++;
       const where = { metric: event.metric, project: event.projectId, window_start: event.window.start, window_end: event.window.end };
+      if (event.kind === 'busy') {
+        if (terminal) write('\r\x1b[K');
+        logger.warn('window skipped', { ...where, reason: event.detail });
+        return;
+      }
+      done++;
       if (event.kind === 'failed') {
         if (terminal) write('\r\x1b[K');
         logger.error('window failed', { ...where, requests: event.requests, error: event.error });

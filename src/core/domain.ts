@@ -1,0 +1,42 @@
+/**
+ * The domain types every layer shares: what is measured (metric), over which window, and the
+ * rows and totals the API returns. The API, extract and load layers all import from here, so
+ * none of them imports another's internals.
+ */
+
+export const METRICS = ['visitors', 'views'] as const;
+export type Metric = (typeof METRICS)[number];
+
+/** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
+export interface Window {
+  readonly start: string;
+  readonly end: string;
+}
+
+/** A window's identity in maps and logs: `start/end`. */
+export function windowKey(window: Window): string {
+  return `${window.start}/${window.end}`;
+}
+
+export interface Counts {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+/** One row of `/visitors` or `/views`. */
+export interface ApiRow extends Counts {
+  path: string;
+}
+
+/** What is known of an earlier load of a window. */
+export interface LoadedWindow extends Window {
+  /** ms since the epoch */
+  fetchedAt: number;
+}
+
+/** One metric of one project: the unit an export plans and loads windows for. */
+export interface Series {
+  metric: Metric;
+  projectId: string;
+}

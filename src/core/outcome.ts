@@ -1,0 +1,56 @@
+/**
+ * How a run ends: the one mapping from what stopped it to its exit code, shared by export,
+ * sync and jobs (DESIGN §3: 0 done, 1 failed, 75 stopped early with work left, 130
+ * interrupted).
+ */
+import {
+  BudgetExhaustedError,
+  DatabaseBusyError,
+  DatabaseError,
+  DocpipeError,
+  EXIT,
+  HttpError,
+  InterruptedError,
+  RateLimitError,
+  type ExitCode,
+} from './errors.js';
+
+/**
+ * Why a run stopped before its work was done.
+ * - `budget`: the request budget (or the API's rate limit) is spent; the next run carries on.
+ * - `locked`: the database stayed held by another process; the spool keeps what was fetched.
+ * - `interrupted`: Ctrl-C or SIGTERM.
+ * - `fatal`: every later request or write would fail too (a refused key, a database error).
+ */
+export type StopReason = 'budget' | 'locked' | 'interrupted' | 'fatal';
+
+/** What an error means for the run: a reason to stop, or null for a failure of one item. */
+export function stopReasonOf(error: unknown): StopReason | null {
+  if (error instanceof InterruptedError) return 'interrupted';
+  if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'budget';
+  if (error instanceof DatabaseBusyError) return 'locked';
+  // A refused key or a missing scope fails every later request too.
+  if (error instanceof HttpError && (error.status === 401 || error.status === 403)) return 'fatal';
+  if (error instanceof DatabaseError || !(error instanceof DocpipeError)) return 'fatal';
+  return null;
+}
+
+/** The exit code of a run that stopped for `stopped` (or ran to the end), with or without failed items. */
+export function runExitCode(stopped: StopReason | null, failed: boolean): ExitCode {
+  switch (stopped) {
+    case 'interrupted':
+      return EXIT.interrupted;
+    case 'fatal':
+      return EXIT.failed;
+    case 'budget':
+    case 'locked':
+      return EXIT.budget;
+    case null:
+      return failed ? EXIT.failed : EXIT.ok;
+  }
+}
+
+/** The `runs.status` recorded for an outcome. */
+export function runStatus(stopped: StopReason | null, exitCode: ExitCode): string {
+  return exitCode === EXIT.ok ? 'ok' : (stopped ?? 'failed');
+}

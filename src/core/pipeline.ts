@@ -1,0 +1,83 @@
+/**
+ * A small bounded pipeline between a producer and one asynchronous consumer: the producer
+ * pushes items, the consumer takes them in batches (up to `maxBatch`, all that are waiting),
+ * and a producer more than `capacity` items ahead waits. The consumer's first error stops it
+ * and surfaces exactly once: from the next `push`, or else from `close`.
+ */
+export interface PipelineOptions<T> {
+  /** Items that may wait for the consumer before `push` waits too. */
+  capacity: number;
+  /** Most items handed to one `consume` call. */
+  maxBatch: number;
+  consume: (batch: T[]) => Promise<void>;
+}
+
+export class BoundedPipeline<T> {
+  private readonly queue: T[] = [];
+  private running: Promise<void> | undefined;
+  private failure: { error: unknown; surfaced: boolean } | undefined;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly options: PipelineOptions<T>) {}
+
+  /** Whether the consumer failed (the error may already have surfaced). */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** Items not yet handed to the consumer. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Queues an item; waits while the queue is full. Throws the consumer's first error once. */
+  async push(item: T): Promise<void> {
+    this.surface();
+    this.queue.push(item);
+    this.start();
+    while (this.queue.length >= this.options.capacity && this.failure === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.surface();
+  }
+
+  /** Waits until everything queued is consumed (or the consumer failed); throws its error if not yet surfaced. */
+  async close(): Promise<void> {
+    while (this.running) await this.running;
+    this.surface();
+  }
+
+  private start(): void {
+    if (this.running || this.failure) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.queue.length > 0) this.start();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0 && this.failure === undefined) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.wake();
+      try {
+        await this.options.consume(batch);
+      } catch (error) {
+        this.failure = { error, surfaced: false };
+        this.wake();
+      }
+    }
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private surface(): void {
+    if (this.failure && !this.failure.surfaced) {
+      this.failure.surfaced = true;
+      throw this.failure.error;
+    }
+  }
+}

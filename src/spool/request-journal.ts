@@ -1,0 +1,185 @@
+/**
+ * The request journal: every HTTP attempt is appended to a file in the spool when it is
+ * made, before the request is sent, so the hourly budget stays exact after kill -9 (DESIGN
+ * rule 9). The database is not held between writes, so the journal is moved into
+ * `request_log` with the next write (`take` → `ingest` in that write's transaction →
+ * `settle` after it commits). The move is idempotent: a crash between commit and settle
+ * leaves lines that are already in the table, and they are skipped by their id.
+ *
+ * Files: `<spool>/requests/<pid>-<runId>.jsonl`, one JSON object a line; a line is written
+ * when an attempt starts (status null) and another when it ends. A file being moved is
+ * renamed to `….jsonl.<n>.ingesting` first, so lines appended meanwhile go to a fresh file.
+ */
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Executor } from '../load/database.js';
+import { sqlString } from '../load/sql-files.js';
+import { isProcessAlive } from './spool.js';
+
+export interface JournalLine {
+  id: string;
+  run_id: string;
+  scope: string;
+  method: string;
+  path: string;
+  started_ms: number;
+  status: number | null;
+  duration_ms: number | null;
+}
+
+export interface AttemptStart {
+  scope: string;
+  method: string;
+  path: string;
+  startedAt: number;
+}
+
+const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
+
+/** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
+export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] {
+  const byId = new Map<string, JournalLine>();
+  for (const line of lines) {
+    const seen = byId.get(line.id);
+    byId.set(line.id, seen ? { ...seen, status: line.status ?? seen.status, duration_ms: line.duration_ms ?? seen.duration_ms } : line);
+  }
+  return [...byId.values()];
+}
+
+export class RequestJournal {
+  private seq = 0;
+  private readonly file: string;
+  /** Files taken by a write of this process that has not committed yet. */
+  private readonly held = new Set<string>();
+  private batches = 0;
+
+  constructor(
+    readonly dir: string,
+    readonly runId: string,
+  ) {
+    this.file = join(dir, `${process.pid}-${runId}.jsonl`);
+  }
+
+  /** Records an attempt that is about to be sent; returns its id for `end`. */
+  begin(attempt: AttemptStart): string {
+    const id = `${this.runId}:${++this.seq}`;
+    this.append({
+      id,
+      run_id: this.runId,
+      scope: attempt.scope,
+      method: attempt.method,
+      path: attempt.path,
+      started_ms: attempt.startedAt,
+      status: null,
+      duration_ms: null,
+    });
+    return id;
+  }
+
+  /** Records how an attempt ended (status 0: no response). */
+  end(id: string, attempt: AttemptStart, status: number, durationMs: number): void {
+    this.append({
+      id,
+      run_id: this.runId,
+      scope: attempt.scope,
+      method: attempt.method,
+      path: attempt.path,
+      started_ms: attempt.startedAt,
+      status,
+      duration_ms: Math.round(durationMs),
+    });
+  }
+
+  private append(line: JournalLine): void {
+    mkdirSync(this.dir, { recursive: true });
+    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+  }
+
+  /** Every attempt in every journal file (this run's and any other's), merged. */
+  lines(): JournalLine[] {
+    const lines: JournalLine[] = [];
+    for (const name of this.files()) {
+      let text: string;
+      try {
+        text = readFileSync(join(this.dir, name), 'utf8');
+      } catch {
+        continue; // moved meanwhile
+      }
+      for (const raw of text.split('\n')) {
+        if (raw.trim() === '') continue;
+        try {
+          lines.push(JSON.parse(raw) as JournalLine);
+        } catch {
+          // a line torn by a crash: the attempt is lost to the log, not to the budget's safety
+        }
+      }
+    }
+    return mergeJournalLines(lines);
+  }
+
+  private files(): string[] {
+    try {
+      return readdirSync(this.dir).filter((name) => JOURNAL_FILE.test(name));
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Sets aside the files this process may move into the database: its own, and those of
+   * processes that are gone. Returns their paths for `ingest` and `settle`.
+   */
+  take(): string[] {
+    const taken: string[] = [];
+    for (const name of this.files()) {
+      const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
+      if (pid !== process.pid && isProcessAlive(pid)) continue;
+      const path = join(this.dir, name);
+      if (this.held.has(path)) continue;
+      if (name.endsWith('.ingesting')) {
+        taken.push(path);
+        continue;
+      }
+      // A fresh name each time: an earlier batch of the same file may still be held.
+      const target = `${path}.${++this.batches}.ingesting`;
+      try {
+        renameSync(path, target);
+        taken.push(target);
+      } catch {
+        // taken by another process meanwhile
+      }
+    }
+    for (const path of taken) this.held.add(path);
+    return taken;
+  }
+
+  /** Inserts the taken files' attempts into request_log, skipping any already there. */
+  async ingest(tx: Executor, files: readonly string[]): Promise<void> {
+    if (files.length === 0) return;
+    const list = `[${files.map(sqlString).join(', ')}]`;
+    await tx.run(
+      `INSERT INTO request_log (started_at, scope, method, path, status, duration_ms, run_id, request_id)
+       SELECT make_timestamptz(min(started_ms) * 1000), max(scope), max(method), max(path),
+              max(status), max(duration_ms), max(run_id), id
+         FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
+                        columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
+                                   path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER'})
+        WHERE id IS NOT NULL
+          AND id NOT IN (SELECT request_id FROM request_log WHERE request_id IS NOT NULL)
+        GROUP BY id`,
+    );
+  }
+
+  /** After the commit: the moved files are gone. */
+  settle(files: readonly string[]): void {
+    for (const file of files) {
+      rmSync(file, { force: true });
+      this.held.delete(file);
+    }
+  }
+
+  /** After a rollback: the files stay, for the next write to take. */
+  release(files: readonly string[]): void {
+    for (const file of files) this.held.delete(file);
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The spool: received pages on disk beside the database (DESIGN rule 9), like dlt's load
+ * packages. Every page body the API returns is written here before the next request, a
+ * window is loaded from its spooled pages, and its spool is removed once the load commits.
+ * A crash, a spent budget or a locked database therefore costs at most the request in
+ * flight: the next run loads completed walks without a request and resumes the others.
+ *
+ *   <db>.spool/walks/<metric>/<project>/<start>_<end>/
+ *       owner              pid and host of the process walking or loading it
+ *       walk.json          the walk in progress: its number, when it started, what it cost before
+ *       p000000.json ...   page bodies, exactly as received, in walk order
+ *       done.json          written when the walk reached hasMore=false: ready to load
+ *   <db>.spool/requests/   the request journal (./request-journal.ts)
+ *
+ * Files are written to a temporary name and renamed, so a reader never sees half a file.
+ * They are not fsynced: a killed process loses nothing the kernel has, and a page torn by a
+ * power cut fails to parse on resume and is fetched again.
+ */
+import { hostname, tmpdir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { METRICS, type Counts, type Metric, type Series, type Window } from '../core/domain.js';
+
+/** The spool folder of a database file (`:memory:` databases get one per process). */
+export function spoolDirFor(dbPath: string): string {
+  if (dbPath === ':memory:') return join(tmpdir(), `docpipe-memory-spool-${process.pid}`);
+  return `${dbPath}.spool`;
+}
+
+/** A project id as one safe folder name (ids are the API's, not ours: `/`, `.` and `..` included). */
+export function encodeSegment(value: string): string {
+  return encodeURIComponent(value).replace(/\./g, '%2E').replace(/\*/g, '%2A');
+}
+
+const PAGE_FILE = /^p(\d{6})\.json$/;
+const pageFile = (index: number): string => `p${String(index).padStart(6, '0')}.json`;
+
+/** Writes a file so that it appears whole or not at all. */
+export function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/** Whether a process is alive on this host (a process we may not signal is alive). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface Owner {
+  pid: number;
+  host: string;
+}
+
+/** Whether an owner record names a live process other than this one. */
+export function isLiveOther(owner: Owner | null): boolean {
+  if (!owner || (owner.pid === process.pid && owner.host === hostname())) return false;
+  // A process on another host sharing the folder cannot be checked: treat it as live.
+  return owner.host !== hostname() || isProcessAlive(owner.pid);
+}
+
+/** The state of a walk in progress, rewritten when a walk starts or restarts. */
+export interface WalkState {
+  /** 1 for the first walk; a drift restart makes the next. */
+  walk: number;
+  /** When the current walk's first page was requested (ms). */
+  startedAt: number;
+  /** Pages and requests spent on earlier walks of this window (and earlier runs). */
+  pagesBefore: number;
+  requestsBefore: number;
+}
+
+/** A walk that reached its end: what the loader needs beside the page files. */
+export interface CompletedWalk {
+  metric: Metric;
+  projectId: string;
+  window: Window;
+  /** When the final walk started: the time the data is as of. */
+  fetchedAt: number;
+  runId: string;
+  totals: Counts;
+  /** Distinct paths (the rows the window will have). */
+  rows: number;
+  pages: number;
+  requests: number;
+  walks: number;
+  warnings: string[];
+  /** The final walk saw a path twice: the loader keeps each path's first copy. */
+  repeatedPaths: boolean;
+}
+
+export interface SpooledPage {
+  index: number;
+  file: string;
+}
+
+/** One window's folder in the spool. */
+export class SpoolWalk {
+  constructor(
+    readonly dir: string,
+    readonly series: Series,
+    readonly window: Window,
+  ) {}
+
+  /** Page files in walk order. */
+  pages(): SpooledPage[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .map((name) => ({ name, match: PAGE_FILE.exec(name) }))
+      .filter((f): f is { name: string; match: RegExpExecArray } => f.match !== null)
+      .map(({ name, match }) => ({ index: Number(match[1]), file: join(this.dir, name) }))
+      .sort((a, b) => a.index - b.index);
+  }
+
+  readPage(page: SpooledPage): string {
+    return readFileSync(page.file, 'utf8');
+  }
+
+  writePage(index: number, body: string): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileAtomic(join(this.dir, pageFile(index)), body);
+  }
+
+  /** Drops page `index` and every later one (a torn or invalid page ends what can be trusted). */
+  truncate(index: number): void {
+    for (const page of this.pages()) if (page.index >= index) rmSync(page.file, { force: true });
+    rmSync(join(this.dir, 'done.json'), { force: true });
+  }
+
+  state(): WalkState | null {
+    return readJson<WalkState>(join(this.dir, 'walk.json'));
+  }
+
+  /** Starts walk `state.walk` afresh: earlier pages go, the new state is recorded. */
+  begin(state: WalkState): void {
+    mkdirSync(this.dir, { recursive: true });
+    this.truncate(0);
+    writeFileAtomic(join(this.dir, 'walk.json'), JSON.stringify(state));
+  }
+
+  complete(walk: CompletedWalk): void {
+    writeFileAtomic(join(this.dir, 'done.json'), JSON.stringify(walk));
+  }
+
+  completed(): CompletedWalk | null {
+    return readJson<CompletedWalk>(join(this.dir, 'done.json'));
+  }
+
+  owner(): Owner | null {
+    return readJson<Owner>(join(this.dir, 'owner'));
+  }
+
+  /** Takes the walk for this process, unless a live process holds it. */
+  claim(): boolean {
+    if (isLiveOther(this.owner())) return false;
+    mkdirSync(this.dir, { recursive: true });
+    writeFileAtomic(join(this.dir, 'owner'), JSON.stringify({ pid: process.pid, host: hostname() } satisfies Owner));
+    return true;
+  }
+
+  /** Removes the folder: its load committed, or it was discarded. */
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function readJson<T>(path: string): T | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+function subdirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+const WINDOW_DIR = /^(\d{4}-\d{2}-\d{2})_(\d{4}-\d{2}-\d{2})$/;
+
+export class Spool {
+  constructor(readonly root: string) {}
+
+  get requestsDir(): string {
+    return join(this.root, 'requests');
+  }
+
+  walk(series: Series, window: Window): SpoolWalk {
+    const dir = join(this.root, 'walks', series.metric, encodeSegment(series.projectId), `${window.start}_${window.end}`);
+    return new SpoolWalk(dir, series, window);
+  }
+
+  /** Every window folder in the spool. */
+  walks(): SpoolWalk[] {
+    const found: SpoolWalk[] = [];
+    for (const metric of METRICS) {
+      const metricDir = join(this.root, 'walks', metric);
+      for (const project of subdirs(metricDir)) {
+        for (const name of subdirs(join(metricDir, project))) {
+          const match = WINDOW_DIR.exec(name);
+          if (!match) continue;
+          const series = { metric, projectId: decodeURIComponent(project) };
+          found.push(this.walk(series, { start: match[1]!, end: match[2]! }));
+        }
+      }
+    }
+    return found;
+  }
+}

@@ -169,6 +169,28 @@ describe('docpipe export', () => {
     expect(summaryOf(second)).toMatchObject({ windowsLoaded: 5, windowsSkipped: 2 });
   });
 
+  it('keeps the pages of a window cut off by the budget: the next run fetches only the rest', async () => {
+    const args = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'];
+    // 7 windows of 2 pages: the 5th request is the first page of the third window.
+    const first = await h.run([...args, '--max-requests', '5']);
+    expect(first.code).toBe(75);
+    expect(summaryOf(first)).toMatchObject({ windowsLoaded: 2, windowsLeft: 5, requests: 5 });
+    const second = await h.run(args);
+    expect(second.code).toBe(0);
+    expect(summaryOf(second)).toMatchObject({ windowsLoaded: 5, requests: 9 });
+    // No page was fetched twice: the cut window resumed at its second page.
+    const offsets = h.sandbox.requests
+      .filter((r) => r.path.endsWith('/visitors'))
+      .map((r) => `${r.query.dateFrom}@${r.query.offset}`);
+    expect(new Set(offsets).size).toBe(14);
+    expect(offsets).toHaveLength(14);
+    // Every attempt of both runs is in the request log, once.
+    expect(await query(h, `SELECT count(*) AS n, count(DISTINCT request_id) AS ids FROM request_log`)).toEqual([{ n: 14n, ids: 14n }]);
+    const [loaded] = await query<{ rows: bigint; windows: bigint }>(h, `SELECT sum(row_count) AS rows, count(*) AS windows FROM loaded_windows`);
+    const [pages] = await query<{ n: bigint }>(h, `SELECT count(*) AS n FROM page_visitors`);
+    expect(loaded).toEqual({ rows: pages!.n, windows: 7n });
+  });
+
   it('remembers the hourly budget across runs through the request log', async () => {
     const args = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--requests-per-hour', '6'];
     const first = await h.run(args);

@@ -2,8 +2,9 @@
  * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
- * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb}.
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?}.
  */
+import { existsSync, statSync } from 'node:fs';
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import { HttpClient } from '../api/http-client.js';
 import { systemClock } from '../core/clock.js';
@@ -22,9 +23,9 @@ function discardSink(): PageSink {
     state: () => state,
     begin: (next) => void (state = next),
     pages: () => [],
-    readPage: () => '',
     writePage: () => undefined,
     truncate: () => undefined,
+    close: () => undefined,
     complete: () => undefined,
   };
 }
@@ -45,7 +46,7 @@ async function fetchOnly(url: string, from: string, to: string): Promise<{ rows:
   return { rows, requests };
 }
 
-async function exportAll(url: string, from: string, to: string, db: string): Promise<{ rows: number; requests: number }> {
+async function exportAll(url: string, from: string, to: string, db: string): Promise<{ rows: number; requests: number; dbBytes: number }> {
   let out = '';
   const code = await runCli(
     ['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
@@ -54,7 +55,9 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
   );
   if (code !== 0) throw new Error(`export exited ${code}: ${out}`);
   const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number; requests: number };
-  return { rows: summary.rows, requests: summary.requests };
+  // The file as a reader finds it once the run is over (DuckDB checkpoints when it closes).
+  const dbBytes = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0);
+  return { rows: summary.rows, requests: summary.requests, dbBytes };
 }
 
 const [phase, url, from, to, db] = process.argv.slice(2);

@@ -1,14 +1,18 @@
 /**
  * A small bounded pipeline between a producer and one asynchronous consumer: the producer
  * pushes items, the consumer takes them in batches (up to `maxBatch`, all that are waiting),
- * and a producer more than `capacity` items ahead waits. The consumer's first error stops it
- * and surfaces exactly once: from the next `push`, or else from `close`.
+ * and a producer more than `capacity` items ahead waits. A batch that is not full may wait
+ * up to `lingerMs` for more items (fewer, larger batches), but never past `close`. The
+ * consumer's first error stops it and surfaces exactly once: from the next `push`, or else
+ * from `close`.
  */
 export interface PipelineOptions<T> {
   /** Items that may wait for the consumer before `push` waits too. */
   capacity: number;
   /** Most items handed to one `consume` call. */
   maxBatch: number;
+  /** How long a batch that is not full waits for more items, in ms (real time). @default 0 */
+  lingerMs?: number;
   consume: (batch: T[]) => Promise<void>;
 }
 
@@ -17,6 +21,8 @@ export class BoundedPipeline<T> {
   private running: Promise<void> | undefined;
   private failure: { error: unknown; surfaced: boolean } | undefined;
   private waiters: (() => void)[] = [];
+  private closing = false;
+  private lingering: (() => void) | undefined;
 
   constructor(private readonly options: PipelineOptions<T>) {}
 
@@ -34,6 +40,7 @@ export class BoundedPipeline<T> {
   async push(item: T): Promise<void> {
     this.surface();
     this.queue.push(item);
+    if (this.queue.length >= this.options.maxBatch) this.lingering?.();
     this.start();
     while (this.queue.length >= this.options.capacity && this.failure === undefined) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
@@ -43,6 +50,8 @@ export class BoundedPipeline<T> {
 
   /** Waits until everything queued is consumed (or the consumer failed); throws its error if not yet surfaced. */
   async close(): Promise<void> {
+    this.closing = true;
+    this.lingering?.();
     while (this.running) await this.running;
     this.surface();
   }
@@ -55,8 +64,24 @@ export class BoundedPipeline<T> {
     });
   }
 
+  /** Waits up to `lingerMs` for the batch to fill, unless closing. */
+  private async linger(): Promise<void> {
+    const ms = this.options.lingerMs ?? 0;
+    if (ms <= 0 || this.closing || this.queue.length >= this.options.maxBatch) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.lingering = done;
+    });
+    this.lingering = undefined;
+  }
+
   private async drain(): Promise<void> {
     while (this.queue.length > 0 && this.failure === undefined) {
+      await this.linger();
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.wake();
       try {

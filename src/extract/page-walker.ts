@@ -29,10 +29,13 @@ export type PageFetcher = (offset: number) => Promise<ReceivedPage>;
 export interface PageSink {
   state(): WalkState | null;
   begin(state: WalkState): void;
+  /** The whole pages spooled so far, in walk order. */
   pages(): SpooledPage[];
-  readPage(page: SpooledPage): string;
   writePage(index: number, body: string): void;
-  truncate(index: number): void;
+  /** Keeps the first `count` pages. */
+  truncate(count: number): void;
+  /** Lets go of open files; the walk may still be resumed. */
+  close(): void;
   complete(walk: CompletedWalk): void;
 }
 
@@ -110,17 +113,17 @@ function summarise(drift: readonly string[]): string {
 }
 
 /**
- * Reads the spooled pages of a walk back, as far as they can be trusted: a page that does
- * not parse (torn by a crash) or is out of sequence ends the replay, and it and every later
- * page are dropped, to be fetched again.
+ * Reads the spooled pages of a walk back, as far as they can be trusted: a page that is torn
+ * (the sink drops it) or does not fit the schema ends the replay, and it and every later page
+ * are dropped, to be fetched again.
  */
 function replay(sink: PageSink, context: WalkContext): WalkProgress {
   const progress = new WalkProgress();
   for (const spooled of sink.pages()) {
     let page: AnalyticsPage | undefined;
-    if (spooled.index === progress.pages && !progress.finished) {
+    if (!progress.finished) {
       try {
-        page = parseAnalyticsPage(context.metric, JSON.parse(sink.readPage(spooled)), `spooled ${spooled.file}`);
+        page = parseAnalyticsPage(context.metric, spooled.body, `spooled page ${spooled.index}`);
       } catch {
         page = undefined;
       }
@@ -163,30 +166,34 @@ export async function walkWindow(
   let spentAtBegin = context.requestsSpent();
   const requestsOfWalk = (): number => spentBefore + context.requestsSpent() - spentAtBegin;
 
-  while (!progress.finished) {
-    if (progress.pages >= maxPages) {
-      throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
+  try {
+    while (!progress.finished) {
+      if (progress.pages >= maxPages) {
+        throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
+      }
+      const { page, body } = await fetchPage(progress.offset ?? 0);
+      const drift = progress.driftOf(page);
+      const last = state.walk > maxRewalks;
+      if (drift.length > 0 && !last) {
+        // Requests are scarce: stop a drifting walk at once and start the next one.
+        state = {
+          walk: state.walk + 1,
+          startedAt: context.now(),
+          pagesBefore: state.pagesBefore + progress.pages + 1,
+          requestsBefore: state.requestsBefore + requestsOfWalk(),
+        };
+        sink.begin(state);
+        progress = new WalkProgress();
+        spentBefore = 0;
+        spentAtBegin = context.requestsSpent();
+        continue;
+      }
+      // On disk before the next request is sent.
+      sink.writePage(progress.pages, body);
+      progress.accept(page);
     }
-    const { page, body } = await fetchPage(progress.offset ?? 0);
-    const drift = progress.driftOf(page);
-    const last = state.walk > maxRewalks;
-    if (drift.length > 0 && !last) {
-      // Requests are scarce: stop a drifting walk at once and start the next one.
-      state = {
-        walk: state.walk + 1,
-        startedAt: context.now(),
-        pagesBefore: state.pagesBefore + progress.pages + 1,
-        requestsBefore: state.requestsBefore + requestsOfWalk(),
-      };
-      sink.begin(state);
-      progress = new WalkProgress();
-      spentBefore = 0;
-      spentAtBegin = context.requestsSpent();
-      continue;
-    }
-    // On disk before the next request is sent.
-    sink.writePage(progress.pages, body);
-    progress.accept(page);
+  } finally {
+    sink.close();
   }
 
   // Drift of earlier walks was outrun; only drift that survived every re-walk is a warning.

@@ -17,7 +17,8 @@ import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
 import { loadWindows, readLoadedWindows } from '../load/window-store.js';
-import { isLiveOther, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
+import { claimCompletedWalks, findCompletedWalks } from '../load/spool-recovery.js';
+import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
 
@@ -65,8 +66,14 @@ export interface ExportOptions {
   onWindow?: (event: WindowEvent) => void;
 }
 
-/** Most windows one load transaction takes, and how far fetching may run ahead of loading. */
-const MAX_BATCH_WINDOWS = 16;
+/**
+ * Most windows one load transaction takes. Fetched windows are safe in the spool, so the
+ * loader can afford to wait a little for a fuller batch: fewer, larger writes cost DuckDB
+ * less (each write ends with a checkpoint) and leave the file to readers for longer.
+ */
+const MAX_BATCH_WINDOWS = 32;
+/** How long a batch that is not full waits for more windows. */
+const LOAD_LINGER_MS = 1_000;
 
 export interface ExportSummary {
   windowsPlanned: number;
@@ -119,13 +126,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Completed walks in the spool that no live process owns: load them, unless the database
   // already has a newer copy of the window.
-  const completed = spool
-    .walks()
-    .filter((w) => !isLiveOther(w.owner()))
-    .flatMap((spooled) => {
-      const walk = spooled.completed();
-      return walk ? [{ spooled, walk }] : [];
-    });
+  const completed = findCompletedWalks(spool);
 
   // One short read for everything the plan needs.
   const series = new Map<string, { metric: Metric; projectId: string }>();
@@ -136,18 +137,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return all;
   });
 
-  const recovered: QueuedLoad[] = [];
-  const recoveredKeys = new Set<string>();
-  for (const { spooled, walk } of completed) {
-    const have = loaded.get(seriesKey(walk.metric, walk.projectId))?.get(windowKey(walk.window));
-    if (!spooled.claim()) continue;
-    if (have && have.fetchedAt >= walk.fetchedAt) {
-      spooled.remove(); // the database has this window from a later fetch
-      continue;
-    }
-    recovered.push({ spooled, walk, reason: 'spool' });
-    recoveredKeys.add(`${seriesKey(walk.metric, walk.projectId)}\u0000${windowKey(walk.window)}`);
-  }
+  const { toLoad } = claimCompletedWalks(completed, (walk) =>
+    loaded.get(seriesKey(walk.metric, walk.projectId))?.get(windowKey(walk.window)),
+  );
+  const recovered: QueuedLoad[] = toLoad.map(({ spooled, walk }) => ({ spooled, walk, reason: 'spool' }));
+  const recoveredKeys = new Set(
+    recovered.map(({ walk }) => `${seriesKey(walk.metric, walk.projectId)}\u0000${windowKey(walk.window)}`),
+  );
 
   const fetches: PlannedFetch[] = [];
   for (const task of options.tasks) {
@@ -171,13 +167,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Completed walks go to the loader; each batch is one short write, then its spool goes.
   const pipeline = new BoundedPipeline<QueuedLoad>({
-    capacity: MAX_BATCH_WINDOWS,
+    capacity: MAX_BATCH_WINDOWS * 2,
     maxBatch: MAX_BATCH_WINDOWS,
+    lingerMs: LOAD_LINGER_MS,
     consume: async (batch) => {
       const warnings = await store.write((tx) =>
         loadWindows(
           tx,
-          batch.map((q) => ({ walk: q.walk, files: q.spooled.pages().map((p) => p.file) })),
+          batch.map((q) => ({ walk: q.walk, file: q.spooled.pagesFile })),
         ),
       );
       for (const q of batch) {

@@ -85,6 +85,9 @@ class Shared {
   /** Closes once every queued statement has run; releases the file lock. */
   async close(): Promise<void> {
     await this.queue;
+    // Closing checkpoints the WAL into the file; done here it runs on DuckDB's threads
+    // instead of blocking the event loop inside closeSync.
+    if (!this.readOnly && this.path !== ':memory:') await this.connection.run('CHECKPOINT').catch(() => undefined);
     this.connection.closeSync();
     this.instance.closeSync();
   }

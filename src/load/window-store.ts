@@ -38,10 +38,10 @@ export function flagsSql(human: string, ai: string, total: string): string {
       CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END), '')`;
 }
 
-/** A completed walk and its spooled page files, ready to load. */
+/** A completed walk and its spool file of pages (one JSON line a page), ready to load. */
 export interface WindowLoad {
   walk: CompletedWalk;
-  files: readonly string[];
+  file: string;
 }
 
 export async function readLoadedWindows(db: Executor, metric: Metric, projectId: string): Promise<Map<string, LoadedWindow>> {
@@ -60,28 +60,28 @@ const countsSql = (c: Counts): string => `${Number(c.human)}::DOUBLE, ${Number(c
 
 /** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
 function spooledRows(metric: Metric, loads: readonly WindowLoad[], dedupe: boolean): string {
-  const files = loads.flatMap((l) => l.files.map((file) => ({ file, load: l })));
-  const list = `[${files.map((f) => sqlString(f.file)).join(', ')}]`;
-  const map = files
-    .map(({ file, load }) =>
-      `(${sqlString(file)}, ${sqlString(load.walk.projectId)}, ${date(load.walk.window.start)}, ${date(load.walk.window.end)}, ${sqlString(load.walk.runId)})`,
+  const list = `[${loads.map((l) => sqlString(l.file)).join(', ')}]`;
+  const map = loads
+    .map(({ file, walk }) =>
+      `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`,
     )
     .join(', ');
   const array = METRIC_TABLES[metric].array;
   const rows = dedupe
-    ? `SELECT unnest(${array}) AS r, generate_subscripts(${array}, 1) AS i, filename`
-    : `SELECT unnest(${array}) AS r, filename`;
+    ? `SELECT unnest(body.${array}) AS r, generate_subscripts(body.${array}, 1) AS i, page, filename`
+    : `SELECT unnest(body.${array}) AS r, filename`;
   const select = `
     SELECT m.project_id, m.window_start, m.window_end, j.r.path AS path,
            ${rounded('j.r.human')} AS human, ${rounded('j.r.ai')} AS ai, ${rounded('j.r.total')} AS total,
            m.run_id, ${flagsSql('j.r.human', 'j.r.ai', 'j.r.total')} AS flags
       FROM (${rows}
-              FROM read_json(${list}, filename = true,
-                             columns = {${array}: 'STRUCT(path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE)[]'})) j
+              FROM read_json(${list}, format = 'newline_delimited', filename = true,
+                             columns = {page: 'INTEGER',
+                                        body: 'STRUCT(${array} STRUCT(path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE)[])'})) j
       JOIN (VALUES ${map}) m(filename, project_id, window_start, window_end, run_id) ON m.filename = j.filename`;
-  // A walk that saw a path twice keeps each path's first copy (file order, then row order).
+  // A walk that saw a path twice keeps each path's first copy (page order, then row order).
   return dedupe
-    ? `${select} QUALIFY row_number() OVER (PARTITION BY m.project_id, m.window_start, m.window_end, j.r.path ORDER BY j.filename, j.i) = 1`
+    ? `${select} QUALIFY row_number() OVER (PARTITION BY m.project_id, m.window_start, m.window_end, j.r.path ORDER BY j.page, j.i) = 1`
     : select;
 }
 
@@ -117,7 +117,7 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): P
       });
     }
     for (const dedupe of [false, true]) {
-      const group = mine.filter((l) => l.walk.repeatedPaths === dedupe && l.files.length > 0);
+      const group = mine.filter((l) => l.walk.repeatedPaths === dedupe);
       if (group.length > 0) {
         await tx.run(`INSERT INTO ${tables.pages} (${PAGE_COLUMNS}) ${spooledRows(metric, group, dedupe)}`);
       }

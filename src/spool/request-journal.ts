@@ -10,7 +10,7 @@
  * when an attempt starts (status null) and another when it ends. A file being moved is
  * renamed to `….jsonl.<n>.ingesting` first, so lines appended meanwhile go to a fresh file.
  */
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
@@ -52,6 +52,8 @@ export class RequestJournal {
   /** Files taken by a write of this process that has not committed yet. */
   private readonly held = new Set<string>();
   private batches = 0;
+  /** This run's journal file, open for appending (closed before the file is moved). */
+  private fd: number | undefined;
 
   constructor(
     readonly dir: string,
@@ -91,8 +93,18 @@ export class RequestJournal {
   }
 
   private append(line: JournalLine): void {
-    mkdirSync(this.dir, { recursive: true });
-    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+    if (this.fd === undefined) {
+      mkdirSync(this.dir, { recursive: true });
+      this.fd = openSync(this.file, 'a');
+    }
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  }
+
+  /** Closes this run's file; the next attempt reopens (or recreates) it. */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /** Every attempt in every journal file (this run's and any other's), merged. */
@@ -130,6 +142,8 @@ export class RequestJournal {
    * processes that are gone. Returns their paths for `ingest` and `settle`.
    */
   take(): string[] {
+    // Appends after the rename must go to a fresh file, not follow the moved one.
+    this.close();
     const taken: string[] = [];
     for (const name of this.files()) {
       const pid = Number(JOURNAL_FILE.exec(name)?.[1]);

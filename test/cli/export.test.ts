@@ -212,20 +212,27 @@ describe('docpipe export', () => {
     expect(windows[0]).toMatchObject({ metric: 'visitors', project: 'docs', reason: 'new' });
   });
 
-  it('stops on Ctrl-C with exit 130, keeping finished windows', async () => {
+  it('stops on Ctrl-C with exit 130, keeping finished windows and the pages received', async () => {
     const controller = new AbortController();
     h.sandbox.addFault({ kind: 'slow', delayMs: 50, times: Infinity });
-    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'], {
-      signal: controller.signal,
-      onStderr: (t) => {
-        if (t.includes('window loaded')) controller.abort();
-      },
-    });
+    // Ctrl-C after the first page of the third window (2 pages a window).
+    const watch = setInterval(() => {
+      if (h.requests('/visitors') >= 5) controller.abort();
+    }, 2);
+    const args = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'];
+    const result = await h.run(args, { signal: controller.signal });
+    clearInterval(watch);
     expect(result.code).toBe(130);
     const loaded = await query<{ n: bigint }>(h, 'SELECT count(*) AS n FROM loaded_windows');
-    expect(loaded[0]!.n).toBeGreaterThanOrEqual(1n);
+    expect(loaded[0]!.n).toBeGreaterThanOrEqual(2n);
     expect(loaded[0]!.n).toBeLessThan(7n);
     expect(summaryOf(result)).toMatchObject({ stopped: 'interrupted' });
+    const before = h.requests('/visitors');
+    const again = await h.run(args);
+    expect(again.code).toBe(0);
+    // Only the request cut off by Ctrl-C (if any) is made again.
+    expect(before + Number(summaryOf(again).requests)).toBeLessThanOrEqual(15);
+    expect(await query(h, 'SELECT count(*) AS n FROM loaded_windows')).toEqual([{ n: 7n }]);
   });
 
   it.each([

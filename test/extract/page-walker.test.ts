@@ -74,7 +74,7 @@ describe('walkWindow', () => {
     expect(result.warnings).toEqual([]);
     const spooled = sink.pages();
     expect(spooled.map((p) => p.index)).toEqual(offsets.map((_, i) => i));
-    const paths = spooled.flatMap((p) => (JSON.parse(readFileSync(p.file, 'utf8')) as { visitors: ApiRow[] }).visitors.map((r) => r.path));
+    const paths = spooled.flatMap((p) => (p.body as { visitors: ApiRow[] }).visitors.map((r) => r.path));
     expect(paths).toEqual(rows(n).map((r) => r.path));
     expect(sink.completed()).toEqual(result);
   });
@@ -84,6 +84,17 @@ describe('walkWindow', () => {
     const result = await walk(fetch);
     expect(fetch.offsets).toEqual([0, 100, 200]);
     expect(result.rows).toBe(300);
+  });
+
+  it('spools a body with line breaks compactly, one line a page', async () => {
+    const all = rows(300);
+    const result = await walk((offset) => {
+      const page = { totals, rows: all.slice(offset, offset + 250), hasMore: offset === 0 };
+      return Promise.resolve({ page, body: JSON.stringify({ totals, visitors: page.rows, hasMore: page.hasMore }, null, 2) });
+    });
+    expect(result.rows).toBe(300);
+    expect(readFileSync(sink.pagesFile, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(sink.pages().map((p) => (p.body as { visitors: unknown[] }).visitors.length)).toEqual([250, 50]);
   });
 
   it('writes each page before asking for the next', async () => {
@@ -124,7 +135,7 @@ describe('walkWindow', () => {
     const result = await walk(moved);
     expect(moved.offsets).toEqual([250, 0, 250, 500]);
     expect(result).toMatchObject({ rows: 600, walks: 2, warnings: [] });
-    const first = JSON.parse(readFileSync(sink.pages()[0]!.file, 'utf8')) as { totals: Counts };
+    const first = sink.pages()[0]!.body as { totals: Counts };
     expect(first.totals.human).toBe(11);
   });
 
@@ -134,7 +145,9 @@ describe('walkWindow', () => {
     await expect(
       walk((offset) => (++calls === 4 ? Promise.reject(new BudgetExhaustedError('spent')) : received(totals, all.slice(offset, offset + 250), true))),
     ).rejects.toThrow(BudgetExhaustedError);
-    writeFileSync(sink.pages()[1]!.file, '{"totals": {"hum'); // torn by a power cut
+    // The second page torn by a power cut, the third whole.
+    const lines = readFileSync(sink.pagesFile, 'utf8').split('\n');
+    writeFileSync(sink.pagesFile, `${lines[0]}\n${lines[1]!.slice(0, 40)}\n${lines[2]}\n`);
     const fetch = listing(all);
     const result = await walk(fetch);
     expect(fetch.offsets).toEqual([250, 500, 750]);

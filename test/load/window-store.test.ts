@@ -45,7 +45,7 @@ describe('loadWindows', () => {
     const all = spec.rows ?? rows(3000);
     const totals = spec.totals ?? { human: 100, ai: 10, total: 105 };
     const walk = spool.walk({ metric, projectId: 'proj' }, w);
-    walk.remove();
+    walk.begin({ walk: 1, startedAt: 0, pagesBefore: 0, requestsBefore: 0 });
     const bodies = spec.bodies ?? [];
     if (!spec.bodies) {
       for (let offset = 0; offset === 0 || offset < all.length; offset += 250) {
@@ -68,7 +68,7 @@ describe('loadWindows', () => {
         warnings: spec.warnings ?? [],
         repeatedPaths: spec.repeatedPaths ?? false,
       },
-      files: walk.pages().map((p) => p.file),
+      file: walk.pagesFile,
     };
   }
 

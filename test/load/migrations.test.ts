@@ -1,0 +1,353 @@
+/**
+ * Schema migrations (DESIGN rule 10): a database written by 0.1.0 opens in this release with
+ * every row kept, the upgrade is one transaction, a newer schema is refused, a current one is
+ * left alone, and changed views are re-created. Real DuckDB files in a temp dir, no mocks.
+ *
+ * Plain DuckDB access (to look at or tamper with a file behind docpipe's back) goes through
+ * `DuckDBInstance.fromCache`, the same instance cache docpipe uses: a docpipe handle releases
+ * the file asynchronously after `close()`, and the cache guarantees that this process never
+ * holds two instances of one file even if that release is still under way.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DatabaseError } from '../../src/core/errors.js';
+import { Database, type Row } from '../../src/load/database.js';
+import { currentSchemaVersion, listMigrations, parseMigrationList } from '../../src/load/migrations.js';
+import { startHarness, summaryOf, type Harness } from '../cli/harness.js';
+
+const FIXTURE = new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url);
+const VIEWS_SQL = new URL('../../sql/views.sql', import.meta.url);
+
+/** The prompts of the fixture's batch (test/fixtures/db-0.1.0/README.md). */
+const FIXTURE_PROMPTS = [
+  'Add a troubleshooting section to /quickstart [pr]',
+  'Confirm /installation needs no change [nopr]',
+  'Rewrite the migration guide [fail]',
+];
+const FIXTURE_RUNS = ['20260310T060000Z-6819afa9', '20260310T060000Z-19454fb2', '20260310T060000Z-1c89aa5f'];
+
+/**
+ * Writes a copy of the 0.1.0 fixture database to `path`. The fixture has no flagged row, so
+ * one page row of each metric is flagged (as 0.1.0 flagged rows) to prove `flags` survives too.
+ */
+async function copyFixture(path: string): Promise<string> {
+  writeFileSync(path, gunzipSync(readFileSync(FIXTURE)));
+  await plain(path, async (c) => {
+    for (const table of ['page_visitors', 'page_views']) {
+      await c.run(`UPDATE ${table} SET flags = 'total_out_of_bounds'
+        WHERE window_start = (SELECT min(window_start) FROM ${table})
+          AND path = (SELECT min(path) FROM ${table} WHERE window_start = (SELECT min(window_start) FROM ${table}))`);
+    }
+  });
+  return path;
+}
+
+/** Runs `work` on a plain DuckDB connection to `path` (no docpipe, no migration), then closes it. */
+async function plain<T>(path: string, work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  const instance = await DuckDBInstance.fromCache(path);
+  const connection = await instance.connect();
+  try {
+    return await work(connection);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function rowsOf(c: DuckDBConnection, sql: string): Promise<Row[]> {
+  return (await c.runAndReadAll(sql)).getRowObjectsJS() as Row[];
+}
+
+/** Runs queries through docpipe's own handle (a read-write open: migrates if needed). */
+async function withDb<T>(path: string, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await Database.open(path);
+  try {
+    return await work(db);
+  } finally {
+    db.close();
+  }
+}
+
+const PRIMARY_KEYS = `SELECT table_name FROM duckdb_constraints()
+  WHERE schema_name = 'main' AND constraint_type = 'PRIMARY KEY' ORDER BY table_name`;
+const KEY_DEFINITIONS = `SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints()
+  WHERE schema_name = 'main' ORDER BY ALL`;
+const TABLES = `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`;
+const VIEWS = `SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY view_name`;
+/** Every table's and view's columns with their types, in order: the schema as a reader sees it. */
+const COLUMNS = `SELECT table_name, column_index, column_name, data_type, is_nullable FROM duckdb_columns()
+  WHERE schema_name = 'main' AND NOT internal ORDER BY table_name, column_index`;
+
+const names = (rows: Row[], key: string): string[] => rows.map((r) => String(r[key]));
+
+/** The rows docpipe 0.1.0 wrote, in a stable order, with only the columns 0.1.0 had. */
+const SNAPSHOTS = {
+  page_visitors: 'SELECT * FROM page_visitors ORDER BY ALL',
+  page_views: 'SELECT * FROM page_views ORDER BY ALL',
+  visitor_totals: 'SELECT * FROM visitor_totals ORDER BY ALL',
+  view_totals: 'SELECT * FROM view_totals ORDER BY ALL',
+  loaded_windows: 'SELECT * FROM loaded_windows ORDER BY metric, project_id, window_start, window_end',
+  agent_jobs: `SELECT project_id, prompt_key, prompt, job_id, status, pr_link, error, submitted_at, finished_at
+    FROM agent_jobs ORDER BY prompt_key`,
+  request_log: `SELECT started_at, scope, method, path, status, duration_ms, run_id FROM request_log
+    WHERE run_id IN ('${FIXTURE_RUNS.join("', '")}') ORDER BY ALL`,
+  runs: `SELECT run_id, command, started_at, finished_at, status, exit_code, summary FROM runs
+    WHERE run_id IN ('${FIXTURE_RUNS.join("', '")}') ORDER BY run_id`,
+} as const;
+type Snapshot = Record<keyof typeof SNAPSHOTS, Row[]>;
+
+async function snapshot(query: (sql: string) => Promise<Row[]>): Promise<Snapshot> {
+  const out: Partial<Snapshot> = {};
+  for (const [table, sql] of Object.entries(SNAPSHOTS)) out[table as keyof Snapshot] = await query(sql);
+  return out as Snapshot;
+}
+
+describe('a database written by docpipe 0.1.0', () => {
+  let h: Harness;
+  let db: string;
+  let before: Snapshot;
+  beforeEach(async () => {
+    // The fixture's windows were fetched on 2026-03-10; ten days later every one is settled.
+    h = await startHarness('2026-03-20T06:00:00Z', { site: { paths: 300 }, jobs: { pollsToFinish: 1 } });
+    db = await copyFixture(join(h.dir, 'docpipe-0.1.0.duckdb'));
+    before = await plain(db, (c) => snapshot((sql) => rowsOf(c, sql)));
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('is what the fixture README says it is (version 1: no schema_version, page tables keyed)', async () => {
+    expect(before.page_visitors).toHaveLength(2090);
+    expect(before.visitor_totals).toHaveLength(7);
+    expect(before.view_totals).toHaveLength(2);
+    expect(before.loaded_windows).toHaveLength(9);
+    expect(before.agent_jobs.map((j) => [j.prompt, j.status])).toEqual(
+      expect.arrayContaining([
+        [FIXTURE_PROMPTS[0], 'completed'],
+        [FIXTURE_PROMPTS[1], 'completed'],
+        [FIXTURE_PROMPTS[2], 'failed'],
+      ]),
+    );
+    expect(before.request_log).toHaveLength(24);
+    expect(before.runs).toHaveLength(3);
+    await plain(db, async (c) => {
+      expect(names(await rowsOf(c, TABLES), 'table_name')).not.toContain('schema_version');
+      expect(names(await rowsOf(c, PRIMARY_KEYS), 'table_name')).toEqual(expect.arrayContaining(['page_visitors', 'page_views']));
+    });
+  });
+
+  it('upgrades on the first CLI run, re-fetches no settled window, resubmits no prompt, and keeps every row', async () => {
+    const exported = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--db', db]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(summaryOf(exported)).toMatchObject({ windowsPlanned: 7, windowsSkipped: 7, windowsLoaded: 0, windowsFailed: 0, requests: 0 });
+    expect(h.requests('/visitors')).toBe(0);
+
+    const prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, `${FIXTURE_PROMPTS.join('\n')}\n`);
+    const submitted = await h.run(['jobs', 'submit', prompts, '--project', 'docs', '--poll-interval', '0.5', '--db', db]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(h.sandbox.jobs()).toEqual([]);
+    expect(h.sandbox.requests).toEqual([]); // nothing at all was asked of the API
+
+    await withDb(db, async (d) => {
+      // Every row 0.1.0 wrote is still there, unchanged (skipped windows keep their fetched_at).
+      expect(await snapshot((sql) => d.all(sql))).toEqual(before);
+      const [counts] = await d.all(
+        `SELECT (SELECT count(*) FROM page_visitors) AS page_visitors, (SELECT count(*) FROM page_views) AS page_views,
+                (SELECT count(*) FROM agent_jobs) AS agent_jobs, (SELECT count(*) FROM request_log) AS request_log,
+                (SELECT count(*) FROM runs) AS runs`,
+      );
+      expect(counts).toMatchObject({ page_visitors: 2090n, page_views: 600n, agent_jobs: 3n });
+      expect(counts!.request_log).toBeGreaterThanOrEqual(24n);
+      expect(counts!.runs).toBeGreaterThanOrEqual(3n);
+      const jobs = await d.all<{ prompt: string; status: string }>('SELECT prompt, status FROM agent_jobs ORDER BY prompt');
+      expect(jobs).toEqual([
+        { prompt: FIXTURE_PROMPTS[0], status: 'completed' },
+        { prompt: FIXTURE_PROMPTS[1], status: 'completed' },
+        { prompt: FIXTURE_PROMPTS[2], status: 'failed' },
+      ]);
+
+      // Recorded as version 1 (what 0.1.0 was), then migrated to this release's version.
+      const versions = await d.all<{ version: number; name: string }>('SELECT version, name FROM schema_version ORDER BY version');
+      expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
+      expect(versions.slice(0, 2)).toEqual([
+        { version: 1, name: 'release-0.1.0' },
+        { version: 2, name: 'storage-engine' },
+      ]);
+
+      // 0002: the page tables lost their primary key; the others kept theirs.
+      const keyed = names(await d.all(PRIMARY_KEYS), 'table_name');
+      expect(keyed).not.toContain('page_visitors');
+      expect(keyed).not.toContain('page_views');
+      expect(keyed).toEqual(expect.arrayContaining(['visitor_totals', 'view_totals', 'agent_jobs', 'loaded_windows', 'runs']));
+      // ... and the columns and table it added.
+      const columns = await d.all<{ table_name: string; column_name: string }>(COLUMNS);
+      const has = (table: string, column: string) => columns.some((c) => c.table_name === table && c.column_name === column);
+      expect([has('runs', 'pid'), has('runs', 'host'), has('request_log', 'request_id'), has('docpipe_meta', 'key')]).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+
+      // The views work over the migrated tables.
+      const [daily] = await d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_page_visitors');
+      expect(daily!.n).toBe(2090n);
+      const [site] = await d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_site');
+      expect(site!.n).toBe(7n);
+      const flagged = await d.all('SELECT metric, flags FROM flagged_rows ORDER BY metric');
+      expect(flagged).toEqual([
+        { metric: 'views', flags: 'total_out_of_bounds' },
+        { metric: 'visitors', flags: 'total_out_of_bounds' },
+      ]);
+    });
+  });
+
+  it('ends up with exactly the schema a fresh database gets', async () => {
+    const fresh = join(h.dir, 'fresh.duckdb');
+    const schema = (d: Database) =>
+      Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS)]);
+    const upgraded = await withDb(db, schema);
+    const created = await withDb(fresh, schema);
+    expect(upgraded).toEqual(created);
+    expect(names(upgraded[0], 'table_name')).toContain('schema_version');
+  });
+});
+
+describe('the upgrade is one transaction', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-migrate-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // page_visitors_v2 makes 0002 fail at its first statement; page_views_v2 makes it fail after
+  // page_visitors was already copied, dropped and renamed inside the transaction.
+  it.each(['page_visitors_v2', 'page_views_v2'])('a migration that fails (on an existing %s) leaves version 1 with all data', async (obstacle) => {
+    const db = await copyFixture(join(dir, 'copy.duckdb'));
+    const before = await plain(db, (c) => snapshot((sql) => rowsOf(c, sql)));
+    await plain(db, (c) => c.run(`CREATE TABLE ${obstacle} (x INTEGER)`));
+
+    const failed = Database.open(db);
+    await expect(failed).rejects.toBeInstanceOf(DatabaseError);
+    await expect(failed).rejects.toThrow(/0002-storage-engine/);
+
+    await plain(db, async (c) => {
+      const tables = names(await rowsOf(c, TABLES), 'table_name');
+      expect(tables).not.toContain('schema_version');
+      expect(tables).not.toContain('docpipe_meta');
+      expect(tables).not.toContain(obstacle === 'page_views_v2' ? 'page_visitors_v2' : 'page_views_v2');
+      const keyed = names(await rowsOf(c, PRIMARY_KEYS), 'table_name');
+      expect(keyed).toEqual(expect.arrayContaining(['page_visitors', 'page_views']));
+      const runColumns = names(await rowsOf(c, `SELECT column_name FROM duckdb_columns() WHERE table_name = 'runs'`), 'column_name');
+      expect(runColumns).not.toContain('pid');
+      expect(await snapshot((sql) => rowsOf(c, sql))).toEqual(before);
+      expect(before.page_visitors).toHaveLength(2090);
+      await c.run(`DROP TABLE ${obstacle}`);
+    });
+
+    // With the obstacle gone the same file upgrades, so the failure left nothing half-done.
+    await withDb(db, async (d) => {
+      const versions = await d.all<{ version: number }>('SELECT version FROM schema_version ORDER BY version');
+      expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
+      expect(await snapshot((sql) => d.all(sql))).toEqual(before);
+      expect(names(await d.all(PRIMARY_KEYS), 'table_name')).not.toContain('page_visitors');
+    });
+  });
+});
+
+describe('schema versions', () => {
+  let dir: string;
+  let db: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-migrate-'));
+    db = join(dir, 'test.duckdb');
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a fresh database gets every migration, and opening it again applies nothing', async () => {
+    const n = currentSchemaVersion();
+    expect(n).toBeGreaterThanOrEqual(2);
+    const read = (d: Database) =>
+      Promise.all([
+        d.all<{ version: number; name: string; applied_at: Date }>('SELECT version, name, applied_at FROM schema_version ORDER BY version'),
+        d.all('SELECT key, value FROM docpipe_meta ORDER BY key'),
+      ]);
+    const [first, meta] = await withDb(db, read);
+    expect(first.map((v) => v.version)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(first.map((v) => v.name)).toEqual(listMigrations().map((m) => m.name));
+    expect(names(await withDb(db, (d) => d.all(PRIMARY_KEYS)), 'table_name')).not.toContain('page_visitors');
+
+    await new Promise((resolve) => setTimeout(resolve, 20)); // so a re-applied migration would get a later applied_at
+    const [again, metaAgain] = await withDb(db, read);
+    expect(again).toEqual(first);
+    expect(metaAgain).toEqual(meta);
+  });
+
+  it('a database from a newer docpipe is refused, read-write and read-only, and left as it was', async () => {
+    await withDb(db, async () => undefined);
+    await plain(db, (c) => c.run(`INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'from-the-future', now())`));
+
+    for (const options of [{}, { readOnly: true }]) {
+      const open = Database.open(db, options);
+      await expect(open).rejects.toBeInstanceOf(DatabaseError);
+      await expect(open).rejects.toThrow(/newer docpipe/);
+      await expect(open).rejects.toThrow(/schema version 99\b/);
+    }
+    const [row] = await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v, count(*) AS n FROM schema_version'));
+    expect(row).toEqual({ v: 99, n: BigInt(currentSchemaVersion() + 1) });
+  });
+
+  it('views are re-created when sql/views.sql changed since they were applied', async () => {
+    const sha = createHash('sha256').update(readFileSync(VIEWS_SQL, 'utf8')).digest('hex');
+    const views = (d: Database) => d.all(VIEWS).then((rows) => names(rows, 'view_name'));
+    expect(await withDb(db, views)).toContain('daily_site');
+    const recorded = (c: DuckDBConnection) => rowsOf(c, `SELECT value FROM docpipe_meta WHERE key = 'views_sha256'`);
+    expect(await plain(db, recorded)).toEqual([{ value: sha }]);
+
+    // Same checksum: an open is cheap and does not touch the views.
+    await plain(db, (c) => c.run('DROP VIEW daily_site'));
+    expect(await withDb(db, views)).not.toContain('daily_site');
+
+    // A different checksum (as after an upgrade that changed views.sql): the views are re-applied.
+    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'`));
+    expect(await withDb(db, views)).toContain('daily_site');
+    expect(await plain(db, recorded)).toEqual([{ value: sha }]);
+    const [site] = await withDb(db, (d) => d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_site'));
+    expect(site!.n).toBe(0n);
+  });
+});
+
+describe('parseMigrationList', () => {
+  it('orders the files and ignores names that are not migrations', () => {
+    expect(parseMigrationList(['0002-storage-engine.sql', 'README.md', '0001-release-0.1.0.sql', '0003-x.sql.bak', '3-y.sql'])).toEqual([
+      { version: 1, name: 'release-0.1.0', file: '0001-release-0.1.0.sql' },
+      { version: 2, name: 'storage-engine', file: '0002-storage-engine.sql' },
+    ]);
+    expect(parseMigrationList([])).toEqual([]);
+  });
+
+  it.each([
+    [['0001-a.sql', '0003-c.sql'], /expected version 2, found 0003-c\.sql/],
+    [['0002-b.sql'], /expected version 1, found 0002-b\.sql/],
+    [['0001-a.sql', '0001-b.sql'], /expected version 2, found 0001-b\.sql/],
+  ])('throws on a gap or a duplicate: %j', (files, message) => {
+    expect(() => parseMigrationList(files)).toThrow(DatabaseError);
+    expect(() => parseMigrationList(files)).toThrow(message);
+  });
+
+  it('reads the migrations that ship in sql/migrations', () => {
+    const shipped = listMigrations();
+    expect(shipped.slice(0, 2).map((m) => m.file)).toEqual(['0001-release-0.1.0.sql', '0002-storage-engine.sql']);
+    expect(currentSchemaVersion()).toBe(shipped.length);
+  });
+});

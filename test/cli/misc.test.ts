@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
@@ -42,6 +42,20 @@ describe('docpipe query, sandbox and the shell', () => {
     const missing = await h.run(['query', '--file', join(h.dir, 'missing.sql')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read --file/);
+  });
+
+  it('opens the database read-only: writes need --write, and a missing file is not created', async () => {
+    const write = await h.run(['query', 'CREATE TABLE notes (note VARCHAR)']);
+    expect(write.code).toBe(2);
+    expect(write.stderr.trim()).toMatch(/^docpipe: query: the database is opened read-only; pass --write to change it$/);
+    const allowed = await h.run(['query', 'CREATE TABLE notes (note VARCHAR)', '--write']);
+    expect(allowed.code).toBe(0);
+    expect((await h.run(['query', 'SELECT count(*) AS n FROM notes', '--format', 'csv'])).stdout).toBe('n\n0\n');
+    const typo = join(h.dir, 'typo.duckdb');
+    const missing = await h.run(['query', 'SELECT 1', '--db', typo]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/database '.*typo\.duckdb' does not exist/);
+    expect(existsSync(typo)).toBe(false);
   });
 
   it('rejects unknown commands and options with exit 2', async () => {

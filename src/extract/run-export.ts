@@ -17,7 +17,7 @@ import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
 import { loadWindows, readLoadedWindows } from '../load/window-store.js';
-import { claimCompletedWalks, findCompletedWalks } from '../load/spool-recovery.js';
+import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from '../load/spool-recovery.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
 import { planExport, type FetchReason } from './plan-export.js';
@@ -171,12 +171,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     maxBatch: MAX_BATCH_WINDOWS,
     lingerMs: LOAD_LINGER_MS,
     consume: async (batch) => {
-      const warnings = await store.write((tx) =>
-        loadWindows(
-          tx,
-          batch.map((q) => ({ walk: q.walk, file: q.spooled.pagesFile })),
-        ),
-      );
+      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
       for (const q of batch) {
         q.spooled.remove();
         const w = q.walk;

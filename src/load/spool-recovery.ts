@@ -1,0 +1,72 @@
+/**
+ * Recovering what a run left in the spool: walks that reached their end but were never
+ * loaded (a spent budget, a locked database, a crash between the walk and its write). They
+ * cost no request to load. `docpipe export` does this before it plans, `docpipe doctor --fix`
+ * on demand; both go through here so that the two agree on which walks are theirs to load
+ * and which the database has already overtaken.
+ */
+import type { LoadedWindow } from '../core/domain.js';
+import { isLiveOther, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
+import type { WindowLoad } from './window-store.js';
+
+/** A completed walk and its folder in the spool. */
+export interface SpooledCompletion {
+  spooled: SpoolWalk;
+  walk: CompletedWalk;
+}
+
+/** Completed walks in the spool that no live process owns (a live owner is walking or loading it). */
+export function findCompletedWalks(spool: Spool): SpooledCompletion[] {
+  return spool
+    .walks()
+    .filter((w) => !isLiveOther(w.owner()))
+    .flatMap((spooled) => {
+      const walk = spooled.completed();
+      return walk ? [{ spooled, walk }] : [];
+    });
+}
+
+/** Pure: whether the database's copy of the window is at least as recent as the walk. */
+export function isSuperseded(walk: Pick<CompletedWalk, 'fetchedAt'>, loaded: LoadedWindow | undefined): boolean {
+  return loaded !== undefined && loaded.fetchedAt >= walk.fetchedAt;
+}
+
+export interface ClaimedWalks {
+  /** Claimed by this process, to be loaded (then removed from the spool). */
+  toLoad: SpooledCompletion[];
+  /** The database already had the window from a fetch at least as recent: removed from the spool. */
+  discarded: SpooledCompletion[];
+  /** Claimed by a live process meanwhile: left alone. */
+  busy: SpooledCompletion[];
+}
+
+/**
+ * Claims each completed walk for this process and sorts it: a walk the database has
+ * overtaken (`loadedOf` gives the window as loaded, if it is) is removed from the spool at
+ * once; the others are this process's to load.
+ */
+export function claimCompletedWalks(
+  completed: readonly SpooledCompletion[],
+  loadedOf: (walk: CompletedWalk) => LoadedWindow | undefined,
+): ClaimedWalks {
+  const claimed: ClaimedWalks = { toLoad: [], discarded: [], busy: [] };
+  for (const c of completed) {
+    const have = loadedOf(c.walk);
+    if (!c.spooled.claim()) {
+      claimed.busy.push(c);
+      continue;
+    }
+    if (isSuperseded(c.walk, have)) {
+      c.spooled.remove();
+      claimed.discarded.push(c);
+      continue;
+    }
+    claimed.toLoad.push(c);
+  }
+  return claimed;
+}
+
+/** What the loader (./window-store.ts) needs of a completed walk in the spool. */
+export function windowLoadOf(c: SpooledCompletion): WindowLoad {
+  return { walk: c.walk, file: c.spooled.pagesFile };
+}

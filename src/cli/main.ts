@@ -14,6 +14,7 @@ import { queryCommand } from './commands/query.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { syncCommand } from './commands/sync.js';
 import { jobsCommand } from './commands/jobs.js';
+import { doctorCommand } from './commands/doctor.js';
 import type { SessionOptions } from './session.js';
 
 export interface RunCliOptions {
@@ -67,7 +68,8 @@ function buildParser(argv: string[], ctx: CliContext) {
     .command(queryCommand(ctx))
     .command(jobsCommand(ctx))
     .command(sandboxCommand(ctx))
-    .demandCommand(1, 'name a command: export, sync, query, jobs or sandbox')
+    .command(doctorCommand(ctx))
+    .demandCommand(1, 'name a command: export, sync, query, jobs, sandbox or doctor')
     .strict()
     .help()
     .version(false)

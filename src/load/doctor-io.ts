@@ -1,0 +1,291 @@
+/**
+ * `docpipe doctor`, the I/O part: reads the facts ./doctor.ts judges (a few set-based
+ * queries, a look at the spool that changes nothing), and carries out the repairs `--fix`
+ * plans. The database repairs are one transaction; completed walks are loaded with the
+ * export's own loader, through the recovery the export runs at its start.
+ */
+import { readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { windowKey, METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
+import type { Executor } from './database.js';
+import {
+  plural,
+  runIsAlive,
+  windowLabel,
+  type DoctorFacts,
+  type Finding,
+  type JournalFacts,
+  type Repair,
+  type RunFacts,
+  type WalkFacts,
+  type WindowFacts,
+} from './doctor.js';
+import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from './spool-recovery.js';
+import { sqlString } from './sql-files.js';
+import type { Store } from './store.js';
+import { METRIC_TABLES, loadWindows, readLoadedWindows } from './window-store.js';
+
+const toNumber = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
+
+/**
+ * Every window of every metric that any of loaded_windows, the totals table or the page table
+ * knows of, with what each holds of it. One pass over each page table.
+ */
+export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
+  const facts: WindowFacts[] = [];
+  for (const metric of METRICS) {
+    const tables = METRIC_TABLES[metric];
+    const rows = await db.all<{
+      project_id: string;
+      s: string;
+      e: string;
+      loaded: boolean;
+      row_count: number | bigint | null;
+      fetched_ms: number | bigint | null;
+      totals: boolean;
+      rows: number | bigint;
+      paths: number | bigint;
+      dup_paths: number | bigint;
+      dup_example: string | null;
+    }>(
+      `WITH pages AS (
+         SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
+                count(*) FILTER (WHERE n > 1) AS dup_paths, min(path) FILTER (WHERE n > 1) AS dup_example
+           FROM (SELECT project_id, window_start, window_end, path, count(*) AS n FROM ${tables.pages} GROUP BY ALL)
+          GROUP BY ALL),
+       bookkeeping AS (
+         SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
+           FROM loaded_windows WHERE metric = $metric),
+       totals AS (SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals})
+       SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
+              coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
+              coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
+         FROM bookkeeping
+         FULL JOIN totals USING (project_id, window_start, window_end)
+         FULL JOIN pages USING (project_id, window_start, window_end)
+        ORDER BY project_id, window_start, window_end`,
+      { metric },
+    );
+    for (const r of rows) {
+      facts.push({
+        metric,
+        projectId: r.project_id,
+        window: { start: r.s, end: r.e },
+        loaded: r.loaded,
+        rowCount: toNumber(r.row_count),
+        fetchedAt: toNumber(r.fetched_ms),
+        totals: r.totals,
+        rows: Number(r.rows),
+        paths: Number(r.paths),
+        duplicatePaths: Number(r.dup_paths),
+        duplicateExample: r.dup_example,
+      });
+    }
+  }
+  return facts;
+}
+
+/** Runs recorded as `running`, with whether their process is alive on this host. */
+export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
+  // A database of release 0.1.0 opened read-only is not migrated: its runs have no pid.
+  const [since02] = await db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM duckdb_columns()
+      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs' AND column_name = 'pid'`,
+  );
+  const ownerColumns = since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+  const rows = await db.all<{
+    run_id: string;
+    command: string | null;
+    started_ms: number | bigint | null;
+    pid: number | null;
+    host: string | null;
+  }>(
+    `SELECT run_id, command, epoch_ms(started_at) AS started_ms, ${ownerColumns}
+       FROM runs WHERE status = 'running' ORDER BY started_at, run_id`,
+  );
+  const here = { host: hostname(), isAlive: isProcessAlive };
+  return rows.map((r) => ({
+    runId: r.run_id,
+    command: r.command,
+    startedAt: toNumber(r.started_ms),
+    pid: r.pid,
+    host: r.host,
+    alive: runIsAlive(r, here),
+  }));
+}
+
+/** The request journal's file names, `<pid>-<runId>.jsonl[.<n>.ingesting]` (../spool/request-journal.ts). */
+const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
+
+/**
+ * What the spool holds, read without changing anything (a walk's pages are not read: reading
+ * them repairs a torn file). A journal is in use when its process lives, the rule by which
+ * the journal itself decides what a write may move.
+ */
+export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[] } {
+  const walks = spool.walks().map((w): WalkFacts => {
+    const owner = w.owner();
+    const done = w.completed();
+    return {
+      metric: w.series.metric,
+      projectId: w.series.projectId,
+      window: w.window,
+      ownerLive: isLiveOther(owner),
+      ownerPid: owner?.pid ?? null,
+      completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
+      startedAt: w.state()?.startedAt ?? null,
+    };
+  });
+  let names: string[];
+  try {
+    names = readdirSync(spool.requestsDir);
+  } catch {
+    names = [];
+  }
+  const journals = names.flatMap((name): JournalFacts[] => {
+    const match = JOURNAL_FILE.exec(name);
+    if (!match) return [];
+    const pid = Number(match[1]);
+    return [{ name, pid, live: pid !== process.pid && isProcessAlive(pid) }];
+  });
+  return { walks, journals };
+}
+
+/** Everything ./doctor.ts judges: the database's windows and runs, and the spool. */
+export async function readDoctorFacts(db: Executor, spool: Spool): Promise<DoctorFacts> {
+  const windows = await readWindowFacts(db);
+  const runs = await readRunFacts(db);
+  return { windows, runs, ...surveySpool(spool) };
+}
+
+const date = (day: string): string => `DATE ${sqlString(day)}`;
+const windowTuple = (r: { projectId: string; window: Window }): string =>
+  `(${sqlString(r.projectId)}, ${date(r.window.start)}, ${date(r.window.end)})`;
+
+export interface RepairContext {
+  store: Store;
+  spool: Spool;
+  now: number;
+}
+
+type Targeted<K extends Repair['kind']> = Extract<Repair, { kind: K }>;
+
+/**
+ * Carries out `repairs` and says what was done, one `fixed` finding per thing repaired.
+ * Database repairs first, in one transaction (which also moves the request journals of
+ * ended processes in), so that a window's orphan rows are gone before a spooled walk of
+ * that window is loaded; then the spool.
+ */
+export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContext): Promise<Finding[]> {
+  const of = <K extends Repair['kind']>(kind: K): Targeted<K>[] => repairs.filter((r): r is Targeted<K> => r.kind === kind);
+  const fixed: Finding[] = [];
+  const dedupe = of('dedupe');
+  const orphans = of('delete-orphans');
+  const crashed = of('mark-crashed');
+  const journal = of('ingest-journal');
+  if (dedupe.length + orphans.length + crashed.length + journal.length > 0) {
+    fixed.push(
+      ...(await ctx.store.write(async (tx) => {
+        const done: Finding[] = [];
+        for (const r of dedupe) {
+          const deleted = await deleteDuplicates(tx, r);
+          done.push({
+            check: 'grain',
+            status: 'fixed',
+            detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per path (safe: each deleted row repeated the grain of a row kept)`,
+          });
+        }
+        for (const r of orphans) {
+          const deleted = await deleteOrphans(tx, r);
+          done.push({
+            check: 'orphans',
+            status: 'fixed',
+            detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'page row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
+          });
+        }
+        if (crashed.length > 0) {
+          const marked = await tx.all<{ run_id: string }>(
+            `UPDATE runs SET status = 'crashed', finished_at = $at::TIMESTAMPTZ
+              WHERE status = 'running' AND run_id IN (${crashed.map((r) => sqlString(r.runId)).join(', ')})
+             RETURNING run_id`,
+            { at: new Date(ctx.now).toISOString() },
+          );
+          for (const r of marked) done.push({ check: 'runs', status: 'fixed', detail: `run ${r.run_id}: marked crashed` });
+        }
+        return done;
+      })),
+    );
+    // The write moved them in (a store without a journal moves nothing).
+    if (journal.length > 0 && ctx.store.journal) {
+      fixed.push({ check: 'journal', status: 'fixed', detail: 'moved the request journals of ended processes into request_log' });
+    }
+  }
+  for (const r of of('discard-walk')) {
+    const walk = ctx.spool.walk(r, r.window);
+    // Claimed first: a process that took the walk up meanwhile keeps it.
+    if (walk.completed() !== null || !walk.claim()) continue;
+    walk.remove();
+    fixed.push({ check: 'spool', status: 'fixed', detail: `${windowLabel(r)}: discarded an abandoned incomplete walk` });
+  }
+  if (of('recover-walks').length > 0) fixed.push(...(await recoverWalks(ctx)));
+  return fixed;
+}
+
+async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<number> {
+  const pages = METRIC_TABLES[r.metric].pages;
+  // Which copy stays does not matter to the grain; the first stored is kept, as the loader
+  // keeps the first copy of a path a walk saw twice.
+  const deleted = await tx.all(
+    `DELETE FROM ${pages} WHERE rowid IN (
+       SELECT rowid FROM (
+         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, path ORDER BY rowid) AS copy
+           FROM ${pages} WHERE (project_id, window_start, window_end) IN (${windowTuple(r)}))
+        WHERE copy > 1)
+     RETURNING path`,
+  );
+  return deleted.length;
+}
+
+async function deleteOrphans(tx: Executor, r: Targeted<'delete-orphans'>): Promise<{ pages: number; totals: number }> {
+  const tables = METRIC_TABLES[r.metric];
+  // Checked again here: a window loaded since the check is not an orphan any more.
+  const orphan = (table: string): string => `(project_id, window_start, window_end) IN (${windowTuple(r)})
+    AND NOT EXISTS (SELECT 1 FROM loaded_windows l
+                     WHERE l.metric = ${sqlString(r.metric)} AND l.project_id = ${table}.project_id
+                       AND l.window_start = ${table}.window_start AND l.window_end = ${table}.window_end)`;
+  const pages = await tx.all(`DELETE FROM ${tables.pages} WHERE ${orphan(tables.pages)} RETURNING path`);
+  const totals = await tx.all(`DELETE FROM ${tables.totals} WHERE ${orphan(tables.totals)} RETURNING project_id`);
+  return { pages: pages.length, totals: totals.length };
+}
+
+/** Loads the completed walks in the spool, as an export would at its start. */
+async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
+  const completed = findCompletedWalks(ctx.spool);
+  if (completed.length === 0) return [];
+  const seriesKey = (s: { metric: Metric; projectId: string }): string => `${s.metric}\u0000${s.projectId}`;
+  const series = new Map(completed.map(({ walk }) => [seriesKey(walk), walk]));
+  const loaded = await ctx.store.read(async (db) => {
+    const all = new Map<string, Map<string, LoadedWindow>>();
+    for (const [key, s] of series) all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
+    return all;
+  });
+  const claimed = claimCompletedWalks(completed, (walk) => loaded.get(seriesKey(walk))?.get(windowKey(walk.window)));
+  const fixed: Finding[] = claimed.discarded.map(({ walk }) => ({
+    check: 'spool',
+    status: 'fixed',
+    detail: `${windowLabel(walk)}: discarded a completed walk the database had overtaken`,
+  }));
+  if (claimed.toLoad.length > 0) {
+    await ctx.store.write((tx) => loadWindows(tx, claimed.toLoad.map(windowLoadOf)));
+    for (const c of claimed.toLoad) {
+      c.spooled.remove();
+      fixed.push({
+        check: 'spool',
+        status: 'fixed',
+        detail: `${windowLabel(c.walk)}: loaded a completed walk of ${plural(c.walk.rows, 'row')} from the spool (no request)`,
+      });
+    }
+  }
+  return fixed;
+}

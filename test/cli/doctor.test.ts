@@ -1,0 +1,493 @@
+/**
+ * `docpipe doctor [--fix]`: real exports against the sandbox over HTTP into real DuckDB
+ * files, then damage made by hand (a doubled row, a crashed run, a walk left in the spool),
+ * then the doctor. The pure findings functions are tested on plain objects at the end.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Window } from '../../src/core/domain.js';
+import { Database } from '../../src/load/database.js';
+import {
+  STALE_WALK_MS,
+  countByStatus,
+  diagnose,
+  hasFindings,
+  planRepairs,
+  runFindings,
+  runIsAlive,
+  spoolFindings,
+  windowFindings,
+  type DoctorFacts,
+  type RunFacts,
+  type WalkFacts,
+  type WindowFacts,
+} from '../../src/load/doctor.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { RequestJournal } from '../../src/spool/request-journal.js';
+import { Spool, spoolDirFor, writeFileAtomic } from '../../src/spool/spool.js';
+import { startHarness, summaryOf, type CliResult, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const DAY = 86_400_000;
+const EXPORT = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04'];
+
+async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    db.close();
+  }
+}
+
+async function exec(h: Harness, sql: string): Promise<void> {
+  const db = await Database.open(h.db);
+  try {
+    await db.run(sql);
+  } finally {
+    db.close();
+  }
+}
+
+interface Row {
+  check: string;
+  status: string;
+  detail: string;
+}
+
+/** The findings of a `--format json` run (every line but the summary). */
+function rowsOf(result: CliResult): Row[] {
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row & { event?: string })
+    .filter((r) => r.event === undefined);
+}
+
+const doctor = (h: Harness, ...args: string[]): Promise<CliResult> => h.run(['doctor', '--format', 'json', ...args]);
+
+/**
+ * Spools a completed walk of the visitors of `window` the way an export that died before its
+ * load would leave it: the pages as the sandbox serves them (fetched here with plain fetch),
+ * done.json, and the owner file of a process that is gone.
+ */
+async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number): Promise<{ rows: number }> {
+  const walk = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, window);
+  walk.begin({ walk: 1, startedAt: fetchedAt, pagesBefore: 0, requestsBefore: 0 });
+  const paths = new Set<string>();
+  let totals = { human: 0, ai: 0, total: 0 };
+  let pages = 0;
+  for (let offset = 0; ; pages++) {
+    const res = await fetch(
+      `${h.sandbox.url}/v1/analytics/docs/visitors?dateFrom=${window.start}&dateTo=${window.end}&limit=250&offset=${offset}`,
+      { headers: { authorization: `Bearer ${SANDBOX_API_KEY}` } },
+    );
+    const body = await res.text();
+    const page = JSON.parse(body) as { totals: typeof totals; visitors: { path: string }[]; hasMore: boolean };
+    walk.writePage(pages, body);
+    totals = page.totals;
+    for (const r of page.visitors) paths.add(r.path);
+    offset += page.visitors.length;
+    if (!page.hasMore) break;
+  }
+  pages++;
+  walk.complete({
+    metric: 'visitors',
+    projectId: 'docs',
+    window,
+    fetchedAt,
+    runId: 'crashed-run',
+    totals,
+    rows: paths.size,
+    pages,
+    requests: pages,
+    walks: 1,
+    warnings: [],
+    repeatedPaths: false,
+  });
+  writeFileAtomic(join(walk.dir, 'owner'), JSON.stringify({ pid: 999_999, host: hostname() }));
+  return { rows: paths.size };
+}
+
+describe('docpipe doctor', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 400 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('finds nothing wrong after an export (exit 0), in a table or as JSON lines', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    const table = await h.run(['doctor']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^check\s+status\s+detail$/);
+    expect(lines.at(-1)).toBe('doctor: 0 findings, 0 fixed, 0 info: the database is sound');
+    expect(table.stdout).toMatch(/windows\s+ok\s+3 loaded windows/);
+
+    const json = await doctor(h);
+    expect(json.code).toBe(0);
+    const rows = rowsOf(json);
+    expect(rows.map((r) => r.check)).toEqual(['grain', 'windows', 'orphans', 'spool', 'journal', 'runs']);
+    expect(rows.every((r) => r.status === 'ok')).toBe(true);
+    expect(summaryOf(json)).toMatchObject({ event: 'summary', finding: 0, fixed: 0, exitCode: 0 });
+  });
+
+  it('finds a doubled page row, naming its window; --fix keeps one copy', async () => {
+    await h.run(EXPORT);
+    await exec(
+      h,
+      `INSERT INTO page_visitors SELECT * FROM page_visitors
+        WHERE window_start = '2026-03-02' AND path = (SELECT min(path) FROM page_visitors WHERE window_start = '2026-03-02')`,
+    );
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const grain = rowsOf(checked).filter((r) => r.check === 'grain');
+    expect(grain).toHaveLength(1);
+    expect(grain[0]).toMatchObject({ status: 'finding' });
+    expect(grain[0]!.detail).toContain('visitors docs [2026-03-02, 2026-03-03)');
+    expect(grain[0]!.detail).toMatch(/1 extra row for 1 path/);
+    // A doubled row is the grain's finding, not also a miscounted window.
+    expect(rowsOf(checked).find((r) => r.check === 'windows')).toMatchObject({ status: 'ok' });
+
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).find((r) => r.status === 'fixed')).toMatchObject({ check: 'grain' });
+    expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/deleted 1 extra copy, kept one row per path \(safe/);
+    const [counts] = await query<{ rows: bigint; paths: bigint }>(
+      h,
+      `SELECT count(*) AS rows, count(DISTINCT path) AS paths FROM page_visitors WHERE window_start = '2026-03-02'`,
+    );
+    expect(counts!.rows).toBe(counts!.paths);
+    const [lw] = await query<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-02'`);
+    expect(lw!.row_count).toBe(counts!.rows);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
+  it('finds runs a crash left running; --fix marks them crashed and leaves a live one alone', async () => {
+    await h.run(EXPORT);
+    await exec(
+      h,
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES
+         ('dead-run', 'export visitors', TIMESTAMPTZ '2026-03-09 02:00:00+00', 'running', 999999, '${hostname()}'),
+         ('old-run', 'sync', TIMESTAMPTZ '2026-03-08 02:00:00+00', 'running', NULL, NULL),
+         ('live-run', 'sync', TIMESTAMPTZ '2026-03-10 05:00:00+00', 'running', ${process.pid}, '${hostname()}')`,
+    );
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const runs = rowsOf(checked).filter((r) => r.check === 'runs');
+    expect(runs.map((r) => [r.status, r.detail.split(' ')[1]])).toEqual([
+      ['finding', 'old-run'],
+      ['finding', 'dead-run'],
+      ['info', 'live-run'],
+    ]);
+    expect(runs[1]!.detail).toMatch(/pid 999999 is gone/);
+    expect(runs[0]!.detail).toMatch(/no pid was recorded/);
+
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(summaryOf(fixed)).toMatchObject({ fixed: 2, finding: 0, info: 1 });
+    const after = await query<{ run_id: string; status: string; finished: string | null }>(
+      h,
+      `SELECT run_id, status, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished FROM runs
+        WHERE run_id IN ('dead-run', 'old-run', 'live-run') ORDER BY run_id`,
+    );
+    expect(after).toEqual([
+      { run_id: 'dead-run', status: 'crashed', finished: '2026-03-10T06:00:00Z' },
+      { run_id: 'live-run', status: 'running', finished: null },
+      { run_id: 'old-run', status: 'crashed', finished: '2026-03-10T06:00:00Z' },
+    ]);
+  });
+
+  it('finds a completed walk left in the spool; --fix loads it without a request', async () => {
+    await h.run(EXPORT);
+    const window = { start: '2026-03-05', end: '2026-03-06' };
+    const { rows } = await spoolCompletedWalk(h, window, h.clock.now() - 3_600_000);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const spool = rowsOf(checked).filter((r) => r.check === 'spool');
+    expect(spool).toEqual([
+      {
+        check: 'spool',
+        status: 'finding',
+        detail: expect.stringMatching(/^visitors docs \[2026-03-05, 2026-03-06\): a completed walk of \d+ rows .* not loaded/),
+      },
+    ]);
+
+    const before = h.sandbox.requests.length;
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(h.sandbox.requests.length).toBe(before);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual([
+      `visitors docs [2026-03-05, 2026-03-06): loaded a completed walk of ${rows} rows from the spool (no request)`,
+    ]);
+    expect(
+      await query(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-05' AND window_end = '2026-03-06'`),
+    ).toEqual([{ run_id: 'crashed-run', row_count: BigInt(rows) }]);
+    expect(await query(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-05'`)).toEqual([{ n: BigInt(rows) }]);
+    expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
+    // The export agrees that the window is loaded: it asks for nothing.
+    const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(summaryOf(again)).toMatchObject({ windowsSkipped: 1, requests: 0 });
+  });
+
+  it('discards a completed walk the database has overtaken, keeping the newer copy', async () => {
+    await h.run(EXPORT);
+    await spoolCompletedWalk(h, { start: '2026-03-02', end: '2026-03-03' }, h.clock.now() - DAY);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.check === 'spool')?.detail).toMatch(/the database has overtaken: --fix discards it/);
+    const before = await query(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/discarded a completed walk the database had overtaken/);
+    expect(await query(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`)).toEqual(before);
+    expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
+  });
+
+  it('leaves a fresh incomplete walk for the next export (info), discards it once stale', async () => {
+    // 2 pages a window: the 5th request is the first page of the third window, then the cap.
+    const cut = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--max-requests', '5']);
+    expect(cut.code).toBe(75);
+    const fresh = await doctor(h);
+    expect(fresh.code).toBe(0);
+    expect(rowsOf(fresh).filter((r) => r.check === 'spool')).toEqual([
+      {
+        check: 'spool',
+        status: 'info',
+        detail: 'visitors docs [2026-03-05, 2026-03-06): an incomplete walk started 2026-03-10T06:00:00Z: the next export of the window resumes it',
+      },
+    ]);
+    const kept = await doctor(h, '--fix');
+    expect(kept.code).toBe(0);
+    expect(new Spool(spoolDirFor(h.db)).walks()).toHaveLength(1);
+
+    h.clock.advance(8 * DAY);
+    const stale = await doctor(h);
+    expect(stale.code).toBe(1);
+    expect(rowsOf(stale).find((r) => r.check === 'spool')).toMatchObject({ status: 'finding', detail: expect.stringMatching(/more than 7 days ago: --fix discards it/) });
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/2026-03-05.*discarded an abandoned incomplete walk/);
+    expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
+  });
+
+  it('moves a leftover request journal into request_log with --fix', async () => {
+    await h.run(EXPORT);
+    const spool = new Spool(spoolDirFor(h.db));
+    // A run of this process that never got to write (this process ran it, so it is not in use).
+    const journal = new RequestJournal(spool.requestsDir, 'lost-run');
+    const id = journal.begin({ scope: 'analytics@http://127.0.0.1', method: 'GET', path: '/v1/analytics/docs/visitors', startedAt: h.clock.now() });
+    journal.end(id, { scope: 'analytics@http://127.0.0.1', method: 'GET', path: '/v1/analytics/docs/visitors', startedAt: h.clock.now() }, 200, 12);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.check === 'journal')).toMatchObject({
+      status: 'finding',
+      detail: expect.stringMatching(new RegExp(`^1 request-journal file of ended processes \\(pid ${process.pid}\\)`)),
+    });
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(await query(h, `SELECT run_id, status, duration_ms FROM request_log WHERE request_id = '${id}'`)).toEqual([
+      { run_id: 'lost-run', status: 200, duration_ms: 12 },
+    ]);
+    expect(readdirSync(spool.requestsDir)).toEqual([]);
+  });
+
+  it('reports a row_count that disagrees with the page rows, and does not guess a fix', async () => {
+    await h.run(EXPORT);
+    await exec(h, `UPDATE loaded_windows SET row_count = row_count + 5 WHERE window_start = '2026-03-03'`);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const windows = rowsOf(checked).filter((r) => r.check === 'windows');
+    expect(windows).toHaveLength(1);
+    expect(windows[0]!.detail).toMatch(/^visitors docs \[2026-03-03, 2026-03-04\): loaded_windows\.row_count is (\d+), the page table holds (\d+) paths$/);
+    const [before] = await query<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(1);
+    expect(summaryOf(fixed)).toMatchObject({ finding: 1, fixed: 0 });
+    expect(await query(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([before]);
+  });
+
+  it('finds page and totals rows of a window that was never loaded; --fix deletes them', async () => {
+    await h.run(EXPORT);
+    await exec(h, `DELETE FROM loaded_windows WHERE window_start = '2026-03-01'`);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.check === 'orphans')?.detail).toMatch(
+      /^visitors docs \[2026-03-01, 2026-03-02\): \d+ page rows and a totals row but no loaded_windows row$/,
+    );
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(
+      await query(h, `SELECT (SELECT count(*) FROM page_visitors WHERE window_start = '2026-03-01') AS pages,
+                             (SELECT count(*) FROM visitor_totals WHERE window_start = '2026-03-01') AS totals`),
+    ).toEqual([{ pages: 0n, totals: 0n }]);
+    // The other windows are untouched.
+    expect(await query(h, `SELECT count(*) AS n FROM visitor_totals`)).toEqual([{ n: 2n }]);
+  });
+
+  it('export recovers a spooled walk through the same path: loaded first, not fetched, overtaken ones dropped', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
+    const { rows } = await spoolCompletedWalk(h, { start: '2026-03-03', end: '2026-03-04' }, h.clock.now() - 3_600_000);
+    await spoolCompletedWalk(h, { start: '2026-03-01', end: '2026-03-02' }, h.clock.now() - DAY);
+    const before = h.requests('/visitors');
+    const result = await h.run(EXPORT);
+    expect(result.code).toBe(0);
+    // 2026-03-01 was loaded, 2026-03-03 came from the spool: only 2026-03-02 is fetched (2 pages).
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 2, windowsFromSpool: 1, windowsSkipped: 2, requests: 2 });
+    expect(h.requests('/visitors') - before).toBe(2);
+    expect(await query(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([
+      { run_id: 'crashed-run', row_count: BigInt(rows) },
+    ]);
+    expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
+  it('refuses a database that does not exist (exit 2), with or without --fix, and creates nothing', async () => {
+    const missing = join(h.dir, 'nope.duckdb');
+    for (const args of [['doctor'], ['doctor', '--fix']]) {
+      const result = await h.run([...args, '--db', missing]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(`docpipe: database '${missing}' does not exist (check --db or DOCPIPE_DB)`);
+    }
+    expect(existsSync(missing)).toBe(false);
+    const bad = await h.run(['doctor', '--format', 'csv']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/csv/);
+  });
+});
+
+describe('doctor findings (pure)', () => {
+  const w = (over: Partial<WindowFacts> = {}): WindowFacts => ({
+    metric: 'visitors',
+    projectId: 'docs',
+    window: { start: '2026-03-01', end: '2026-03-02' },
+    loaded: true,
+    rowCount: 10,
+    fetchedAt: Date.parse('2026-03-05T00:00:00Z'),
+    totals: true,
+    rows: 10,
+    paths: 10,
+    duplicatePaths: 0,
+    duplicateExample: null,
+    ...over,
+  });
+  const statuses = (findings: { check: string; status: string }[]): string[] => findings.map((f) => `${f.check}:${f.status}`);
+
+  it.each([
+    ['a sound window', w(), ['grain:ok', 'windows:ok', 'orphans:ok']],
+    ['a doubled path', w({ rows: 12, duplicatePaths: 1, duplicateExample: '/a' }), ['grain:finding', 'windows:ok', 'orphans:ok']],
+    ['a miscount', w({ rowCount: 9 }), ['grain:ok', 'windows:finding', 'orphans:ok']],
+    ['no totals row', w({ totals: false }), ['grain:ok', 'windows:finding', 'orphans:ok']],
+    ['a count not recorded', w({ rowCount: null }), ['grain:ok', 'windows:ok', 'orphans:ok']],
+    ['an empty loaded window', w({ rowCount: 0, rows: 0, paths: 0 }), ['grain:ok', 'windows:ok', 'orphans:ok']],
+    ['page rows without bookkeeping', w({ loaded: false, rowCount: null, totals: false }), ['grain:ok', 'windows:ok', 'orphans:finding']],
+    ['a totals row alone', w({ loaded: false, rowCount: null, rows: 0, paths: 0 }), ['grain:ok', 'windows:ok', 'orphans:finding']],
+  ])('windowFindings: %s', (_name, facts, expected) => {
+    expect(statuses(windowFindings([facts]))).toEqual(expected);
+  });
+
+  it('names the window and the repair of each finding', () => {
+    const findings = windowFindings([
+      w({ rows: 13, paths: 10, duplicatePaths: 2, duplicateExample: '/a' }),
+      w({ window: { start: '2026-03-02', end: '2026-03-03' }, loaded: false, rowCount: null, totals: false, rows: 4, paths: 4 }),
+    ]);
+    expect(findings[0]).toEqual({
+      check: 'grain',
+      status: 'finding',
+      detail: 'visitors docs [2026-03-01, 2026-03-02): 3 extra rows for 2 paths held more than once (e.g. /a)',
+      repair: { kind: 'dedupe', metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' } },
+    });
+    expect(findings.find((f) => f.check === 'orphans')).toEqual({
+      check: 'orphans',
+      status: 'finding',
+      detail: 'visitors docs [2026-03-02, 2026-03-03): 4 page rows but no loaded_windows row',
+      repair: { kind: 'delete-orphans', metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' } },
+    });
+  });
+
+  it('runIsAlive: a missing pid is a crash, another host cannot be told', () => {
+    const here = { host: 'box', isAlive: (pid: number) => pid === 42 };
+    expect(runIsAlive({ pid: 42, host: 'box' }, here)).toBe(true);
+    expect(runIsAlive({ pid: 7, host: 'box' }, here)).toBe(false);
+    expect(runIsAlive({ pid: 7, host: null }, here)).toBe(false);
+    expect(runIsAlive({ pid: null, host: null }, here)).toBe(false);
+    expect(runIsAlive({ pid: 42, host: 'elsewhere' }, here)).toBe(null);
+  });
+
+  it('runFindings: only runs whose process is gone are findings, with a repair', () => {
+    const run = (runId: string, alive: boolean | null): RunFacts => ({ runId, command: 'sync', startedAt: 0, pid: 5, host: 'box', alive });
+    const findings = runFindings([run('a', false), run('b', true), run('c', null)]);
+    expect(statuses(findings)).toEqual(['runs:finding', 'runs:info', 'runs:info']);
+    expect(findings[0]?.repair).toEqual({ kind: 'mark-crashed', runId: 'a' });
+    expect(findings[2]?.detail).toMatch(/on host box, which cannot be checked/);
+    expect(runFindings([])).toEqual([{ check: 'runs', status: 'ok', detail: 'no run left running' }]);
+  });
+
+  it('spoolFindings: live owners and fresh walks are info; stale, bare and completed walks are findings', () => {
+    const now = Date.parse('2026-03-10T00:00:00Z');
+    const walk = (over: Partial<WalkFacts>): WalkFacts => ({
+      metric: 'views',
+      projectId: 'docs',
+      window: { start: '2026-03-01', end: '2026-03-02' },
+      ownerLive: false,
+      ownerPid: 9,
+      completed: null,
+      startedAt: now - DAY,
+      ...over,
+    });
+    const findings = spoolFindings(
+      [
+        walk({ ownerLive: true, completed: { fetchedAt: now, rows: 3 } }),
+        walk({}),
+        walk({ startedAt: now - STALE_WALK_MS - 1 }),
+        walk({ startedAt: null }),
+        walk({ completed: { fetchedAt: now - DAY, rows: 3 } }),
+      ],
+      [
+        { name: '1-a.jsonl', pid: 1, live: true },
+        { name: '2-b.jsonl', pid: 2, live: false },
+        { name: '2-b.jsonl.1.ingesting', pid: 2, live: false },
+      ],
+      () => undefined,
+      now,
+    );
+    expect(statuses(findings)).toEqual([
+      'spool:info',
+      'spool:info',
+      'spool:finding',
+      'spool:finding',
+      'spool:finding',
+      'journal:finding',
+      'journal:info',
+    ]);
+    expect(findings.map((f) => f.repair?.kind ?? null)).toEqual([null, null, 'discard-walk', 'discard-walk', 'recover-walks', 'ingest-journal', null]);
+    expect(findings[5]?.detail).toMatch(/^2 request-journal files of ended processes \(pid 2\)/);
+    expect(statuses(spoolFindings([], [], () => undefined, now))).toEqual(['spool:ok', 'journal:ok']);
+  });
+
+  it('diagnose: check order, the database overtaking a spooled walk, one repair each, exit status', () => {
+    const fetched = Date.parse('2026-03-05T00:00:00Z');
+    const facts: DoctorFacts = {
+      windows: [w({ fetchedAt: fetched })],
+      runs: [{ runId: 'r', command: null, startedAt: null, pid: null, host: null, alive: false }],
+      walks: [
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched },
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched },
+      ],
+      journals: [],
+    };
+    const findings = diagnose(facts, fetched + DAY);
+    expect(findings.map((f) => f.check)).toEqual(['grain', 'windows', 'orphans', 'spool', 'spool', 'journal', 'runs']);
+    expect(findings[3]?.detail).toMatch(/overtaken: --fix discards it/);
+    expect(findings[4]?.detail).toMatch(/not loaded: --fix loads it/);
+    expect(planRepairs(findings)).toEqual([{ kind: 'recover-walks' }, { kind: 'mark-crashed', runId: 'r' }]);
+    expect(hasFindings(findings)).toBe(true);
+    expect(countByStatus(findings)).toEqual({ ok: 4, finding: 3, fixed: 0, info: 0 });
+    expect(hasFindings(findings.filter((f) => f.status !== 'finding'))).toBe(false);
+  });
+});

@@ -22,7 +22,7 @@ function discardSink(): PageSink {
   return {
     state: () => state,
     begin: (next) => void (state = next),
-    pages: () => [],
+    recover: () => [],
     writePage: () => undefined,
     truncate: () => undefined,
     close: () => undefined,

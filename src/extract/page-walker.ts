@@ -29,8 +29,8 @@ export type PageFetcher = (offset: number) => Promise<ReceivedPage>;
 export interface PageSink {
   state(): WalkState | null;
   begin(state: WalkState): void;
-  /** The whole pages spooled so far, in walk order. */
-  pages(): SpooledPage[];
+  /** The whole pages spooled so far, in walk order; a torn tail is cut off. */
+  recover(): SpooledPage[];
   writePage(index: number, body: string): void;
   /** Keeps the first `count` pages. */
   truncate(count: number): void;
@@ -119,7 +119,7 @@ function summarise(drift: readonly string[]): string {
  */
 function replay(sink: PageSink, context: WalkContext): WalkProgress {
   const progress = new WalkProgress();
-  for (const spooled of sink.pages()) {
+  for (const spooled of sink.recover()) {
     let page: AnalyticsPage | undefined;
     if (!progress.finished) {
       try {

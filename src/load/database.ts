@@ -102,9 +102,18 @@ interface Entry {
 /** Every file this process has open, by absolute path (`:memory:` databases are never shared). */
 const open = new Map<string, Entry>();
 
+/**
+ * Block size of database files docpipe creates (existing files keep theirs). DuckDB's default
+ * is 256 KiB; 64 KiB blocks measured 12% smaller for page rows and waste less on the small
+ * tables. Such files need DuckDB 1.2 or later to open.
+ */
+const NEW_FILE_BLOCK_SIZE = String(64 * 1024);
+
 async function createInstance(path: string, options: OpenOptions): Promise<DuckDBInstance> {
   const config: Record<string, string> = {};
   if (options.readOnly) config.access_mode = 'READ_ONLY';
+  // Only for a file about to be created: an open file's instance keeps the config it had.
+  else if (path !== ':memory:' && !existsSync(path)) config.default_block_size = NEW_FILE_BLOCK_SIZE;
   if (path === ':memory:') return DuckDBInstance.create(':memory:', config);
   const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const started = Date.now();
@@ -216,7 +225,8 @@ export class Database implements Executor {
     try {
       return await work(db);
     } finally {
-      db.close();
+      // Released before the caller goes on: "held only while writing" includes the close.
+      await db.close();
     }
   }
 
@@ -264,23 +274,28 @@ export class Database implements Executor {
     });
   }
 
-  /** Gives the handle back; the last handle of the file in this process releases the file. */
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Gives the handle back; the last handle of the file in this process releases the file.
+   * Resolves once it is released (or at once if other handles keep it open); it never
+   * rejects, so a `finally` may call it without awaiting.
+   */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     const shared = this.shared;
-    if (shared.path === ':memory:') {
-      void shared.close();
-      return;
-    }
+    if (shared.path === ':memory:') return shared.close().catch(() => undefined);
     const key = resolve(shared.path);
     const entry = open.get(key);
-    if (!entry) return;
+    if (!entry) return Promise.resolve();
     entry.refs--;
-    if (entry.refs > 0) return;
-    entry.closing = shared.close().finally(() => {
-      if (open.get(key) === entry) open.delete(key);
-    });
+    if (entry.refs > 0) return Promise.resolve();
+    entry.closing = shared
+      .close()
+      .catch(() => undefined)
+      .finally(() => {
+        if (open.get(key) === entry) open.delete(key);
+      });
+    return entry.closing;
   }
 
   private async execNow(script: string, label: string): Promise<void> {

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { windowKey, METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { JOURNAL_FILE } from '../spool/request-journal.js';
 import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
 import type { Executor } from './database.js';
 import {
@@ -115,8 +116,6 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
   }));
 }
 
-/** The request journal's file names, `<pid>-<runId>.jsonl[.<n>.ingesting]` (../spool/request-journal.ts). */
-const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
 
 /**
  * What the spool holds, read without changing anything (a walk's pages are not read: reading

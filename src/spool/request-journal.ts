@@ -34,7 +34,8 @@ export interface AttemptStart {
   startedAt: number;
 }
 
-const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
+/** Journal file names: `<pid>-<runId>.jsonl`, or `….jsonl.<n>.ingesting` while being moved. */
+export const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
 
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
 export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] {

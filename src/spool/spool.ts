@@ -128,21 +128,31 @@ export class SpoolWalk {
     return join(this.dir, PAGES_FILE);
   }
 
-  /**
-   * The spooled pages in walk order, as far as they are whole: reading stops at the first
-   * line that does not parse or is out of sequence (torn by a crash), and the file is cut
-   * back to the whole pages so that the next page appends after them.
-   */
+  /** The spooled pages in walk order, as far as they are whole (reading changes nothing). */
   pages(): SpooledPage[] {
+    return this.read().pages;
+  }
+
+  /**
+   * The whole pages, for a walk about to resume: a line that does not parse or is out of
+   * sequence (torn by a crash) and everything after it are cut off, so that the next page
+   * appends after the whole ones.
+   */
+  recover(): SpooledPage[] {
+    const { pages, torn } = this.read();
+    if (torn) this.truncate(pages.length, pages);
+    return pages;
+  }
+
+  private read(): { pages: SpooledPage[]; torn: boolean } {
     let text: string;
     try {
       text = readFileSync(this.pagesFile, 'utf8');
     } catch {
-      return [];
+      return { pages: [], torn: false };
     }
     const pages: SpooledPage[] = [];
     const lines = text.split('\n');
-    let torn = false;
     for (const [i, line] of lines.entries()) {
       if (line === '' && i === lines.length - 1) break;
       let record: { page?: unknown; body?: unknown } | undefined;
@@ -151,14 +161,10 @@ export class SpoolWalk {
       } catch {
         record = undefined;
       }
-      if (record?.page !== pages.length) {
-        torn = true;
-        break;
-      }
+      if (record?.page !== pages.length) return { pages, torn: true };
       pages.push({ index: pages.length, body: record.body });
     }
-    if (torn) this.truncate(pages.length, pages);
-    return pages;
+    return { pages, torn: false };
   }
 
   /** Appends page `index`: on disk (in the kernel's hands) when this returns. */

@@ -69,7 +69,7 @@ async function withDb<T>(path: string, work: (db: Database) => Promise<T>): Prom
   try {
     return await work(db);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -169,32 +169,29 @@ export class RequestJournal {
   }
 
   /**
-   * Inserts the taken files' attempts into request_log, skipping any already there. An
-   * attempt's start and end lines can be in different files (a write took the file while the
-   * request was in flight, and its end line went to a fresh file): an end line whose start is
-   * already in request_log fills in that row's status and duration.
+   * Moves the taken files' attempts into request_log: new attempts are inserted, attempts
+   * already there are skipped. An attempt's start and end lines can be in different files (a
+   * write took the file while the request was in flight, and its end line went to a fresh
+   * file): an end line whose start is already in request_log fills in that row's outcome.
    */
   async ingest(tx: Executor, files: readonly string[]): Promise<void> {
     if (files.length === 0) return;
     const list = `[${files.map(sqlString).join(', ')}]`;
-    const attempts = `
-      SELECT id, min(started_ms) AS started_ms, max(scope) AS scope, max(method) AS method, max(path) AS path,
-             max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id
-        FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
-                       columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
-                                  path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER'})
-       WHERE id IS NOT NULL
-       GROUP BY id`;
     await tx.run(
-      `UPDATE request_log SET status = a.status, duration_ms = a.duration_ms
-         FROM (${attempts}) a
-        WHERE request_log.request_id = a.id AND request_log.status IS NULL AND a.status IS NOT NULL`,
-    );
-    await tx.run(
-      `INSERT INTO request_log (started_at, scope, method, path, status, duration_ms, run_id, request_id)
-       SELECT make_timestamptz(started_ms * 1000), scope, method, path, status, duration_ms, run_id, id
-         FROM (${attempts}) a
-        WHERE id NOT IN (SELECT request_id FROM request_log WHERE request_id IS NOT NULL)`,
+      `MERGE INTO request_log
+       USING (SELECT id, min(started_ms) AS started_ms, max(scope) AS scope, max(method) AS method, max(path) AS path,
+                     max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id
+                FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
+                               columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
+                                          path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER'})
+               WHERE id IS NOT NULL
+               GROUP BY id) a
+          ON request_log.request_id = a.id
+        WHEN MATCHED AND request_log.status IS NULL AND a.status IS NOT NULL
+          THEN UPDATE SET status = a.status, duration_ms = a.duration_ms
+        WHEN NOT MATCHED
+          THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
+               VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,
     );
   }
 

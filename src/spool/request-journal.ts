@@ -66,22 +66,17 @@ export class RequestJournal {
   /** Records an attempt that is about to be sent; returns its id for `end`. */
   begin(attempt: AttemptStart): string {
     const id = `${this.runId}:${++this.seq}`;
-    this.append({
-      id,
-      run_id: this.runId,
-      scope: attempt.scope,
-      method: attempt.method,
-      path: attempt.path,
-      started_ms: attempt.startedAt,
-      status: null,
-      duration_ms: null,
-    });
+    this.append(this.line(id, attempt, null, null));
     return id;
   }
 
   /** Records how an attempt ended (status 0: no response). */
   end(id: string, attempt: AttemptStart, status: number, durationMs: number): void {
-    this.append({
+    this.append(this.line(id, attempt, status, Math.round(durationMs)));
+  }
+
+  private line(id: string, attempt: AttemptStart, status: number | null, durationMs: number | null): JournalLine {
+    return {
       id,
       run_id: this.runId,
       scope: attempt.scope,
@@ -89,8 +84,8 @@ export class RequestJournal {
       path: attempt.path,
       started_ms: attempt.startedAt,
       status,
-      duration_ms: Math.round(durationMs),
-    });
+      duration_ms: durationMs,
+    };
   }
 
   private append(line: JournalLine): void {

@@ -14,8 +14,10 @@ export const HOUR_MS = 3_600_000;
  * requests already made (any order) and the hourly allowance.
  */
 export function planRequestSlot(times: readonly number[], now: number, perHour: number, windowMs = HOUR_MS): number {
-  const recent = times.filter((t) => t > now - windowMs).sort((a, b) => a - b);
+  const recent = times.filter((t) => t > now - windowMs);
+  // Under the limit (the usual case): no need to sort.
   if (recent.length < perHour) return 0;
+  recent.sort((a, b) => a - b);
   // The slot frees up when the oldest request that keeps us at the limit leaves the window.
   const blocking = recent[recent.length - perHour];
   return blocking === undefined ? 0 : blocking + windowMs - now;

@@ -169,7 +169,7 @@ export class SpoolWalk {
 
   /** Appends page `index`: on disk (in the kernel's hands) when this returns. */
   writePage(index: number, body: string): void {
-    const text = /[\r\n]/.test(body) ? JSON.stringify(JSON.parse(body)) : body;
+    const text = body.includes('\n') || body.includes('\r') ? JSON.stringify(JSON.parse(body)) : body;
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.pagesFile, 'a');

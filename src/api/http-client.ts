@@ -17,7 +17,7 @@ import {
   UsageError,
 } from '../core/errors.js';
 import { parseRetryAfter } from './retry-after.js';
-import { decideRetry } from './retry-policy.js';
+import { backoffDelay, decideRetry } from './retry-policy.js';
 import { createNodeTransport, type Transport, type TransportResponse } from './transport.js';
 
 export const DEFAULT_BASE_URL = 'https://api.mintlify.com';
@@ -49,6 +49,11 @@ export interface HttpClientOptions {
   maxBackoffMs?: number;
   /** Longest Retry-After honoured; a longer one fails the request with the RateLimitError. @default 60_000 */
   maxRetryAfterMs?: number;
+  /**
+   * Retry-After waits honoured for one request; one more 429 fails it with the
+   * RateLimitError, so that a server answering 429 to everything cannot hold a run. @default 5
+   */
+  maxRetryAfterWaits?: number;
   /** Bound on all attempts and waits of one request, in ms. @default 300_000 */
   maxRetryTimeMs?: number;
   /** @default systemClock */
@@ -62,11 +67,17 @@ export interface HttpClientOptions {
   beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<unknown>;
   /** Called after every attempt, whatever its outcome, with what `beforeAttempt` returned. */
   afterAttempt?: (response: ResponseInfo, token: unknown) => void | Promise<void>;
-  /** Called when an attempt failed and another will be made. */
+  /** Called when an attempt failed and another will be made, before the wait. */
   onRetry?: (error: DocpipeError, attempt: number, delay: RetryDelay) => void;
+  /** Jitter source in [0, 1). @default Math.random */
+  random?: () => number;
 }
 
-export type RetryDelay = { kind: 'retry-after'; ms: number } | { kind: 'backoff' };
+/** The wait before a retry: what the server asked (Retry-After), or backoff with jitter. */
+export interface RetryDelay {
+  kind: 'retry-after' | 'backoff';
+  ms: number;
+}
 
 export interface RequestOptions<T> {
   method: 'GET' | 'POST';
@@ -163,7 +174,9 @@ export class HttpClient {
       minBackoffMs: 1_000,
       maxBackoffMs: 30_000,
       maxRetryAfterMs: 60_000,
+      maxRetryAfterWaits: 5,
       maxRetryTimeMs: 300_000,
+      random: Math.random,
       clock: systemClock,
       transport: options.transport ?? createNodeTransport(),
       ...stripUndefined(options),
@@ -177,8 +190,9 @@ export class HttpClient {
   }
 
   async request<T>(request: RequestOptions<T>): Promise<T> {
-    const { clock } = this.options;
+    const { clock, minBackoffMs, maxBackoffMs, maxRetryAfterWaits, random } = this.options;
     const idempotent = request.idempotent ?? request.method === 'GET';
+    let waits = 0;
     return pRetry(
       async () => {
         try {
@@ -195,22 +209,26 @@ export class HttpClient {
       },
       {
         retries: this.options.retries,
-        minTimeout: this.options.minBackoffMs,
-        maxTimeout: this.options.maxBackoffMs,
-        factor: 2,
-        randomize: true,
+        // Every wait happens below, on the injectable clock, so that it is logged and tests
+        // can fake it; p-retry itself never sleeps.
+        minTimeout: 0,
+        maxTimeout: 0,
         maxRetryTime: this.options.maxRetryTimeMs,
         // p-retry discards a finished attempt's result once its signal is aborted, which must
         // not happen to a POST that may have created something.
         ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
-        // A server-specified wait happens here, on the injectable clock, and uses no retry.
-        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        // A server-specified wait uses no retry; backoff does. Both are bounded.
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft, retriesConsumed }) => {
           const decision = decideRetry(error, idempotent);
+          if (decision.action === 'abort') return;
           if (decision.action === 'backoff' && retriesLeft === 0) return; // the last attempt failed
+          if (decision.action === 'wait' && ++waits > maxRetryAfterWaits) throw error;
           const delay: RetryDelay =
-            decision.action === 'wait' ? { kind: 'retry-after', ms: decision.ms } : { kind: 'backoff' };
+            decision.action === 'wait'
+              ? { kind: 'retry-after', ms: decision.ms }
+              : { kind: 'backoff', ms: backoffDelay(retriesConsumed, minBackoffMs, maxBackoffMs, random()) };
           if (error instanceof DocpipeError) this.options.onRetry?.(error, attemptNumber, delay);
-          if (decision.action === 'wait') await clock.sleep(decision.ms, request.signal);
+          await clock.sleep(delay.ms, request.signal);
         },
         shouldConsumeRetry: ({ error }) => decideRetry(error, idempotent).action !== 'wait',
       },

@@ -40,6 +40,8 @@ export interface RequestBudgetOptions {
   /** @default systemClock */
   clock?: Clock;
   history?: RequestHistory;
+  /** Told before each wait for the hourly budget, with its length and the requests in the hour. */
+  onWait?: (wait: { ms: number; usedLastHour: number }) => void;
 }
 
 export class RequestBudget {
@@ -49,6 +51,7 @@ export class RequestBudget {
   private readonly maxWaitMs: number;
   private readonly clock: Clock;
   private readonly history: RequestHistory | undefined;
+  private readonly onWait: RequestBudgetOptions['onWait'];
   private times: number[] = [];
   private loaded = false;
   private used = 0;
@@ -61,6 +64,7 @@ export class RequestBudget {
     this.maxWaitMs = options.maxWaitMs ?? 60_000;
     this.clock = options.clock ?? systemClock;
     this.history = options.history;
+    this.onWait = options.onWait;
     if (!(this.perHour >= 1)) throw new RangeError(`requests per hour must be >= 1, got ${this.perHour}`);
   }
 
@@ -85,21 +89,28 @@ export class RequestBudget {
   }
 
   private async acquireNow(signal?: AbortSignal): Promise<void> {
-    if (!this.loaded) {
-      const since = this.clock.now() - HOUR_MS;
-      this.times = this.history ? await this.history.requestTimes(this.scope, since) : [];
-      this.loaded = true;
-    }
     if (this.used >= this.maxRequests) {
       throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)`);
     }
-    const wait = planRequestSlot(this.times, this.clock.now(), this.perHour);
-    if (wait > this.maxWaitMs) {
-      throw new BudgetExhaustedError(
-        `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s`,
-      );
+    for (;;) {
+      if (!this.loaded) {
+        const since = this.clock.now() - HOUR_MS;
+        this.times = this.history ? await this.history.requestTimes(this.scope, since) : [];
+        this.loaded = true;
+      }
+      const wait = planRequestSlot(this.times, this.clock.now(), this.perHour);
+      if (wait === 0) break;
+      if (wait > this.maxWaitMs) {
+        throw new BudgetExhaustedError(
+          `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s`,
+        );
+      }
+      const usedLastHour = this.times.filter((t) => t > this.clock.now() - HOUR_MS).length;
+      this.onWait?.({ ms: wait, usedLastHour });
+      await this.clock.sleep(wait, signal);
+      // Another process may have spent the budget meanwhile: read the log again.
+      this.loaded = false;
     }
-    if (wait > 0) await this.clock.sleep(wait, signal);
     const now = this.clock.now();
     this.times = this.times.filter((t) => t > now - HOUR_MS);
     this.times.push(now);

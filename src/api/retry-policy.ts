@@ -35,3 +35,13 @@ export function decideRetry(error: unknown, idempotent: boolean): RetryDecision 
   if (error instanceof MalformedResponseError && idempotent) return { action: 'backoff' };
   return { action: 'abort' };
 }
+
+/**
+ * Pure: the backoff before retry number `retry` (0 for the first): `minMs` doubling each
+ * retry, capped at `maxMs`, then spread by jitter over [0.5, 1.5) of that (`random` in
+ * [0, 1)), so that clients that failed together do not retry together.
+ */
+export function backoffDelay(retry: number, minMs: number, maxMs: number, random: number): number {
+  const base = Math.min(maxMs, minMs * 2 ** retry);
+  return Math.round(base * (0.5 + random));
+}

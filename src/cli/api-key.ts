@@ -19,8 +19,14 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
   throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key-file)');
 }
 
-export function requireProjects(args: Pick<GlobalArgs, 'project'>): string[] {
+/** The projects named by `--project` (repeatable, or comma-separated) or DOCPIPE_PROJECT. */
+export function projectsOf(args: Pick<GlobalArgs, 'project'>): string[] {
   const projects = (args.project ?? []).flatMap((p) => String(p).split(',')).map((p) => p.trim()).filter((p) => p !== '');
-  if (projects.length === 0) throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
   return [...new Set(projects)];
+}
+
+export function requireProjects(args: Pick<GlobalArgs, 'project'>): string[] {
+  const projects = projectsOf(args);
+  if (projects.length === 0) throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
+  return projects;
 }

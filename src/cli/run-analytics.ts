@@ -1,5 +1,8 @@
 /** What `export` and `sync` share: open the database, run the export, record and report the run. */
-import { EXIT, type ExitCode } from '../core/errors.js';
+import { FailureBreaker } from '../api/failure-breaker.js';
+import type { Argv } from 'yargs';
+import { parseDuration } from '../core/duration.js';
+import { EXIT, UsageError, type ExitCode } from '../core/errors.js';
 import { runExport, type ExportSummary, type ExportTask } from '../extract/run-export.js';
 import { finishRun, newRunId, startRun } from '../load/runs.js';
 import { resolveApiKey } from './api-key.js';
@@ -11,6 +14,30 @@ import { runStatus } from '../core/outcome.js';
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
 
+/** Longest wait for the hourly budget without `--wait`: longer stops the run with exit 75. */
+const MAX_BUDGET_WAIT_MS = 60_000;
+
+/** The options `export` and `sync` share for day-long backfills. */
+export function waitOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option('wait', {
+      type: 'boolean',
+      default: false,
+      describe: 'sleep until the hourly budget frees a slot instead of stopping with exit 75 (the database is not held meanwhile)',
+    })
+    .option('max-wait', {
+      type: 'string',
+      describe: 'with --wait: the longest single wait, e.g. 90m or 6h (default: no limit)',
+    });
+}
+
+/** The longest budget wait a run accepts, from `--wait` and `--max-wait`. */
+export function maxWaitMsOf(args: { wait: boolean; maxWait?: string | undefined }): number {
+  if (args.maxWait !== undefined && !args.wait) throw new UsageError('--max-wait needs --wait');
+  if (!args.wait) return MAX_BUDGET_WAIT_MS;
+  return args.maxWait === undefined ? Number.POSITIVE_INFINITY : parseDuration(args.maxWait, '--max-wait');
+}
+
 export interface AnalyticsRunOptions {
   command: string;
   tasks: ExportTask[];
@@ -18,6 +45,11 @@ export interface AnalyticsRunOptions {
   lookbackDays: number;
   perHour: number;
   maxRequests: number | undefined;
+  /**
+   * Longest wait for the hourly budget before stopping with exit 75: a minute, or with
+   * `--wait` as long as `--max-wait` allows (unbounded without it).
+   */
+  maxWaitMs: number;
   /** Client overrides for tests and the benchmark. */
   http?: SessionOptions['http'];
 }
@@ -55,6 +87,7 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
   const workspace = createWorkspace(args, runId, logger, { threads: 1 });
   const { store } = workspace;
   await store.write((tx) => startRun(tx, runId, options.command, io.clock.now()));
+  const progress = createProgress(logger, io.stderr, io.isTTY, { perHour: options.perHour, now: () => io.clock.now() });
   const session = createSession({
     workspace,
     apiKey,
@@ -62,10 +95,13 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
     scope: 'analytics',
     perHour: options.perHour,
     maxRequests: options.maxRequests,
+    maxWaitMs: options.maxWaitMs,
     clock: io.clock,
+    breaker: new FailureBreaker(),
+    logger,
+    onWait: (wait) => progress.waiting({ ...wait }),
     ...(options.http ? { http: options.http } : {}),
   });
-  const progress = createProgress(logger, io.stderr, io.isTTY);
   let summary: ExportSummary;
   try {
     summary = await runExport({

@@ -6,7 +6,9 @@
 import { HttpClient, checkBaseUrl, type HttpClientOptions, type RequestInfo } from '../api/http-client.js';
 import { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
+import { HttpError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import type { FailureBreaker } from '../api/failure-breaker.js';
 import type { OpenOptions } from '../load/database.js';
 import { RequestLog } from '../load/request-log.js';
 import { Store } from '../load/store.js';
@@ -71,6 +73,21 @@ export interface SessionOptions {
   http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>>;
   /** Requests that are not budgeted (polling) are still logged, under this scope. */
   budgeted?: (method: string) => boolean;
+  /** Stops the run after failed attempts in a row (analytics: the budget is the organization's). */
+  breaker?: FailureBreaker;
+  /** Hears every retry and every wait for the budget. */
+  logger?: Logger;
+  /** Told before the run sleeps for the hourly budget. @default a log line */
+  onWait?: (wait: BudgetWait) => void;
+}
+
+/** A wait for the hourly budget, as logged. */
+export interface BudgetWait {
+  scope: string;
+  wait_ms: number;
+  used_last_hour: number;
+  per_hour: number;
+  resumes_at: string;
 }
 
 export interface Session {
@@ -95,13 +112,26 @@ export function createSession(options: SessionOptions): Session {
     maxWaitMs: options.maxWaitMs ?? 60_000,
     clock: options.clock,
     history: log,
+    onWait: ({ ms, usedLastHour }) => {
+      const wait: BudgetWait = {
+        scope: `${options.scope}@${origin}`,
+        wait_ms: ms,
+        used_last_hour: usedLastHour,
+        per_hour: options.perHour,
+        resumes_at: new Date(options.clock.now() + ms).toISOString(),
+      };
+      if (options.onWait) options.onWait(wait);
+      else options.logger?.info('waiting for the hourly budget', { ...wait });
+    },
   });
+  const { breaker, logger } = options;
   const client = new HttpClient({
     ...options.http,
     apiKey: options.apiKey,
     baseUrl: options.baseUrl,
     clock: options.clock,
     beforeAttempt: async (request, signal) => {
+      breaker?.check();
       if (budgeted(request.method)) await budget.acquire(signal);
       // Journalled before it is sent: the budget stays exact whatever happens next.
       const attempt = { ...request, scope: scopeOf(request.method), startedAt: options.clock.now() };
@@ -109,11 +139,21 @@ export function createSession(options: SessionOptions): Session {
     },
     afterAttempt: (response, token) => {
       stats.attempts++;
+      breaker?.record(response.status);
       const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
       journal.end(id, attempt, response.status, response.durationMs);
     },
-    onRetry: () => {
+    onRetry: (error, attempt, delay) => {
       stats.retries++;
+      const status = error instanceof HttpError ? error.status : undefined;
+      logger?.warn('retrying request', {
+        method: 'method' in error ? error.method : undefined,
+        path: 'url' in error ? error.url : undefined,
+        ...(status === undefined ? { error: error.message } : { status }),
+        attempt,
+        wait: delay.kind,
+        wait_ms: delay.ms,
+      });
     },
   });
   return { client, budget, stats };

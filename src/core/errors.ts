@@ -51,6 +51,14 @@ export class BudgetExhaustedError extends DocpipeError {
   override readonly exitCode = EXIT.budget;
 }
 
+/**
+ * The API is failing in a way that would eat the hour's budget for nothing (requests that
+ * fail again and again, pages that repeat): exit 75, the rest of the budget kept for later.
+ */
+export class ApiFailingError extends DocpipeError {
+  override readonly exitCode = EXIT.budget;
+}
+
 /** Ctrl-C or SIGTERM: exit 130 after saving what finished. */
 export class InterruptedError extends DocpipeError {
   override readonly exitCode = EXIT.interrupted;

@@ -4,6 +4,7 @@
  * interrupted).
  */
 import {
+  ApiFailingError,
   BudgetExhaustedError,
   DatabaseBusyError,
   DatabaseError,
@@ -19,15 +20,18 @@ import {
  * Why a run stopped before its work was done.
  * - `budget`: the request budget (or the API's rate limit) is spent; the next run carries on.
  * - `locked`: the database stayed held by another process; the spool keeps what was fetched.
+ * - `failing`: the API failed request after request, or repeated its pages; the rest of the
+ *   budget is kept for the next run.
  * - `interrupted`: Ctrl-C or SIGTERM.
  * - `fatal`: every later request or write would fail too (a refused key, a database error).
  */
-export type StopReason = 'budget' | 'locked' | 'interrupted' | 'fatal';
+export type StopReason = 'budget' | 'failing' | 'locked' | 'interrupted' | 'fatal';
 
 /** What an error means for the run: a reason to stop, or null for a failure of one item. */
 export function stopReasonOf(error: unknown): StopReason | null {
   if (error instanceof InterruptedError) return 'interrupted';
   if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'budget';
+  if (error instanceof ApiFailingError) return 'failing';
   if (error instanceof DatabaseBusyError) return 'locked';
   // A refused key or a missing scope fails every later request too.
   if (error instanceof HttpError && (error.status === 401 || error.status === 403)) return 'fatal';
@@ -43,6 +47,7 @@ export function runExitCode(stopped: StopReason | null, failed: boolean): ExitCo
     case 'fatal':
       return EXIT.failed;
     case 'budget':
+    case 'failing':
     case 'locked':
       return EXIT.budget;
     case null:

@@ -12,7 +12,7 @@
 import type { ReceivedPage } from '../api/analytics.js';
 import { parseAnalyticsPage, type AnalyticsPage } from '../api/schemas.js';
 import type { Counts, Series, Window } from '../core/domain.js';
-import { DataError } from '../core/errors.js';
+import { ApiFailingError, DataError } from '../core/errors.js';
 import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 
 export interface WalkOptions {
@@ -65,6 +65,8 @@ export class WalkProgress {
   repeatedPaths = false;
   readonly drift: string[] = [];
   private readonly seen = new Set<string>();
+  /** A fingerprint of each page taken (first path, last path, row count). */
+  private readonly pageFingerprints = new Set<string>();
 
   get finished(): boolean {
     return this.offset === null;
@@ -92,10 +94,21 @@ export class WalkProgress {
     return found;
   }
 
+  /**
+   * Whether the page is an earlier page again, row for row: the server ignores `offset`.
+   * Drift moves a few rows across a page boundary; it does not serve the same page twice.
+   */
+  repeatsEarlierPage(page: AnalyticsPage): boolean {
+    const fingerprint = fingerprintOf(page);
+    return fingerprint !== undefined && this.pageFingerprints.has(fingerprint);
+  }
+
   /** Takes the page at the current offset (drift and all) and moves on. */
   accept(page: AnalyticsPage): void {
     const drift = this.driftOf(page);
     this.drift.push(...drift);
+    const fingerprint = fingerprintOf(page);
+    if (fingerprint !== undefined) this.pageFingerprints.add(fingerprint);
     this.totals ??= page.totals;
     for (const row of page.rows) {
       if (this.seen.has(row.path)) this.repeatedPaths = true;
@@ -105,6 +118,12 @@ export class WalkProgress {
     // An empty page that claims more cannot move the offset: the walk ends here.
     this.offset = page.rows.length === 0 ? null : nextOffset(this.offset ?? 0, page);
   }
+}
+
+function fingerprintOf(page: AnalyticsPage): string | undefined {
+  const first = page.rows[0];
+  const last = page.rows.at(-1);
+  return first && last ? `${page.rows.length}\u0000${first.path}\u0000${last.path}` : undefined;
 }
 
 function summarise(drift: readonly string[]): string {
@@ -172,6 +191,14 @@ export async function walkWindow(
         throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
       }
       const { page, body } = await fetchPage(progress.offset ?? 0);
+      if (progress.repeatsEarlierPage(page)) {
+        // Re-walking cannot help: every walk would spend its requests on the same page.
+        throw new ApiFailingError(
+          `the API ignores offset: the page at offset ${progress.offset ?? 0} of ${context.metric} ` +
+            `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
+            `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`,
+        );
+      }
       const drift = progress.driftOf(page);
       const last = state.walk > maxRewalks;
       if (drift.length > 0 && !last) {

@@ -3,14 +3,22 @@
  * the rules, returning every problem at once rather than the first.
  */
 import { z } from 'zod';
+import { UsageError } from '../core/errors.js';
 import { METRICS, type Metric } from '../core/domain.js';
-import { GRAINS, parseDay, type Grain } from './windows.js';
+import { COARSE_FIRST, GRAINS, alignUp, parseDay, planClosedWindows, type Grain } from './windows.js';
+import type { Window } from '../core/domain.js';
+
+/** The project id the shipped `pipelines/nightly.json` carries until someone edits it. */
+export const PLACEHOLDER_PROJECT = 'your-project-id';
+
+export type SyncGrain = Exclude<Grain, 'range'>;
 
 export interface PipelineConfig {
   projects: string[];
   metrics: Metric[];
   start: string;
-  window: Exclude<Grain, 'range'>;
+  /** The grains to keep, coarsest first (`window`, or the `windows` list). */
+  grains: SyncGrain[];
   lookbackDays: number;
   requestsPerHour: number;
   maxRequestsPerRun: number | undefined;
@@ -27,7 +35,8 @@ const schema = z
     projects: z.array(z.string()).min(1),
     metrics: z.array(z.enum(METRICS)).min(1).default(['visitors', 'views']),
     start: z.string(),
-    window: z.enum(GRAINS).default('day'),
+    window: z.enum(GRAINS).optional(),
+    windows: z.array(z.enum(GRAINS)).min(1).optional(),
     lookbackDays: z.number().int().min(0).default(2),
     requestsPerHour: z.number().min(1).default(100),
     maxRequestsPerRun: z.number().int().min(0).optional(),
@@ -50,11 +59,20 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
   if (projects.some((p) => p === '')) errors.push('projects: an empty project id');
   if (projects.length < raw.projects.length) warnings.push('projects: duplicates ignored');
   const metrics = [...new Set(raw.metrics)];
-  if (raw.window === 'range') errors.push("window: 'range' has no meaning for an incremental sync; use day, week or month");
+  if (raw.window !== undefined && raw.windows !== undefined) errors.push('window, windows: give one of them, not both');
+  const listed = raw.windows ?? [raw.window ?? 'day'];
+  if (listed.includes('range')) {
+    errors.push(`${raw.windows ? 'windows' : 'window'}: 'range' has no meaning for an incremental sync; use day, week or month`);
+  }
+  const grains = COARSE_FIRST.filter((g): g is SyncGrain => g !== 'range' && listed.includes(g));
   try {
     const start = parseDay(raw.start, 'start');
-    if (raw.window === 'week' && start.weekday !== 1) errors.push(`start: ${raw.start} is not a Monday (week windows start on Monday)`);
-    if (raw.window === 'month' && start.day !== 1) errors.push(`start: ${raw.start} is not the 1st of a month`);
+    // One grain: its windows start at `start`, which must be on its boundary. A list of
+    // grains: each starts at its first boundary on or after `start`.
+    if (raw.windows === undefined) {
+      if (raw.window === 'week' && start.weekday !== 1) errors.push(`start: ${raw.start} is not a Monday (week windows start on Monday)`);
+      if (raw.window === 'month' && start.day !== 1) errors.push(`start: ${raw.start} is not the 1st of a month`);
+    }
   } catch (error) {
     errors.push(error instanceof Error ? error.message : String(error));
   }
@@ -67,7 +85,7 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
       projects,
       metrics,
       start: raw.start,
-      window: raw.window as PipelineConfig['window'],
+      grains,
       lookbackDays: raw.lookbackDays,
       requestsPerHour: raw.requestsPerHour,
       maxRequestsPerRun: raw.maxRequestsPerRun,
@@ -75,4 +93,24 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
     warnings,
     errors,
   };
+}
+
+/**
+ * The projects a sync runs for: `--project` (or DOCPIPE_PROJECT) replaces the file's list.
+ * The shipped placeholder id is refused with a line that says what to edit.
+ */
+export function resolveSyncProjects(config: PipelineConfig, override: readonly string[] | undefined, file: string): string[] {
+  const projects = override && override.length > 0 ? [...new Set(override)] : config.projects;
+  if (projects.includes(PLACEHOLDER_PROJECT)) {
+    throw new UsageError(
+      `pipeline file '${file}' still has the placeholder project id '${PLACEHOLDER_PROJECT}': ` +
+        `put your project id in its "projects" list, or pass --project`,
+    );
+  }
+  return projects;
+}
+
+/** The closed windows of one grain of a sync, as of `now`. */
+export function planSyncWindows(config: Pick<PipelineConfig, 'start'>, grain: SyncGrain, now: number): Window[] {
+  return planClosedWindows(alignUp(config.start, grain), grain, now);
 }

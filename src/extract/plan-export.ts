@@ -4,7 +4,7 @@
  * unsettled one is fetched again for late data, at most once per UTC day.
  */
 import { windowKey, type LoadedWindow, type Window } from '../core/domain.js';
-import { addDays, utcToday } from './windows.js';
+import { COARSE_FIRST, addDays, utcToday, type Grain } from './windows.js';
 
 export type SkipReason = 'settled' | 'fetched-today';
 export type FetchReason = 'new' | 'refresh' | 'unsettled';
@@ -48,4 +48,26 @@ export function planExport(input: ExportPlanInput): WindowDecision[] {
 /** Closed windows end on or before today (UTC): every day in them is over. */
 export function isClosed(window: Window, now: number): boolean {
   return window.end <= utcToday(now);
+}
+
+/**
+ * Pure: the order to fetch in. Each grain's windows go newest first (when the budget runs
+ * out, the freshest data is what landed); several grains take turns, coarsest first, so a
+ * backfill of months, weeks and days has the newest month and week after a few requests
+ * instead of after every day. The sort is stable: series keep their given order.
+ */
+export function orderFetches<T extends { grain: Grain; window: Window }>(items: readonly T[]): T[] {
+  const byGrain = COARSE_FIRST.map((grain) =>
+    items
+      .filter((item) => item.grain === grain)
+      .sort((a, b) => (a.window.end === b.window.end ? 0 : a.window.end < b.window.end ? 1 : -1)),
+  ).filter((list) => list.length > 0);
+  const ordered: T[] = [];
+  for (let round = 0; ordered.length < items.length; round++) {
+    for (const list of byGrain) {
+      const item = list[round];
+      if (item) ordered.push(item);
+    }
+  }
+  return ordered;
 }

@@ -20,11 +20,14 @@ import { loadWindows, readLoadedWindows } from '../load/window-store.js';
 import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from '../load/spool-recovery.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
-import { planExport, type FetchReason } from './plan-export.js';
+import { orderFetches, planExport, type FetchReason } from './plan-export.js';
+import type { Grain } from './windows.js';
 
 export interface ExportTask {
   metric: Metric;
   projectId: string;
+  /** The grain of `windows`: several grains take turns, coarsest first. */
+  grain: Grain;
   windows: readonly Window[];
 }
 
@@ -94,6 +97,7 @@ export interface ExportSummary {
 interface PlannedFetch {
   metric: Metric;
   projectId: string;
+  grain: Grain;
   window: Window;
   reason: FetchReason;
 }
@@ -158,11 +162,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     for (const d of decisions) {
       const inSpool = recoveredKeys.has(`${seriesKey(task.metric, task.projectId)}\u0000${windowKey(d.window)}`);
       if (d.action === 'skip' || inSpool) summary.windowsSkipped++;
-      else fetches.push({ metric: task.metric, projectId: task.projectId, window: d.window, reason: d.reason });
+      else fetches.push({ metric: task.metric, projectId: task.projectId, grain: task.grain, window: d.window, reason: d.reason });
     }
   }
-  // Most recent first: when the budget runs out, the freshest data is what landed.
-  fetches.sort((a, b) => (a.window.end === b.window.end ? 0 : a.window.end < b.window.end ? 1 : -1));
+  const ordered = orderFetches(fetches);
   options.onPlan?.({ toFetch: fetches.length, skipped: summary.windowsSkipped, fromSpool: recovered.length });
 
   // Completed walks go to the loader; each batch is one short write, then its spool goes.
@@ -204,7 +207,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   let loadError: unknown;
   try {
     for (const q of recovered) await pipeline.push(q);
-    for (const item of fetches) {
+    for (const item of ordered) {
       if (options.signal?.aborted) {
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;

@@ -9,6 +9,15 @@ import { UsageError } from '../core/errors.js';
 export const GRAINS = ['day', 'week', 'month', 'range'] as const;
 export type Grain = (typeof GRAINS)[number];
 
+/** Grains from coarsest to finest: the order a backfill of several grains takes them in. */
+export const COARSE_FIRST: readonly Grain[] = ['range', 'month', 'week', 'day'];
+
+/**
+ * Longest range a plan may cover: about ten years. A typo such as `--from 0026-01-01` would
+ * otherwise plan millions of windows (measured: 3.6 million took 73 s and 1.7 GB) before
+ * the first request.
+ */
+export const MAX_RANGE_DAYS = 3_660;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -65,6 +74,11 @@ export function planWindows(from: string, to: string, grain: Grain): Window[] {
   if (start >= end) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`);
   }
+  if (end.diff(start, 'days').days > MAX_RANGE_DAYS) {
+    throw new UsageError(
+      `range ${from} .. ${to} spans more than ten years (${MAX_RANGE_DAYS} days): check the dates, or export it in parts`,
+    );
+  }
   if (grain === 'range') return [{ start: formatDay(start), end: formatDay(end) }];
   if (grain === 'week' || grain === 'month') {
     checkAligned(start, grain, '--from');
@@ -83,6 +97,30 @@ export function planWindows(from: string, to: string, grain: Grain): Window[] {
 /** Number of days in a window. */
 export function windowDays(window: Window): number {
   return Math.round(parseDay(window.end).diff(parseDay(window.start), 'days').days);
+}
+
+/**
+ * Refuses windows that start after today (UTC): there is no data for them yet, so they would
+ * cost requests and load nothing. A window that starts today is allowed (it is partial, and
+ * re-fetched until it settles).
+ */
+export function checkNotFuture(windows: readonly Window[], nowMs: number, to: string): void {
+  const today = utcToday(nowMs);
+  const future = windows.filter((w) => w.start > today);
+  if (future.length === 0) return;
+  const last = windows.filter((w) => w.start <= today).at(-1);
+  const hint = last ? `; the last window with data ends ${last.end}` : '';
+  throw new UsageError(
+    `--to ${to} is past today (${today}, UTC): ${future.length} window${future.length === 1 ? '' : 's'} would start after today and have no data${hint}`,
+  );
+}
+
+/** The first `grain` boundary on or after `day` (a Monday for weeks, the 1st for months). */
+export function alignUp(day: string, grain: Grain): string {
+  if (grain === 'day' || grain === 'range') return day;
+  const parsed = parseDay(day);
+  const floor = startOfGrain(parsed, grain);
+  return formatDay(floor.equals(parsed) ? parsed : nextBoundary(floor, grain));
 }
 
 /**

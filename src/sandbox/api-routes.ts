@@ -26,6 +26,8 @@ export interface ApiContext {
 export interface ApiOptions {
   /** Answer as if one new path had appeared at the head of the listing (a 'drift' fault). */
   drift?: boolean;
+  /** Answer every analytics page as the first, claiming more (an 'ignore-offset' fault). */
+  ignoreOffset?: boolean;
 }
 
 export interface ApiResult {
@@ -64,7 +66,7 @@ export function handleApiRequest(request: ApiRequest, context: ApiContext, optio
 
   if (version === 'v1' && area === 'analytics' && id === undefined && request.method === 'GET') {
     if (resource === 'visitors' || resource === 'views') {
-      return analyticsPage(resource, projectId, request.query, context, options.drift === true);
+      return analyticsPage(resource, projectId, request.query, context, options);
     }
     return plain(NOT_FOUND());
   }
@@ -90,7 +92,7 @@ function analyticsPage(
   projectId: string,
   params: URLSearchParams,
   context: ApiContext,
-  drift: boolean,
+  options: ApiOptions,
 ): ApiResult {
   const now = context.now();
   const parsed = parseAnalyticsQuery(params, now);
@@ -99,13 +101,13 @@ function analyticsPage(
   const { rows, totals } = context.analytics.listing(metric, projectId, fromDay, toDay, now);
   // Drift: one new row at the head pushes every row down by one, so this page starts with
   // the row that ended the previous page, and the site gained a (human) visitor.
-  const drifted = drift && offset > 0 && offset - 1 < rows.length;
-  const start = drifted ? offset - 1 : offset;
+  const drifted = options.drift === true && offset > 0 && offset - 1 < rows.length;
+  const start = options.ignoreOffset ? 0 : drifted ? offset - 1 : offset;
   const page = rows.slice(start, start + limit);
   const body = {
     totals: drifted ? { human: totals.human + 1, ai: totals.ai, total: totals.total + 1 } : totals,
     [metric]: page,
-    hasMore: start + limit < rows.length,
+    hasMore: options.ignoreOffset === true || start + limit < rows.length,
   };
   return { response: jsonResponse(200, body), drifted };
 }

@@ -117,7 +117,19 @@ describe('docpipe export', () => {
     const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
     expect(result.code).toBe(0);
     expect(summaryOf(result)).toMatchObject({ windowsLoaded: 1, retries: 4 });
-    expect(h.clock.sleeps).toEqual([]); // no server-specified waits
+    // Every backoff waits on the clock, doubling from --min-backoff (1 ms here) with jitter.
+    expect(h.clock.sleeps).toHaveLength(4);
+    h.clock.sleeps.forEach((ms, i) => expect(ms).toBeLessThanOrEqual(Math.min(5, 2 ** i) * 1.5));
+    // ... and every retry is logged with its status, attempt and wait.
+    const retries = logLines(result).filter((l) => l.event === 'retrying request');
+    expect(retries.map((l) => [l.status, l.attempt, l.wait])).toEqual([
+      [429, 1, 'backoff'],
+      [500, 2, 'backoff'],
+      [undefined, 3, 'backoff'],
+      [undefined, 4, 'backoff'],
+    ]);
+    expect(retries.map((l) => l.wait_ms)).toEqual(h.clock.sleeps);
+    expect(retries[2]).toMatchObject({ level: 'warn', method: 'GET', error: expect.stringMatching(/ECONNRESET|socket|network/i) });
   });
 
   it('stops with exit 75 when a Retry-After is longer than a minute, keeping what loaded', async () => {
@@ -251,9 +263,25 @@ describe('docpipe export', () => {
   });
 
   it('warns about windows that are not closed yet, and loads what exists', async () => {
-    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-09', '--to', '2026-03-12']);
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-08', '--to', '2026-03-11']);
     expect(result.code).toBe(0);
-    expect(logLines(result).find((l) => l.event === 'window not closed yet')).toMatchObject({ level: 'warn', windows: 2, first: '2026-03-10' });
+    expect(logLines(result).find((l) => l.event === 'window not closed yet')).toMatchObject({ level: 'warn', windows: 1, first: '2026-03-10' });
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 3 });
+  });
+
+  it('refuses windows that start after today, and ranges of over ten years, before any request (exit 2)', async () => {
+    const future = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-09', '--to', '2026-03-13']);
+    expect(future.code).toBe(2);
+    expect(future.stderr.trim()).toBe(
+      'docpipe: --to 2026-03-13 is past today (2026-03-10, UTC): 2 windows would start after today and have no data; the last window with data ends 2026-03-11',
+    );
+    // A month window that starts today is partial, not future: allowed.
+    const month = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-04-01', '--window', 'month', '--max-requests', '0']);
+    expect(month.stderr).not.toMatch(/past today/);
+    const decade = await h.run(['export', 'visitors', '--project', 'docs', '--from', '0026-01-01', '--to', '2026-01-01']);
+    expect(decade.code).toBe(2);
+    expect(decade.stderr).toMatch(/range 0026-01-01 \.\. 2026-01-01 spans more than ten years/);
+    expect(h.sandbox.requests).toHaveLength(0);
   });
 
   it('needs a key and a project (exit 2)', async () => {

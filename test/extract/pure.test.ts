@@ -46,7 +46,7 @@ describe('checkPipelineConfig', () => {
   it('normalises a good file and applies defaults', () => {
     const check = checkPipelineConfig({ projects: ['a', 'a'], start: '2026-01-01' });
     expect(check.errors).toEqual([]);
-    expect(check.config).toMatchObject({ projects: ['a'], metrics: ['visitors', 'views'], window: 'day', lookbackDays: 2, requestsPerHour: 100 });
+    expect(check.config).toMatchObject({ projects: ['a'], metrics: ['visitors', 'views'], grains: ['day'], lookbackDays: 2, requestsPerHour: 100 });
     expect(check.warnings).toEqual(['projects: duplicates ignored']);
   });
   it('reports every problem at once', () => {

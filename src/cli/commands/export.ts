@@ -1,15 +1,15 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
 import { UsageError } from '../../core/errors.js';
-import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
+import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
 import { isClosed } from '../../extract/plan-export.js';
 import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { defineCommand, type CliContext } from '../context.js';
-import { DEFAULT_REQUESTS_PER_HOUR, runAnalytics } from '../run-analytics.js';
+import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
 
 function builder(yargs: Argv) {
-  return yargs
+  return waitOptions(yargs)
     .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
     .option('from', { type: 'string', demandOption: true, describe: 'first day, YYYY-MM-DD (UTC)' })
     .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
@@ -33,6 +33,7 @@ export function exportCommand(ctx: CliContext): CommandModule {
         throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
       }
       const windows = planWindows(args.from, args.to, args.window);
+      checkNotFuture(windows, ctx.io.clock.now(), args.to);
       const projects = requireProjects(args);
       const open = windows.filter((w) => !isClosed(w, ctx.io.clock.now()));
       if (open.length > 0) {
@@ -44,10 +45,11 @@ export function exportCommand(ctx: CliContext): CommandModule {
       }
       ctx.exitCode = await runAnalytics(ctx.io, args, {
         command: `export ${args.metric}`,
-        tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, windows })),
+        tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, grain: args.window, windows })),
         refresh: args.refresh,
         lookbackDays,
         perHour: args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR,
+        maxWaitMs: maxWaitMsOf(args),
         maxRequests: args.maxRequests,
         ...(ctx.http ? { http: ctx.http } : {}),
       });

@@ -1,32 +1,19 @@
-import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { UsageError } from '../../core/errors.js';
 import { loggerFor } from '../io.js';
-import { checkPipelineConfig } from '../../extract/pipeline-config.js';
-import { planClosedWindows } from '../../extract/windows.js';
+import { planSyncWindows, resolveSyncProjects } from '../../extract/pipeline-config.js';
+import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
+import { projectsOf } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
-import { runAnalytics } from '../run-analytics.js';
+import { maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
 
 function builder(yargs: Argv) {
-  return yargs.positional('pipeline', {
-    type: 'string',
-    default: 'pipelines/nightly.json',
-    describe: 'pipeline file',
-  });
-}
-
-function readPipeline(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read pipeline file '${path}'`, { cause: error });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`pipeline file '${path}' is not valid JSON`, { cause: error });
-  }
+  return waitOptions(
+    yargs.positional('pipeline', {
+      type: 'string',
+      default: DEFAULT_PIPELINE_FILE,
+      describe: 'pipeline file',
+    }),
+  );
 }
 
 export function syncCommand(ctx: CliContext): CommandModule {
@@ -36,19 +23,21 @@ export function syncCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       const path = args.pipeline;
-      const check = checkPipelineConfig(readPipeline(path));
-      const logger = loggerFor(ctx.io, args);
-      for (const warning of check.warnings) logger.warn('pipeline', { file: path, warning });
-      if (!check.config) throw new UsageError(`pipeline file '${path}': ${check.errors.join('; ')}`);
-      const config = check.config;
-      const windows = planClosedWindows(config.start, config.window, ctx.io.clock.now());
+      const config = readPipelineFile(path, loggerFor(ctx.io, args));
       // Explicit flags (or DOCPIPE_* variables) win over the file.
+      const projects = resolveSyncProjects(config, projectsOf(args), path);
+      const now = ctx.io.clock.now();
+      const tasks = config.grains.flatMap((grain) => {
+        const windows = planSyncWindows(config, grain, now);
+        return projects.flatMap((projectId) => config.metrics.map((metric) => ({ metric, projectId, grain, windows })));
+      });
       ctx.exitCode = await runAnalytics(ctx.io, args, {
         command: `sync ${path}`,
-        tasks: config.projects.flatMap((projectId) => config.metrics.map((metric) => ({ metric, projectId, windows }))),
+        tasks,
         refresh: false,
         lookbackDays: config.lookbackDays,
         perHour: args.requestsPerHour ?? config.requestsPerHour,
+        maxWaitMs: maxWaitMsOf(args),
         maxRequests: args.maxRequests ?? config.maxRequestsPerRun,
         ...(ctx.http ? { http: ctx.http } : {}),
       });

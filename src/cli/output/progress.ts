@@ -2,13 +2,25 @@
  * Per-window progress: a bar redrawn in place on a terminal, one JSON log line per window
  * otherwise (cron, CI, pipes).
  */
+import { formatDuration } from '../../core/duration.js';
 import type { Logger } from '../../core/logger.js';
 import type { WindowEvent } from '../../extract/run-export.js';
 
 export interface Progress {
   start(total: number): void;
   window(event: WindowEvent): void;
+  /** The run sleeps for the hourly budget: a log line, and the bar says so. */
+  waiting(wait: { wait_ms: number } & Record<string, unknown>): void;
   done(): void;
+}
+
+/**
+ * Pure: how long the windows left will take at the hourly budget, from the requests the
+ * windows done so far took on average; undefined before the first window.
+ */
+export function estimateRemainingMs(done: number, total: number, requestsSoFar: number, perHour: number): number | undefined {
+  if (done === 0 || done >= total || !Number.isFinite(perHour)) return undefined;
+  return (((total - done) * requestsSoFar) / done / perHour) * 3_600_000;
 }
 
 function bar(done: number, total: number, width = 24): string {
@@ -20,9 +32,15 @@ function bar(done: number, total: number, width = 24): string {
  * @param isTTY whether stderr is a terminal: the bar is drawn only there. Text logs off a
  *   terminal report only warnings and failures; JSON logs report every window.
  */
-export function createProgress(logger: Logger, write: (text: string) => void, isTTY: boolean): Progress {
+export function createProgress(
+  logger: Logger,
+  write: (text: string) => void,
+  isTTY: boolean,
+  budget: { perHour: number; now: () => number } = { perHour: Number.POSITIVE_INFINITY, now: Date.now },
+): Progress {
   let total = 0;
   let done = 0;
+  let requests = 0;
   const terminal = logger.format === 'text' && isTTY;
   const quiet = logger.format === 'text' && !isTTY;
   return {
@@ -37,6 +55,7 @@ export function createProgress(logger: Logger, write: (text: string) => void, is
         return;
       }
       done++;
+      requests += event.requests;
       if (event.kind === 'failed') {
         if (terminal) write('\r\x1b[K');
         logger.error('window failed', { ...where, requests: event.requests, error: event.error });
@@ -45,7 +64,9 @@ export function createProgress(logger: Logger, write: (text: string) => void, is
           if (terminal) write('\r\x1b[K');
           logger.warn('window loaded with warnings', { ...where, warnings: event.warnings });
         }
-        if (terminal) write(`\r\x1b[K${bar(done, total)} ${done}/${total} ${event.metric} ${event.window.start}..${event.window.end} ${event.rows} rows`);
+        const eta = estimateRemainingMs(done, total, requests, budget.perHour);
+        const etaText = eta === undefined || eta < 60_000 ? '' : `, about ${formatDuration(eta)} left at ${budget.perHour} requests/h`;
+        if (terminal) write(`\r\x1b[K${bar(done, total)} ${done}/${total} ${event.metric} ${event.window.start}..${event.window.end} ${event.rows} rows${etaText}`);
       } else {
         logger.info('window loaded', {
           ...where,
@@ -57,6 +78,12 @@ export function createProgress(logger: Logger, write: (text: string) => void, is
           warnings: event.warnings,
         });
       }
+    },
+    waiting(wait) {
+      if (terminal) write('\r\x1b[K');
+      logger.info('waiting for the hourly budget', wait);
+      const at = new Date(budget.now() + wait.wait_ms).toISOString().slice(11, 16);
+      if (terminal) write(`${bar(done, total)} ${done}/${total} waiting ${formatDuration(wait.wait_ms)} for the hourly budget (until ${at} UTC)`);
     },
     done() {
       if (terminal && done > 0) write('\n');

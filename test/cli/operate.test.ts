@@ -1,0 +1,170 @@
+/**
+ * Operating under a tight budget: a failing API cannot eat the hour, `--wait` carries a
+ * backfill across budget hours, several grains go coarse first, and `sync` takes its
+ * projects from the command line.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const HOUR = 3_600_000;
+const WEEK = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'];
+
+describe('a failing API does not eat the hour', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 400 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it.each([
+    ['500 on everything', { kind: 'server-error' as const }],
+    ['503 without Retry-After on everything', { kind: 'server-error' as const, status: 503 }],
+    ['dropped connections on everything', { kind: 'drop' as const }],
+  ])('stops after failures in a row with exit 75: %s', async (_name, fault) => {
+    h.sandbox.addFault({ ...fault, match: { path: '/visitors' }, times: Infinity });
+    const result = await h.run(WEEK);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBeLessThanOrEqual(20);
+    const summary = summaryOf(result);
+    expect(summary).toMatchObject({ stopped: 'failing', windowsLoaded: 0 });
+    expect(String(summary.stopMessage)).toMatch(/the API failed 8 requests in a row \(last: (HTTP 50[03]|no response \(timeout or connection error\))\); stopped to keep the rest of the hour's request budget/);
+    // Every retry was logged, with its wait.
+    const retries = logLines(result).filter((l) => l.event === 'retrying request');
+    expect(retries.length).toBeGreaterThan(0);
+    for (const line of retries) expect(line).toMatchObject({ wait: 'backoff', wait_ms: expect.any(Number), attempt: expect.any(Number) });
+    // The budget not spent is there for the next run: the request log holds only what was sent.
+    expect(summary.requests).toBe(h.requests('/visitors'));
+  });
+
+  it('bounds the Retry-After waits of one request: a storm of 429s stops the run with exit 75', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, retryAfter: '1', times: Infinity });
+    const result = await h.run(WEEK);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBeLessThanOrEqual(20);
+    expect(h.clock.sleeps).toEqual([1000, 1000, 1000, 1000, 1000]); // 5 waits, then the run stops
+    const waits = logLines(result).filter((l) => l.event === 'retrying request');
+    expect(waits.map((l) => [l.status, l.wait, l.wait_ms])).toEqual(Array(5).fill([429, 'retry-after', 1000]));
+    expect(summaryOf(result)).toMatchObject({ stopped: 'budget' });
+  });
+
+  it('stops at once when the server ignores offset, naming what it does', async () => {
+    h.sandbox.addFault({ kind: 'ignore-offset', match: { path: '/visitors' }, times: Infinity });
+    const result = await h.run(WEEK);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(2); // the first page, and the same page again
+    expect(String(summaryOf(result).stopMessage)).toBe(
+      'the API ignores offset: the page at offset 250 of visitors 2026-03-07..2026-03-08 repeats an earlier page row for row and still claims hasMore; stopped to keep the request budget',
+    );
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 0, stopped: 'failing' });
+    // The next run spends one request (the spooled first page is kept) and stops again.
+    const again = await h.run(WEEK);
+    expect(again.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(3);
+  });
+
+  it('tells drift (a few rows moved) from a repeated page: drift still re-walks and loads', async () => {
+    h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: 1 });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 1 });
+  });
+});
+
+describe('--wait: one process for a backfill that takes hours', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 400 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('sleeps through three budget hours instead of stopping, never over the hourly budget', async () => {
+    // 7 windows x 2 pages = 14 requests at 5 an hour: three budget hours.
+    const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait']);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 7, requests: 14 });
+    const times = h.sandbox.requests.filter((r) => r.path.endsWith('/visitors')).map((r) => r.at);
+    expect(times).toHaveLength(14);
+    for (const t of times) expect(times.filter((u) => u > t - HOUR && u <= t).length).toBeLessThanOrEqual(5);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(2 * HOUR);
+    const waits = logLines(result).filter((l) => l.event === 'waiting for the hourly budget');
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toMatchObject({ level: 'info', used_last_hour: 5, per_hour: 5, wait_ms: HOUR });
+  });
+
+  it('--max-wait bounds a wait: longer stops with exit 75 and the next run carries on', async () => {
+    const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait', '--max-wait', '30m']);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(5);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3600 s/);
+    const bad = await h.run([...WEEK, '--wait', '--max-wait', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe("docpipe: invalid --max-wait 'soon': expected a duration such as 90s, 45m, 6h or 2d");
+    const alone = await h.run([...WEEK, '--max-wait', '1h']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--max-wait needs --wait/);
+  });
+
+  it('Ctrl-C during a wait saves what loaded and exits 130', async () => {
+    const controller = new AbortController();
+    const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait'], {
+      signal: controller.signal,
+      onStderr: (text) => {
+        if (text.includes('waiting for the hourly budget')) controller.abort(new Error('interrupted'));
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(summaryOf(result)).toMatchObject({ stopped: 'interrupted', windowsLoaded: 2 });
+    expect(h.requests('/visitors')).toBe(5);
+  });
+});
+
+describe('sync', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 120 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('takes several grains coarse first: the newest month and week come before most days', async () => {
+    const file = join(h.dir, 'grains.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-02-01', windows: ['day', 'week', 'month'] }));
+    const result = await h.run(['sync', file, '--max-requests', '6']);
+    expect(result.code).toBe(75);
+    const asked = h.sandbox.requests.map((r) => `${r.query.dateFrom}..${r.query.dateTo}`);
+    expect(asked).toEqual([
+      '2026-02-01..2026-03-01', // the only closed month
+      '2026-03-02..2026-03-09', // the newest closed week
+      '2026-03-09..2026-03-10', // the newest closed day
+      '2026-02-23..2026-03-02',
+      '2026-03-08..2026-03-09',
+      '2026-02-16..2026-02-23',
+    ]);
+    // Weeks start at the first Monday on or after `start`.
+    const rest = await h.run(['sync', file]);
+    expect(rest.code).toBe(0);
+    expect(summaryOf(rest)).toMatchObject({ windowsPlanned: 1 + 5 + 37, windowsFailed: 0 });
+  });
+
+  it('takes its projects from --project or DOCPIPE_PROJECT, and refuses the shipped placeholder', async () => {
+    const file = join(h.dir, 'nightly.json');
+    writeFileSync(file, JSON.stringify({ projects: ['your-project-id'], metrics: ['visitors'], start: '2026-03-08' }));
+    const placeholder = await h.run(['sync', file]);
+    expect(placeholder.code).toBe(2);
+    expect(placeholder.stderr.trim()).toBe(
+      `docpipe: pipeline file '${file}' still has the placeholder project id 'your-project-id': put your project id in its "projects" list, or pass --project`,
+    );
+    expect(h.sandbox.requests).toHaveLength(0);
+    const override = await h.run(['sync', file, '--project', 'docs']);
+    expect(override.code).toBe(0);
+    expect(new Set(h.sandbox.requests.map((r) => r.path))).toEqual(new Set(['/v1/analytics/docs/visitors']));
+  });
+});

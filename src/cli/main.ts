@@ -15,6 +15,7 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { syncCommand } from './commands/sync.js';
 import { jobsCommand } from './commands/jobs.js';
 import { doctorCommand } from './commands/doctor.js';
+import { statusCommand } from './commands/status.js';
 import type { SessionOptions } from './session.js';
 
 export interface RunCliOptions {
@@ -69,7 +70,8 @@ function buildParser(argv: string[], ctx: CliContext) {
     .command(jobsCommand(ctx))
     .command(sandboxCommand(ctx))
     .command(doctorCommand(ctx))
-    .demandCommand(1, 'name a command: export, sync, query, jobs, sandbox or doctor')
+    .command(statusCommand(ctx))
+    .demandCommand(1, 'name a command: export, sync, status, query, jobs, sandbox or doctor')
     .strict()
     .help()
     .version(false)

@@ -128,8 +128,13 @@ export function alignUp(day: string, grain: Grain): string {
  * before today (UTC), so that every window ends on or before today. Empty when none is closed.
  */
 export function planClosedWindows(start: string, grain: Exclude<Grain, 'range'>, nowMs: number): Window[] {
+  const end = closedUntil(grain, nowMs);
+  if (start >= end) return [];
+  return planWindows(start, end, grain);
+}
+
+/** The end of the newest closed window of a grain: today for days, this week's Monday, this month's 1st. */
+export function closedUntil(grain: Grain, nowMs: number): string {
   const today = parseDay(utcToday(nowMs));
-  const end = grain === 'day' ? today : startOfGrain(today, grain);
-  if (parseDay(start, 'start') >= end) return [];
-  return planWindows(start, formatDay(end), grain);
+  return formatDay(grain === 'week' || grain === 'month' ? startOfGrain(today, grain) : today);
 }

@@ -118,8 +118,7 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
 
 
 /**
- * What the spool holds, read without changing anything (a walk's pages are not read: reading
- * them repairs a torn file). A journal is in use when its process lives, the rule by which
+ * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
  * the journal itself decides what a write may move.
  */
 export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[] } {
@@ -134,6 +133,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
       ownerPid: owner?.pid ?? null,
       completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
       startedAt: w.state()?.startedAt ?? null,
+      pages: w.pages().length,
     };
   });
   let names: string[];

@@ -94,6 +94,8 @@ export interface WalkFacts {
   completed: { fetchedAt: number; rows: number } | null;
   /** walk.json's startedAt, ms (null: no walk state). */
   startedAt: number | null;
+  /** Whole pages in the walk's pages file. */
+  pages: number;
 }
 
 /** A request-journal file in the spool. */

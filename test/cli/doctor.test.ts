@@ -438,6 +438,7 @@ describe('doctor findings (pure)', () => {
       ownerPid: 9,
       completed: null,
       startedAt: now - DAY,
+      pages: 2,
       ...over,
     });
     const findings = spoolFindings(
@@ -476,8 +477,8 @@ describe('doctor findings (pure)', () => {
       windows: [w({ fetchedAt: fetched })],
       runs: [{ runId: 'r', command: null, startedAt: null, pid: null, host: null, alive: false }],
       walks: [
-        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched },
-        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched },
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, pages: 1 },
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, pages: 1 },
       ],
       journals: [],
     };

@@ -1,0 +1,163 @@
+/**
+ * Pure: where a budget-bound backfill stands, for `docpipe status`. For each series (project
+ * x metric x grain) of a pipeline: what is loaded and settled, which windows a sync would
+ * fetch now (the backlog), and an estimate of the requests they cost: a window's last known
+ * page count, else the series' recent average, else the project's, else one page. With the
+ * request times of the last hour, `planEta` says when the backlog is done at the hourly
+ * budget (a `--wait` run).
+ */
+import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { HOUR_MS } from '../api/request-budget.js';
+import { decideWindow, isSettled } from './plan-export.js';
+import { closedUntil, parseDay, type Grain } from './windows.js';
+
+/** The API's largest page of visitors and views: what docpipe always asks for. */
+export const PAGE_SIZE = 250;
+
+/** Recent windows whose page counts make a series' average. */
+const AVERAGE_OVER = 14;
+
+/** What the database knows of a loaded window. */
+export interface KnownWindow extends LoadedWindow {
+  metric: Metric;
+  projectId: string;
+  rowCount: number | null;
+}
+
+/** What the spool holds of a window: pages received, and whether its walk completed. */
+export interface SpooledWindow {
+  metric: Metric;
+  projectId: string;
+  window: Window;
+  pages: number;
+  completed: boolean;
+}
+
+export interface SeriesPlan {
+  projectId: string;
+  metric: Metric;
+  grain: Grain;
+  /** The closed windows a sync plans for the series (empty when only the database is known). */
+  windows: readonly Window[];
+}
+
+export interface SeriesStatus {
+  projectId: string;
+  metric: Metric;
+  grain: Grain;
+  windowsPlanned: number;
+  windowsLoaded: number;
+  newestLoaded: Window | null;
+  newestSettled: Window | null;
+  /** Windows a sync would fetch now (new, or unsettled and not fetched today). */
+  backlogWindows: number;
+  /** Estimated requests for them, less the pages already in the spool. */
+  backlogRequests: number;
+  spooledPages: number;
+  /**
+   * Whole days the newest loaded window ends before the newest closed window of its grain
+   * (today for days, this week's Monday, this month's 1st): 0 when up to date; null when
+   * nothing is loaded.
+   */
+  dataAgeDays: number | null;
+}
+
+/** Pure: the grain of a window from its dates (`range` when it is none of the others). */
+export function grainOf(window: Window): Grain {
+  const start = parseDay(window.start);
+  const end = parseDay(window.end);
+  if (start.plus({ days: 1 }).equals(end)) return 'day';
+  if (start.weekday === 1 && start.plus({ weeks: 1 }).equals(end)) return 'week';
+  if (start.day === 1 && start.plus({ months: 1 }).equals(end)) return 'month';
+  return 'range';
+}
+
+/** Pages a walk of `rows` rows takes (an empty window still costs one request). */
+export function pagesForRows(rows: number): number {
+  return Math.max(1, Math.ceil(rows / PAGE_SIZE));
+}
+
+function average(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** Average pages of the most recent windows among `known`. */
+function recentAveragePages(known: readonly KnownWindow[]): number | undefined {
+  const recent = known
+    .filter((k) => k.rowCount !== null)
+    .sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0))
+    .slice(0, AVERAGE_OVER);
+  return average(recent.map((k) => pagesForRows(k.rowCount ?? 0)));
+}
+
+const daysBetween = (from: string, to: string): number => Math.round(parseDay(to).diff(parseDay(from), 'days').days);
+
+export interface StatusInput {
+  series: readonly SeriesPlan[];
+  known: readonly KnownWindow[];
+  spooled: readonly SpooledWindow[];
+  now: number;
+  lookbackDays: number;
+}
+
+export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
+  return input.series.map((s) => {
+    const mine = input.known.filter((k) => k.metric === s.metric && k.projectId === s.projectId && grainOf(k) === s.grain);
+    const byKey = new Map(mine.map((k) => [windowKey(k), k]));
+    const spooled = new Map(
+      input.spooled.filter((w) => w.metric === s.metric && w.projectId === s.projectId && grainOf(w.window) === s.grain).map((w) => [windowKey(w.window), w]),
+    );
+    const fallback =
+      recentAveragePages(mine) ??
+      recentAveragePages(input.known.filter((k) => k.projectId === s.projectId && grainOf(k) === s.grain)) ??
+      recentAveragePages(input.known.filter((k) => k.projectId === s.projectId)) ??
+      1;
+    let backlogWindows = 0;
+    let backlogRequests = 0;
+    for (const window of s.windows) {
+      const decision = decideWindow({ loaded: byKey, now: input.now, lookbackDays: input.lookbackDays }, window);
+      if (decision.action === 'skip') continue;
+      backlogWindows++;
+      const inSpool = spooled.get(windowKey(window));
+      if (inSpool?.completed) continue; // loaded from the spool, no request
+      const known = byKey.get(windowKey(window));
+      const estimate = known?.rowCount != null ? pagesForRows(known.rowCount) : Math.round(fallback);
+      backlogRequests += Math.max(1, estimate - (inSpool?.pages ?? 0));
+    }
+    const newest = (list: readonly KnownWindow[]): Window | null => {
+      const top = [...list].sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0))[0];
+      return top ? { start: top.start, end: top.end } : null;
+    };
+    const newestLoaded = newest(mine);
+    const planned = new Set(s.windows.map(windowKey));
+    return {
+      projectId: s.projectId,
+      metric: s.metric,
+      grain: s.grain,
+      windowsPlanned: s.windows.length,
+      windowsLoaded: s.windows.length === 0 ? mine.length : mine.filter((k) => planned.has(windowKey(k))).length,
+      newestLoaded,
+      newestSettled: newest(mine.filter((k) => isSettled(k, k.fetchedAt, input.lookbackDays))),
+      backlogWindows,
+      backlogRequests,
+      spooledPages: [...spooled.values()].reduce((n, w) => n + w.pages, 0),
+      dataAgeDays: newestLoaded ? Math.max(0, daysBetween(newestLoaded.end, closedUntil(s.grain, input.now))) : null,
+    };
+  });
+}
+
+/**
+ * Pure: when `count` more requests are done if each goes as soon as the hourly budget allows
+ * (a request may start once fewer than `perHour` started in the hour before it), given the
+ * start times of the requests already made. Returns that time (ms); `now` when none is left.
+ */
+export function planEta(times: readonly number[], now: number, perHour: number, count: number): number {
+  const starts = times.filter((t) => t > now - HOUR_MS).sort((a, b) => a - b);
+  let at = now;
+  for (let i = 0; i < count; i++) {
+    const blocking = starts[starts.length - perHour];
+    if (blocking !== undefined) at = Math.max(at, blocking + HOUR_MS);
+    starts.push(at);
+  }
+  return at;
+}

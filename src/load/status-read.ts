@@ -1,0 +1,82 @@
+/**
+ * What `docpipe status` reads from the database: every loaded window with its row count,
+ * and the last analytics run. Read-only, and no API request.
+ */
+import { hostname } from 'node:os';
+import type { Metric } from '../core/domain.js';
+import type { KnownWindow } from '../extract/backlog.js';
+import { isProcessAlive } from '../spool/spool.js';
+import type { Executor } from './database.js';
+import { runIsAlive } from './doctor.js';
+import { METRIC_TABLES } from './window-store.js';
+
+export async function readKnownWindows(db: Executor): Promise<KnownWindow[]> {
+  const rows = await db.all<{ metric: string; project_id: string; s: string; e: string; fetched_ms: number | bigint; row_count: number | bigint | null }>(
+    `SELECT metric, project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
+            epoch_ms(fetched_at) AS fetched_ms, row_count
+       FROM loaded_windows`,
+  );
+  return rows
+    .filter((r) => r.metric in METRIC_TABLES)
+    .map((r) => ({
+      metric: r.metric as Metric,
+      projectId: r.project_id,
+      start: r.s,
+      end: r.e,
+      fetchedAt: Number(r.fetched_ms),
+      rowCount: r.row_count === null ? null : Number(r.row_count),
+    }));
+}
+
+export interface LastRun {
+  runId: string;
+  command: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** As recorded; `running` whose process is gone reads `crashed`. */
+  status: string | null;
+  exitCode: number | null;
+  summary: unknown;
+}
+
+/** The newest `export` or `sync` run. */
+export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null> {
+  const [since02] = await db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM duckdb_columns()
+      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs' AND column_name = 'pid'`,
+  );
+  const owner = since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+  const [row] = await db.all<{
+    run_id: string;
+    command: string | null;
+    started: string | null;
+    finished: string | null;
+    status: string | null;
+    exit_code: number | null;
+    summary: string | null;
+    pid: number | null;
+    host: string | null;
+  }>(
+    `SELECT run_id, command, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started,
+            strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished, status, exit_code, summary::VARCHAR AS summary, ${owner}
+       FROM runs WHERE command LIKE 'export %' OR command LIKE 'sync %'
+      ORDER BY started_at DESC, run_id DESC LIMIT 1`,
+  );
+  if (!row) return null;
+  const dead = row.status === 'running' && runIsAlive(row, { host: hostname(), isAlive: isProcessAlive }) === false;
+  let summary: unknown;
+  try {
+    summary = row.summary === null ? null : (JSON.parse(row.summary) as unknown);
+  } catch {
+    summary = row.summary;
+  }
+  return {
+    runId: row.run_id,
+    command: row.command,
+    startedAt: row.started,
+    finishedAt: row.finished,
+    status: dead ? 'crashed' : row.status,
+    exitCode: row.exit_code,
+    summary,
+  };
+}

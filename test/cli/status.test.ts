@@ -1,0 +1,183 @@
+/** `docpipe status`: the figures of a partly loaded warehouse, from the database and spool only. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../src/cli/commands/status.js';
+import { planEta, planSeriesStatus, grainOf, pagesForRows } from '../../src/extract/backlog.js';
+import { startHarness, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('docpipe status', () => {
+  let h: Harness;
+  let file: string;
+  beforeEach(async () => {
+    // 400 paths: two pages a day window.
+    h = await startHarness(NOW, { site: { paths: 400 } });
+    file = join(h.dir, 'nightly.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-03-01', window: 'day', maxRequestsPerRun: 5 }));
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function status(args: string[] = []): Promise<{ code: number; report: StatusReport; stderr: string }> {
+    const before = h.sandbox.requests.length;
+    const result = await h.run(['status', file, '--format', 'json', ...args]);
+    expect(h.sandbox.requests.length).toBe(before); // never an API request
+    return { code: result.code, report: JSON.parse(result.stdout) as StatusReport, stderr: result.stderr };
+  }
+
+  it('shows a partly loaded backfill: loaded, due, requests left, spool, budget, last run and ETA', async () => {
+    // 5 requests: 2026-03-09 and 03-08 whole, the first page of 03-07 in the spool.
+    expect((await h.run(['sync', file])).code).toBe(75);
+    const { code, report } = await status();
+    expect(code).toBe(0);
+    expect(report.series).toEqual([
+      {
+        projectId: 'docs',
+        metric: 'visitors',
+        grain: 'day',
+        windowsPlanned: 9,
+        windowsLoaded: 2,
+        newestLoaded: { start: '2026-03-09', end: '2026-03-10' },
+        newestSettled: null, // fetched today, before end + lookbackDays
+        backlogWindows: 7,
+        backlogRequests: 6 * 2 + 1, // the spooled page of 03-07 is not paid for again
+        spooledPages: 1,
+        dataAgeDays: 0,
+      },
+    ]);
+    expect(report.budget).toEqual({
+      scope: `analytics@${new URL(h.sandbox.url).origin}`,
+      requestsPerHour: 100,
+      usedLastHour: 5,
+      freeNow: 95,
+      nextSlotAt: '2026-03-10T06:00:00Z',
+    });
+    expect(report.lastRun).toMatchObject({ command: `sync ${file}`, status: 'budget', exitCode: 75, summary: { windowsLoaded: 2, requests: 5 } });
+    expect(report.spool).toEqual({ walks: 1, completedWalks: 0, pages: 1 });
+    expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', runsLeft: 3, check: null });
+
+    // At 10 an hour, 5 more go now and the other 8 an hour after the first five.
+    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:00Z', budget: { freeNow: 5 } });
+    // Half an hour later at 5 an hour, the next slot frees when the first request is an hour old.
+    h.clock.advance(HOUR / 2);
+    expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:00Z' });
+
+    const text = await h.run(['status', file]);
+    expect(text.stdout).toMatch(/backlog: 7 windows, about 13 requests; done by 2026-03-10T06:30:00Z at 100 requests\/h/);
+    expect(text.stdout).toMatch(/spool: 1 page waiting in 1 walk/);
+  });
+
+  it('does not count settled windows as due, and estimates known windows at their own page count', async () => {
+    expect((await h.run(['sync', file, '--max-requests', '100'])).code).toBe(0);
+    h.clock.advance(3 * DAY); // every window fetched on the 10th is now settled up to 03-08
+    const { report } = await status();
+    expect(report.series[0]).toMatchObject({
+      windowsPlanned: 12,
+      windowsLoaded: 9,
+      newestSettled: { start: '2026-03-07', end: '2026-03-08' },
+      backlogWindows: 5, // 03-08 and 03-09 unsettled, 03-10..03-12 new
+      backlogRequests: 10, // known windows at their own page count, new ones at the average
+      dataAgeDays: 3,
+    });
+  });
+
+  it('--check exits 1 for a series behind its newest closed window or with nothing loaded', async () => {
+    await h.run(['sync', file]);
+    expect((await status(['--check', '0'])).code).toBe(0);
+    h.clock.advance(3 * DAY);
+    const stale = await status(['--check', '2']);
+    expect(stale.code).toBe(1);
+    expect(stale.report.check).toEqual({ maxAgeDays: 2, stale: [{ projectId: 'docs', metric: 'visitors', grain: 'day', dataAgeDays: 3 }] });
+    expect(stale.stderr).toMatch(/^docpipe: stale: visitors day of docs: newest loaded window is 3 days behind \(limit 2\)$/m);
+    const views = join(h.dir, 'views.json');
+    writeFileSync(views, JSON.stringify({ projects: ['docs'], metrics: ['views'], start: '2026-03-01' }));
+    const none = await h.run(['status', views, '--check', '5']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/stale: views day of docs: nothing loaded/);
+    const bad = await h.run(['status', file, '--check', '-1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe("docpipe: invalid --check '-1': expected a whole number of days >= 0");
+  });
+
+  it('without a pipeline file shows what the database holds, per grain', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-09', '--window', 'week']);
+    await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-08', '--to', '2026-03-10']);
+    // The repository's pipelines/nightly.json still has the placeholder: it is not used.
+    const result = await h.run(['status', '--format', 'json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as StatusReport;
+    expect(report).toMatchObject({ pipeline: null, etaAt: null, runsLeft: null });
+    expect(report.series.map((s) => [s.metric, s.grain, s.windowsLoaded, s.newestLoaded?.end])).toEqual([
+      ['views', 'day', 2, '2026-03-10'],
+      ['visitors', 'week', 1, '2026-03-09'],
+    ]);
+  });
+
+  it('refuses a database that does not exist, naming it (exit 2)', async () => {
+    const missing = join(h.dir, 'typo.duckdb');
+    const result = await h.run(['status', file, '--db', missing]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(missing);
+  });
+});
+
+describe('backlog planners', () => {
+  it('knows a window grain from its dates', () => {
+    expect(grainOf({ start: '2026-03-09', end: '2026-03-10' })).toBe('day');
+    expect(grainOf({ start: '2026-03-09', end: '2026-03-16' })).toBe('week');
+    expect(grainOf({ start: '2026-03-10', end: '2026-03-17' })).toBe('range'); // not a Monday
+    expect(grainOf({ start: '2026-02-01', end: '2026-03-01' })).toBe('month');
+    expect(grainOf({ start: '2026-02-01', end: '2026-02-20' })).toBe('range');
+  });
+  it('estimates pages from rows, an empty window costing one request', () => {
+    expect([0, 1, 250, 251, 6000].map(pagesForRows)).toEqual([1, 1, 1, 2, 24]);
+  });
+  it('falls back to the series average, then the project average, for windows never loaded', () => {
+    const now = Date.parse('2026-03-10T06:00:00Z');
+    const known = [
+      { metric: 'views' as const, projectId: 'docs', start: '2026-03-01', end: '2026-03-02', fetchedAt: now, rowCount: 1000 },
+      { metric: 'views' as const, projectId: 'docs', start: '2026-03-02', end: '2026-03-03', fetchedAt: now, rowCount: 500 },
+    ];
+    const windows = [{ start: '2026-03-05', end: '2026-03-06' }];
+    const [views, visitors] = planSeriesStatus({
+      series: [
+        { projectId: 'docs', metric: 'views', grain: 'day', windows },
+        { projectId: 'docs', metric: 'visitors', grain: 'day', windows },
+      ],
+      known,
+      spooled: [],
+      now,
+      lookbackDays: 2,
+    });
+    expect(views?.backlogRequests).toBe(3); // (4 + 2) / 2
+    expect(visitors?.backlogRequests).toBe(3); // the project's average
+    // A walk the spool completed costs no request; an incomplete one, what its pages leave.
+    const spooled = (completed: boolean) =>
+      planSeriesStatus({
+        series: [{ projectId: 'docs', metric: 'views', grain: 'day', windows }],
+        known,
+        spooled: [{ metric: 'views', projectId: 'docs', window: windows[0]!, pages: 2, completed }],
+        now,
+        lookbackDays: 2,
+      })[0];
+    expect(spooled(true)).toMatchObject({ backlogWindows: 1, backlogRequests: 0, spooledPages: 2 });
+    expect(spooled(false)).toMatchObject({ backlogWindows: 1, backlogRequests: 1 });
+  });
+  it('plans when a backlog is done at the hourly budget', () => {
+    const now = 10 * HOUR;
+    expect(planEta([], now, 100, 0)).toBe(now);
+    expect(planEta([], now, 100, 100)).toBe(now);
+    expect(planEta([], now, 100, 101)).toBe(now + HOUR);
+    expect(planEta([], now, 100, 250)).toBe(now + 2 * HOUR);
+    // 3 used a quarter of an hour ago: the 3rd request past the free ones waits for them.
+    const used = [now - HOUR / 4, now - HOUR / 4, now - HOUR / 4];
+    expect(planEta(used, now, 5, 2)).toBe(now);
+    expect(planEta(used, now, 5, 3)).toBe(now + (3 * HOUR) / 4);
+    expect(planEta([now - 2 * HOUR], now, 1, 1)).toBe(now); // older than an hour: forgotten
+  });
+});

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { windowKey, METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { JOURNAL_FILE } from '../spool/request-journal.js';
 import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
+import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
 import {
   plural,
@@ -89,12 +90,7 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
 
 /** Runs recorded as `running`, with whether their process is alive on this host. */
 export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
-  // A database of release 0.1.0 opened read-only is not migrated: its runs have no pid.
-  const [since02] = await db.all<{ n: bigint }>(
-    `SELECT count(*) AS n FROM duckdb_columns()
-      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs' AND column_name = 'pid'`,
-  );
-  const ownerColumns = since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+  const ownerColumns = await runOwnerColumns(db);
   const rows = await db.all<{
     run_id: string;
     command: string | null;

@@ -35,3 +35,15 @@ export async function finishRun(
     },
   );
 }
+
+/**
+ * The runs table's `pid, host` columns for a SELECT: a database of release 0.1.0 opened
+ * read-only is not migrated, and its runs have neither (NULLs stand in).
+ */
+export async function runOwnerColumns(db: Executor): Promise<string> {
+  const [since02] = await db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM duckdb_columns()
+      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs' AND column_name = 'pid'`,
+  );
+  return since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+}

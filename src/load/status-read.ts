@@ -8,6 +8,7 @@ import type { KnownWindow } from '../extract/backlog.js';
 import { isProcessAlive } from '../spool/spool.js';
 import type { Executor } from './database.js';
 import { runIsAlive } from './doctor.js';
+import { runOwnerColumns } from './runs.js';
 import { METRIC_TABLES } from './window-store.js';
 
 export async function readKnownWindows(db: Executor): Promise<KnownWindow[]> {
@@ -41,11 +42,7 @@ export interface LastRun {
 
 /** The newest `export` or `sync` run. */
 export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null> {
-  const [since02] = await db.all<{ n: bigint }>(
-    `SELECT count(*) AS n FROM duckdb_columns()
-      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs' AND column_name = 'pid'`,
-  );
-  const owner = since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+  const owner = await runOwnerColumns(db);
   const [row] = await db.all<{
     run_id: string;
     command: string | null;

@@ -14,12 +14,13 @@ export const HOUR_MS = 3_600_000;
  * requests already made (any order) and the hourly allowance.
  */
 export function planRequestSlot(times: readonly number[], now: number, perHour: number, windowMs = HOUR_MS): number {
+  const limit = Math.floor(perHour);
   const recent = times.filter((t) => t > now - windowMs);
   // Under the limit (the usual case): no need to sort.
-  if (recent.length < perHour) return 0;
+  if (recent.length < limit) return 0;
   recent.sort((a, b) => a - b);
   // The slot frees up when the oldest request that keeps us at the limit leaves the window.
-  const blocking = recent[recent.length - perHour];
+  const blocking = recent[recent.length - limit];
   return blocking === undefined ? 0 : blocking + windowMs - now;
 }
 
@@ -52,7 +53,9 @@ export class RequestBudget {
   private readonly clock: Clock;
   private readonly history: RequestHistory | undefined;
   private readonly onWait: RequestBudgetOptions['onWait'];
+  /** Start times of the scope's requests, ascending; those before `head` left the hour. */
   private times: number[] = [];
+  private head = 0;
   private loaded = false;
   private used = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -95,25 +98,39 @@ export class RequestBudget {
     for (;;) {
       if (!this.loaded) {
         const since = this.clock.now() - HOUR_MS;
-        this.times = this.history ? await this.history.requestTimes(this.scope, since) : [];
+        this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
+        this.head = 0;
         this.loaded = true;
       }
-      const wait = planRequestSlot(this.times, this.clock.now(), this.perHour);
+      const wait = this.slotWait(this.clock.now());
       if (wait === 0) break;
       if (wait > this.maxWaitMs) {
         throw new BudgetExhaustedError(
           `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s`,
         );
       }
-      const usedLastHour = this.times.filter((t) => t > this.clock.now() - HOUR_MS).length;
-      this.onWait?.({ ms: wait, usedLastHour });
+      this.onWait?.({ ms: wait, usedLastHour: this.times.length - this.head });
       await this.clock.sleep(wait, signal);
       // Another process may have spent the budget meanwhile: read the log again.
       this.loaded = false;
     }
-    const now = this.clock.now();
-    this.times = this.times.filter((t) => t > now - HOUR_MS);
-    this.times.push(now);
+    this.times.push(this.clock.now());
     this.used++;
+  }
+
+  /**
+   * planRequestSlot for the sorted times kept here, in constant time per request (a run of a
+   * million requests an hour would otherwise rescan the hour before each one).
+   */
+  private slotWait(now: number): number {
+    while (this.head < this.times.length && (this.times[this.head] ?? 0) <= now - HOUR_MS) this.head++;
+    if (this.head > 1_024 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+    const limit = Math.floor(this.perHour);
+    if (this.times.length - this.head < limit) return 0;
+    const blocking = this.times[this.times.length - limit] ?? now;
+    return Math.max(0, blocking + HOUR_MS - now);
   }
 }

@@ -7,12 +7,10 @@
  * budget (a `--wait` run).
  */
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { MAX_PAGE_SIZE } from '../api/analytics.js';
 import { HOUR_MS } from '../api/request-budget.js';
 import { decideWindow, isSettled } from './plan-export.js';
 import { closedUntil, parseDay, type Grain } from './windows.js';
-
-/** The API's largest page of visitors and views: what docpipe always asks for. */
-export const PAGE_SIZE = 250;
 
 /** Recent windows whose page counts make a series' average. */
 const AVERAGE_OVER = 14;
@@ -74,7 +72,7 @@ export function grainOf(window: Window): Grain {
 
 /** Pages a walk of `rows` rows takes (an empty window still costs one request). */
 export function pagesForRows(rows: number): number {
-  return Math.max(1, Math.ceil(rows / PAGE_SIZE));
+  return Math.max(1, Math.ceil(rows / MAX_PAGE_SIZE));
 }
 
 function average(values: readonly number[]): number | undefined {
@@ -152,10 +150,11 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
  * start times of the requests already made. Returns that time (ms); `now` when none is left.
  */
 export function planEta(times: readonly number[], now: number, perHour: number, count: number): number {
+  const limit = Math.floor(perHour);
   const starts = times.filter((t) => t > now - HOUR_MS).sort((a, b) => a - b);
   let at = now;
   for (let i = 0; i < count; i++) {
-    const blocking = starts[starts.length - perHour];
+    const blocking = starts[starts.length - limit];
     if (blocking !== undefined) at = Math.max(at, blocking + HOUR_MS);
     starts.push(at);
   }

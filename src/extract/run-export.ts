@@ -175,8 +175,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     lingerMs: LOAD_LINGER_MS,
     consume: async (batch) => {
       const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
+      await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {
-        q.spooled.remove();
         const w = q.walk;
         const lines = warnings.get(w) ?? w.warnings;
         summary.windowsLoaded++;

@@ -31,6 +31,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { METRICS, type Counts, type Metric, type Series, type Window } from '../core/domain.js';
 
@@ -232,6 +233,12 @@ export class SpoolWalk {
   remove(): void {
     this.close();
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** `remove` on libuv's threads, off the event loop that fetches the next pages. */
+  async removeAsync(): Promise<void> {
+    this.close();
+    await rm(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { FailureBreaker, isFailedAttempt } from '../../src/api/failure-breaker.js';
 import { backoffDelay } from '../../src/api/retry-policy.js';
+import { RequestBudget, planRequestSlot } from '../../src/api/request-budget.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { estimateRemainingMs } from '../../src/cli/output/progress.js';
 import { formatDuration, parseDuration } from '../../src/core/duration.js';
 import { ApiFailingError, UsageError } from '../../src/core/errors.js';
@@ -80,6 +82,27 @@ describe('FailureBreaker', () => {
     expect(() => breaker.check()).toThrow('the API failed 3 requests in a row (last: no response (timeout or connection error))');
     breaker.record(404);
     expect(() => breaker.check()).not.toThrow();
+  });
+});
+
+describe('request slots', () => {
+  it('takes a fractional hourly budget as its whole part', () => {
+    const now = 10 * 3_600_000;
+    expect(planRequestSlot([now - 1000], now, 2.5)).toBe(0);
+    expect(planRequestSlot([now - 1000, now - 500], now, 2.5)).toBe(3_600_000 - 1000);
+  });
+  it('keeps the budget exact over a long run, in order, as planRequestSlot says', async () => {
+    const clock = new ManualClock(0);
+    const budget = new RequestBudget({ scope: 's', perHour: 3, clock, maxWaitMs: Number.POSITIVE_INFINITY });
+    const starts: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      await budget.acquire();
+      starts.push(clock.now());
+      clock.advance(60_000);
+    }
+    // Three an hour: each fourth request waits for the first of the three before it to age out.
+    starts.forEach((t) => expect(starts.filter((u) => u > t - 3_600_000 && u <= t).length).toBeLessThanOrEqual(3));
+    expect(starts.slice(0, 4)).toEqual([0, 60_000, 120_000, 3_600_000]);
   });
 });
 

@@ -30,6 +30,7 @@ export {
   type SubmitJobsOptions,
   type SubmitJobsResult,
 } from './lib/jobs.js';
+export { promptsFromQuery, type PromptsFromQuery, type PromptsFromQueryOptions } from './lib/from-query.js';
 export { openDatabase } from './lib/database.js';
 export type { CommonOptions } from './lib/common.js';
 export { startSandbox, SANDBOX_API_KEY, type Sandbox, type SandboxOptions, type SandboxJob, type FaultSpec } from './sandbox/server.js';

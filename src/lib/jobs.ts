@@ -54,13 +54,18 @@ export interface SubmitJobsResult extends BatchSummary {
   warnings: string[];
 }
 
-/** The prompts of a list given in code, keyed and deduplicated like a prompt file. */
-export function promptEntries(prompts: readonly PromptInput[], label = 'prompts'): PromptEntry[] {
+/**
+ * The prompts of a list given in code, keyed and deduplicated like a prompt file (`warnings`:
+ * the exact duplicates dropped; a key reused for another prompt is a UsageError).
+ */
+export function promptEntries(prompts: readonly PromptInput[], label = 'prompts'): { entries: PromptEntry[]; warnings: string[] } {
   const raw = prompts.map((p, index) => {
     if (typeof p?.prompt !== 'string' || p.prompt.trim() === '') throw new UsageError(`${label}[${index}]: prompt must be a non-empty string`);
     return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: index + 1, id: p.id === undefined ? undefined : String(p.id) };
   });
-  return collect(label, 'jsonl', raw).entries;
+  if (raw.length === 0) throw new UsageError(`${label}: no prompts`);
+  const { entries, warnings } = collect(label, 'jsonl', raw);
+  return { entries, warnings };
 }
 
 /** The job options, checked and with their defaults. */
@@ -160,10 +165,9 @@ export function checkProject(project: unknown): string {
 export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobsResult> {
   const projectId = checkProject(options.project);
   const follow = resolveFollow(options);
-  const file = typeof options.prompts === 'string' ? await readPromptFile(options.prompts) : undefined;
-  const entries = file ? file.entries : promptEntries(options.prompts as readonly PromptInput[]);
+  const { entries, warnings } = typeof options.prompts === 'string' ? await readPromptFile(options.prompts) : promptEntries(options.prompts);
   const common = resolveCommon(options);
-  for (const warning of file?.warnings ?? []) common.logger.warn('prompt file', { warning });
+  for (const warning of warnings) common.logger.warn('prompt file', { warning });
   const source = options.source ?? (typeof options.prompts === 'string' ? options.prompts : 'library');
   const result = await runJobBatch(common, {
     projectId,
@@ -174,5 +178,5 @@ export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobs
     resubmitUnknown: options.resubmitUnknown ?? false,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  return { ...result, warnings: file?.warnings ?? [] };
+  return { ...result, warnings };
 }

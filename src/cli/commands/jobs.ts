@@ -14,6 +14,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { commonOf } from '../common-options.js';
+import { fromQueryCommand } from './jobs-from-query.js';
 import { createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
@@ -204,7 +205,8 @@ export function jobsCommand(ctx: CliContext): CommandModule {
   return {
     command: 'jobs <command>',
     describe: 'submit a batch of agent jobs, or list the ledger',
-    builder: (yargs) => yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list'),
+    builder: (yargs) =>
+      yargs.command(submit).command(list).command(fromQueryCommand(ctx)).demandCommand(1, 'name a jobs command: submit, list or from-query'),
     handler: () => undefined,
   };
 }

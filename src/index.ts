@@ -31,6 +31,9 @@ export {
   type SubmitJobsResult,
 } from './lib/jobs.js';
 export { promptsFromQuery, type PromptsFromQuery, type PromptsFromQueryOptions } from './lib/from-query.js';
+export { sendMessages, type MessageInput, type SendMessagesOptions, type SendMessagesResult } from './lib/messages.js';
+export type { MessageEvent, MessagesSummary } from './jobs/run-messages.js';
+export type { MessageRow } from './jobs/message-ledger.js';
 export { openDatabase } from './lib/database.js';
 export type { CommonOptions } from './lib/common.js';
 export { startSandbox, SANDBOX_API_KEY, type Sandbox, type SandboxOptions, type SandboxJob, type FaultSpec } from './sandbox/server.js';

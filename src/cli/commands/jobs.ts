@@ -15,6 +15,7 @@ import { loggerFor, type GlobalArgs } from '../io.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { commonOf } from '../common-options.js';
 import { fromQueryCommand } from './jobs-from-query.js';
+import { messageCommand } from './jobs-message.js';
 import { createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
@@ -206,7 +207,12 @@ export function jobsCommand(ctx: CliContext): CommandModule {
     command: 'jobs <command>',
     describe: 'submit a batch of agent jobs, or list the ledger',
     builder: (yargs) =>
-      yargs.command(submit).command(list).command(fromQueryCommand(ctx)).demandCommand(1, 'name a jobs command: submit, list or from-query'),
+      yargs
+        .command(submit)
+        .command(list)
+        .command(fromQueryCommand(ctx))
+        .command(messageCommand(ctx))
+        .demandCommand(1, 'name a jobs command: submit, list, from-query or message'),
     handler: () => undefined,
   };
 }

@@ -11,7 +11,9 @@ import {
   exportAnalytics,
   ManualClock,
   openDatabase,
+  promptsFromQuery,
   SANDBOX_API_KEY,
+  sendMessages,
   startSandbox,
   submitJobs,
   syncPipeline,
@@ -145,5 +147,39 @@ describe("import { … } from 'docpipe'", () => {
     expect(again).toMatchObject({ total: 2, submitted: 0, exitCode: 0 });
     expect(sandbox.jobs()).toHaveLength(2);
     await expect(submitJobs({ ...common(), project: 'docs', prompts, concurrency: 0 })).rejects.toThrow(/invalid concurrency '0'/);
+  });
+
+  it('promptsFromQuery renders rows for submitJobs, and sendMessages follows a job up, both through the ledger', async () => {
+    await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-08', to: '2026-03-09' });
+    const { columns, prompts } = await promptsFromQuery({
+      db,
+      sql: `SELECT path, total FROM page_visitors ORDER BY total DESC, path LIMIT 2`,
+      template: 'Polish {path} ({total} visitors) [nopr]',
+    });
+    expect(columns).toEqual(['path', 'total']);
+    const top = await openDatabase(db, { readOnly: true }).then(async (d) => {
+      try {
+        return await d.all<{ path: string; total: bigint }>('SELECT path, total FROM page_visitors ORDER BY total DESC, path LIMIT 2');
+      } finally {
+        await d.close();
+      }
+    });
+    expect(prompts).toEqual(top.map((r) => ({ prompt: `Polish ${r.path} (${r.total} visitors) [nopr]` })));
+    await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{y}' })).rejects.toThrow(UsageError);
+
+    const submitted = await submitJobs({ ...common(), project: 'docs', prompts, pollIntervalMs: 500 });
+    expect(submitted).toMatchObject({ total: 2, submitted: 2, exitCode: 0 });
+    const first = submitted.rows[0]!;
+    const sent = await sendMessages({
+      ...common(),
+      project: 'docs',
+      messages: [{ promptKey: first.promptKey, prompt: 'Open a PR for it after all [pr]' }],
+      pollIntervalMs: 500,
+    });
+    expect(sent).toMatchObject({ total: 1, sent: 1, exitCode: 0 });
+    expect(sent.rows[0]).toMatchObject({ jobId: first.jobId, promptKey: first.promptKey, status: 'sent', statusAfter: 'active', jobStatus: 'completed', prLink: expect.stringMatching(/\/pull\//) });
+    const again = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: first.jobId!, prompt: 'Open a PR for it after all [pr]' }] });
+    expect(again).toMatchObject({ sent: 0, exitCode: 0 });
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/message'))).toHaveLength(1);
   });
 });

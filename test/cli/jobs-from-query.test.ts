@@ -4,7 +4,7 @@
  * sandbox over HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/load/database.js';
 import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
@@ -154,6 +154,18 @@ describe('the ready-made queries in sql/prompts/', () => {
     expect(result.code, result.stderr).toBe(0);
     return result.stdout.trim() === '' ? [] : result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   }
+
+  it('the example templates of README and of each query file fit their query (a dry run renders them)', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const examples = [...readme.matchAll(/--file (sql\/prompts\/[a-z-]+\.sql) \\\n\s+--template "([^"]+)"/g)].map((m) => [m[1]!, m[2]!] as const);
+    expect(examples.map(([file]) => file).sort()).toEqual(readdirSync('sql/prompts').map((f) => `sql/prompts/${f}`).sort());
+    for (const [file, template] of examples) {
+      expect(readFileSync(file, 'utf8'), file).toContain(template);
+      const result = await h.run(['jobs', 'from-query', '--file', file, '--template', template, '--project', 'docs', '--dry-run', '--db', loaded]);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, file).toMatch(/dry run: \d+ prompts in|the query returned no rows/);
+    }
+  });
 
   it('ai-share-rising: the pages whose AI share rose most from the week of Feb 23 to the week of Mar 2', async () => {
     const rows = await query('sql/prompts/ai-share-rising.sql');

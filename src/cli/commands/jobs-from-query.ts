@@ -5,10 +5,10 @@ import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { readSql } from './query.js';
-import { checkSubmitArgs, submitBuilder, submitEntries, type SubmitArgs } from './jobs.js';
+import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
 
 function builder(yargs: Argv) {
-  return submitBuilder(
+  return submitOptions(
     yargs
       .positional('sql', { type: 'string', describe: 'the SQL whose rows become prompts' })
       .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/prompts/top-pages.sql)' })
@@ -26,7 +26,7 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
     describe: 'submit one prompt per row of a SQL query (a template fills in the columns)',
     builder,
     handler: async (args) => {
-      checkSubmitArgs(args as unknown as SubmitArgs);
+      checkSubmitArgs(args);
       const { text, label } = readSql(args.sql, args.file);
       const logger = loggerFor(ctx.io, args);
       const { prompts } = await promptsFromQuery({
@@ -43,7 +43,7 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
       }
       const { entries, warnings } = promptEntries(prompts, label);
       for (const warning of warnings) logger.warn('query prompts', { warning });
-      await submitEntries(ctx, args as unknown as SubmitArgs, { entries, source: label, command: `jobs from-query ${label}`, fullPrompts: true });
+      await submitEntries(ctx, args, { name: 'jobs from-query', entries, source: label, fullPrompts: true });
     },
   });
 }

@@ -47,27 +47,31 @@ function writeResults(path: string, rows: readonly LedgerRow[]): void {
   renameSync(`${path}.tmp`, path);
 }
 
-export function submitBuilder<T>(yargs: Argv<T>) {
+function submitBuilder(yargs: Argv) {
+  return submitOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' }));
+}
+
+/** The options of `jobs submit`, which `jobs from-query` shares. */
+export function submitOptions<T>(yargs: Argv<T>) {
   return yargs
-    .positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' })
     .option('concurrency', { type: 'number', default: 3, describe: 'jobs in flight at once' })
     .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
     .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions per hour (the API limit per project)' })
+    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions and follow-up messages per hour (the API limit per project)' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
 }
 
-async function submitHandler(ctx: CliContext, args: SubmitArgs): Promise<void> {
+async function submitHandler(ctx: CliContext, args: SubmitArgs & { file: string }): Promise<void> {
   checkSubmitArgs(args);
   const file = await readPromptFile(args.file);
   const logger = loggerFor(ctx.io, args);
   for (const warning of file.warnings) logger.warn('prompt file', { warning });
-  await submitEntries(ctx, args, { entries: file.entries, source: args.file, command: `jobs submit ${args.file}` });
+  await submitEntries(ctx, args, { name: 'jobs submit', entries: file.entries, source: args.file });
 }
 
-export type SubmitArgs = Awaited<ReturnType<typeof submitBuilder>['argv']> & GlobalArgs;
+export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & GlobalArgs;
 
 /** The checks of the options `jobs submit` and `jobs from-query` share, before anything is read. */
 export function checkSubmitArgs(args: SubmitArgs): void {
@@ -88,7 +92,7 @@ export function checkSubmitArgs(args: SubmitArgs): void {
 export async function submitEntries(
   ctx: CliContext,
   args: SubmitArgs,
-  batch: { entries: readonly PromptEntry[]; source: string; command: string; fullPrompts?: boolean },
+  batch: { name: 'jobs submit' | 'jobs from-query'; entries: readonly PromptEntry[]; source: string; fullPrompts?: boolean },
 ): Promise<void> {
   const projectId = singleProject(requireProjects(args));
   const logger = loggerFor(ctx.io, args);
@@ -126,7 +130,7 @@ export async function submitEntries(
     projectId,
     entries: batch.entries,
     source: batch.source,
-    command: batch.command,
+    command: `${batch.name} ${batch.source}`,
     concurrency: args.concurrency,
     pollIntervalMs: args['poll-interval'] * 1000,
     timeoutMs: args.timeout * 1000,
@@ -147,7 +151,7 @@ export async function submitEntries(
           ? `\nstopped: ${summary.stopMessage ?? ''}`
           : '';
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.command.split(' ').slice(0, 2).join(' '), runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
     ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
     ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);

@@ -100,6 +100,14 @@ describe("import { … } from 'docpipe'", () => {
     expect(lines.join('')).not.toContain(SANDBOX_API_KEY);
   });
 
+  it('an aborted signal stops the run cleanly: exit code 130 in the result, nothing fetched', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const run = await exportAnalytics({ ...common(), signal: controller.signal, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-08' });
+    expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted', windowsLoaded: 0, windowsLeft: 7, requests: 0 });
+    expect(sandbox.requests).toEqual([]);
+  });
+
   it('rejects bad options with a UsageError that names the value, before any request', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ from: '2026-02-30' }, /2026-02-30/],

@@ -200,6 +200,21 @@ describe('docpipe jobs message', () => {
     expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'completed' }]);
   });
 
+  it('a job still working at --timeout is timed_out (exit 1); a re-run follows it again without sending again', async () => {
+    const job = await jobOf('Check /installation');
+    const result = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);
+    expect(result.code).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'timed_out' }]);
+    expect(await jobOf('Check /installation')).toMatchObject({ status: 'timed_out' });
+    const polls = jobTraffic(h, job.job_id).length;
+    const again = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);
+    expect(again.code).toBe(1);
+    expect(summaryOf(again)).toMatchObject({ sent: 0 });
+    const traffic = jobTraffic(h, job.job_id).slice(polls);
+    expect(traffic.length).toBeGreaterThan(0);
+    expect(traffic.every((t) => t === 'GET poll')).toBe(true);
+  });
+
   it('shares the per-project hourly budget with job creation: a message after a full hour of submissions waits', async () => {
     // Two jobs were created in beforeEach; allow two agent POSTs an hour.
     const job = await jobOf('Check /installation');

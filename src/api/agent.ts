@@ -34,3 +34,26 @@ export function getAgentJob(client: HttpClient, projectId: string, id: string, s
     ...(signal ? { signal } : {}),
   });
 }
+
+/**
+ * POST a follow-up message to a job; the answer is the job, working again. Not idempotent:
+ * only retried where the server provably received nothing.
+ */
+export function sendAgentMessage(
+  client: HttpClient,
+  projectId: string,
+  jobId: string,
+  prompt: string,
+  signal?: AbortSignal,
+): Promise<AgentJob> {
+  const path = `${jobPath(projectId, jobId)}/message`;
+  return client.request({
+    method: 'POST',
+    path,
+    body: { prompt },
+    idempotent: false,
+    abortInFlight: false,
+    parse: (json) => parseAgentJob(json, `POST ${path}`),
+    ...(signal ? { signal } : {}),
+  });
+}

@@ -1,21 +1,16 @@
 /** What `export` and `sync` share: open the database, run the export, record and report the run. */
-import { FailureBreaker } from '../api/failure-breaker.js';
 import type { Argv } from 'yargs';
 import { parseDuration } from '../core/duration.js';
-import { EXIT, UsageError, type ExitCode } from '../core/errors.js';
-import { runExport, type ExportSummary, type ExportTask } from '../extract/run-export.js';
-import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { UsageError, type ExitCode } from '../core/errors.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR, type AnalyticsHooks, type AnalyticsResult } from '../lib/analytics.js';
+import type { CommonOptions } from '../lib/common.js';
 import { resolveApiKey } from './api-key.js';
-import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
+import { commonOf } from './common-options.js';
+import type { CliContext } from './context.js';
+import { loggerFor, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
-import { createSession, createWorkspace, type SessionOptions } from './session.js';
-import { runStatus } from '../core/outcome.js';
 
-/** The analytics budget of an organization (DESIGN §1). */
-export const DEFAULT_REQUESTS_PER_HOUR = 100;
-
-/** Longest wait for the hourly budget without `--wait`: longer stops the run with exit 75. */
-const MAX_BUDGET_WAIT_MS = 60_000;
+export { DEFAULT_REQUESTS_PER_HOUR };
 
 /** The options `export` and `sync` share for day-long backfills. */
 export function waitOptions<T>(yargs: Argv<T>) {
@@ -34,27 +29,11 @@ export function waitOptions<T>(yargs: Argv<T>) {
 /** The longest budget wait a run accepts, from `--wait` and `--max-wait`. */
 export function maxWaitMsOf(args: { wait: boolean; maxWait?: string | undefined }): number {
   if (args.maxWait !== undefined && !args.wait) throw new UsageError('--max-wait needs --wait');
-  if (!args.wait) return MAX_BUDGET_WAIT_MS;
+  if (!args.wait) return DEFAULT_MAX_WAIT_MS;
   return args.maxWait === undefined ? Number.POSITIVE_INFINITY : parseDuration(args.maxWait, '--max-wait');
 }
 
-export interface AnalyticsRunOptions {
-  command: string;
-  tasks: ExportTask[];
-  refresh: boolean;
-  lookbackDays: number;
-  perHour: number;
-  maxRequests: number | undefined;
-  /**
-   * Longest wait for the hourly budget before stopping with exit 75: a minute, or with
-   * `--wait` as long as `--max-wait` allows (unbounded without it).
-   */
-  maxWaitMs: number;
-  /** Client overrides for tests and the benchmark. */
-  http?: SessionOptions['http'];
-}
-
-export function formatSummary(s: ExportSummary & { retries: number }): string {
+export function formatSummary(s: AnalyticsResult): string {
   const windows = (n: number): string => `${n} window${n === 1 ? '' : 's'}`;
   const parts = [
     `${windows(s.windowsPlanned)} planned`,
@@ -79,62 +58,33 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
   return `${parts.join(', ')}${tail}\n`;
 }
 
-export async function runAnalytics(io: CliIo, args: GlobalArgs, options: AnalyticsRunOptions): Promise<ExitCode> {
+/** Runs `exportAnalytics` or `syncPipeline` for a command: progress on stderr, the summary on stdout. */
+export async function runAnalytics(
+  ctx: CliContext,
+  args: GlobalArgs,
+  /** For the progress estimate: the budget the run paces itself to. */
+  perHour: number,
+  run: (common: CommonOptions & AnalyticsHooks) => Promise<AnalyticsResult>,
+): Promise<ExitCode> {
+  const { io } = ctx;
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
-  const runId = newRunId(io.clock.now());
-  // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
-  const workspace = createWorkspace(args, runId, logger, { threads: 1 });
-  const { store } = workspace;
-  await store.write((tx) => startRun(tx, runId, options.command, io.clock.now()));
-  const progress = createProgress(logger, io.stderr, io.isTTY, { perHour: options.perHour, now: () => io.clock.now() });
-  const session = createSession({
-    workspace,
-    apiKey,
-    baseUrl: args.baseUrl,
-    scope: 'analytics',
-    perHour: options.perHour,
-    maxRequests: options.maxRequests,
-    maxWaitMs: options.maxWaitMs,
-    clock: io.clock,
-    breaker: new FailureBreaker(),
-    logger,
-    onWait: (wait) => progress.waiting({ ...wait }),
-    ...(options.http ? { http: options.http } : {}),
-  });
-  let summary: ExportSummary;
+  const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });
+  let result: AnalyticsResult;
   try {
-    summary = await runExport({
-      store,
-      spool: workspace.spool,
-      client: session.client,
-      budget: session.budget,
-      clock: io.clock,
-      runId,
-      tasks: options.tasks,
-      refresh: options.refresh,
-      lookbackDays: options.lookbackDays,
-      ...(io.signal ? { signal: io.signal } : {}),
+    result = await run({
+      ...commonOf(ctx, args, apiKey, logger),
       onPlan: (plan) => progress.start(plan.toFetch + plan.fromSpool),
       onWindow: (event) => progress.window(event),
+      onWait: (wait) => progress.waiting({ ...wait }),
     });
-  } catch (error) {
+  } finally {
     progress.done();
-    // Record the failure (and move the request journal in) if the database lets us.
-    await store
-      .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, io.clock.now()))
-      .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
-    throw error;
   }
-  progress.done();
-  const full = { ...summary, retries: session.stats.retries, runId };
-  const status = runStatus(summary.stopped, summary.exitCode);
-  // Also moves the rest of the request journal into request_log.
-  await store.write((tx) => finishRun(tx, runId, { status, exitCode: summary.exitCode, summary: full }, io.clock.now()));
   if (logger.format === 'json') {
-    io.stdout(JSON.stringify({ event: 'summary', command: options.command, ...full }) + '\n');
+    io.stdout(JSON.stringify({ event: 'summary', ...result }) + '\n');
   } else {
-    io.stdout(formatSummary(full));
+    io.stdout(formatSummary(result));
   }
-  return summary.exitCode;
+  return result.exitCode;
 }

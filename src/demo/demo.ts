@@ -2,7 +2,8 @@
  * `npm start`: the offline demo. Starts the sandbox on a free loopback port, exports the last
  * 30 days of visitors and views of a demo project into data/demo.duckdb through the real CLI,
  * shows the top pages with SQL, then submits data/prompts.example.txt as agent jobs and shows
- * their outcomes. Run it twice: the second run makes no analytics request and submits nothing.
+ * their outcomes, then turns the newest day's top pages into agent jobs with `jobs from-query`.
+ * Run it twice: the second run makes no analytics request and submits nothing.
  */
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../cli/main.js';
@@ -56,6 +57,14 @@ try {
 
   heading('4. A batch of agent jobs from data/prompts.example.txt');
   await step(['jobs', 'submit', 'data/prompts.example.txt', '--poll-interval', '0.2', '--results', 'data/demo-results.jsonl']);
+
+  heading('5. Prompts from the analytics: the top 3 pages of the newest day, one agent job each');
+  await step([
+    'jobs', 'from-query',
+    "SELECT path, total, window_start FROM page_visitors WHERE window_end - window_start = 1 AND window_start = (SELECT max(window_start) FROM page_visitors WHERE window_end - window_start = 1) ORDER BY total DESC, path LIMIT 3",
+    '--template', 'Review {path} ({total} unique visitors on {window_start}) for accuracy, and fix what is out of date.',
+    '--poll-interval', '0.2',
+  ]);
 
   heading('Done. Try: npx docpipe query --db data/demo.duckdb "SELECT * FROM daily_site ORDER BY day DESC LIMIT 7"');
   process.stdout.write(`   ${sandbox.requests.length} requests reached the sandbox in this run; run npm start again and the analytics windows are skipped.\n`);

@@ -77,7 +77,8 @@ export function promptFileFormatOf(path: string): PromptFileFormat {
 
 // ---------------------------------------------------------------------------------------
 
-interface RawEntry {
+/** An entry as read, before it is keyed. */
+export interface RawEntry {
   prompt: string;
   line: number;
   id: string | undefined;
@@ -204,7 +205,8 @@ function isEmptyRecord(record: CsvRecord): boolean {
 }
 
 /** Keys entries, keeps the first of each key, and refuses an id reused for another prompt. */
-function collect(path: string, format: PromptFileFormat, raw: RawEntry[]): PromptFile {
+/** Keys the entries and drops exact duplicates (a key reused for another prompt is refused). */
+export function collect(path: string, format: PromptFileFormat, raw: RawEntry[]): PromptFile {
   const entries: PromptEntry[] = [];
   const warnings: string[] = [];
   const byKey = new Map<string, PromptEntry>();

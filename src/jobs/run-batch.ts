@@ -5,14 +5,14 @@
  * whose outcome is unknown is left alone unless `resubmitUnknown`.
  */
 import pLimit from 'p-limit';
-import { createAgentJob, getAgentJob } from '../api/agent.js';
+import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { DocpipeError, HttpError, InterruptedError, NetworkError, type ExitCode } from '../core/errors.js';
+import { DocpipeError, HttpError, NetworkError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
-import { pollDelay } from './poll-schedule.js';
+import { followJob } from './follow-job.js';
 import type { PromptEntry } from './prompt-files.js';
 
 export interface BatchOptions {
@@ -53,7 +53,7 @@ export interface BatchSummary {
   exitCode: ExitCode;
 }
 
-function message(error: unknown): string {
+export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -61,7 +61,7 @@ function message(error: unknown): string {
  * What a failed POST means (DESIGN §2 rule 7): a reason to stop submitting (nothing was
  * created), a prompt the API refused, or an unknown outcome that must not be resubmitted.
  */
-function classifySubmitError(error: unknown): { stop: StopReason } | 'rejected' | 'unknown' {
+export function classifySubmitError(error: unknown): { stop: StopReason } | 'rejected' | 'unknown' {
   // 503 with its retries used up, or a connection never made: provably nothing was created.
   if (error instanceof HttpError && error.status === 503) return { stop: 'budget' };
   if (error instanceof NetworkError && error.phase === 'before-send') return { stop: 'budget' };
@@ -89,35 +89,25 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   let submitted = 0;
 
   const poll = async (entry: PromptEntry, jobId: string): Promise<void> => {
-    const deadline = clock.now() + timeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted || state.stop?.reason === 'fatal') return;
-      const wait = Math.min(pollDelay(attempt, pollIntervalMs, random()), Math.max(0, deadline - clock.now()));
-      try {
-        await clock.sleep(wait, signal);
-      } catch {
-        return; // interrupted: the job stays unfinished in the ledger and is polled next run
-      }
-      if (clock.now() >= deadline) {
-        await ledger.recordOutcome(projectId, entry.key, { status: 'timed_out', error: `still active after ${Math.round(timeoutMs / 1000)} s` }, clock.now());
-        return;
-      }
-      try {
-        const job = await getAgentJob(client, projectId, jobId, signal);
+    const end = await followJob({
+      client,
+      clock,
+      projectId,
+      jobId,
+      pollIntervalMs,
+      timeoutMs,
+      random,
+      signal,
+      stopped: () => state.stop?.reason === 'fatal',
+      onJob: async (job) => {
         await ledger.recordJob(projectId, entry.key, job, clock.now(), { polled: true });
         options.onEvent?.({ kind: 'status', key: entry.key, jobId, status: job.status ?? 'active' });
-        if (isTerminalStatus(job.status)) return;
-      } catch (error) {
-        if (error instanceof InterruptedError) return;
-        if (stopReasonOf(error) === 'fatal' || stopReasonOf(error) === 'locked') {
-          state.stop ??= { reason: stopReasonOf(error)!, cause: error };
-          return;
-        }
-        await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
-        // The server does not know the job: polling again will not help this run.
-        if (error instanceof HttpError && error.status === 404) return;
-      }
-    }
+      },
+      onTimeout: () =>
+        ledger.recordOutcome(projectId, entry.key, { status: 'timed_out', error: `still active after ${Math.round(timeoutMs / 1000)} s` }, clock.now()),
+      onError: (error) => ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now()),
+    });
+    if (end.kind === 'stopped') state.stop ??= end.stop;
   };
 
   const submit = async (entry: PromptEntry): Promise<string | null> => {

@@ -1,10 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
 import { UsageError } from '../../core/errors.js';
-import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
-import { isClosed } from '../../extract/plan-export.js';
+import { GRAINS, type Grain } from '../../extract/windows.js';
+import { exportAnalytics } from '../../lib/analytics.js';
 import { requireProjects } from '../api-key.js';
-import { loggerFor } from '../io.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
 
@@ -32,27 +31,23 @@ export function exportCommand(ctx: CliContext): CommandModule {
       if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
         throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
       }
-      const windows = planWindows(args.from, args.to, args.window);
-      checkNotFuture(windows, ctx.io.clock.now(), args.to);
-      const projects = requireProjects(args);
-      const open = windows.filter((w) => !isClosed(w, ctx.io.clock.now()));
-      if (open.length > 0) {
-        loggerFor(ctx.io, args).warn('window not closed yet', {
-          windows: open.length,
-          first: open[0]?.start,
-          detail: 'today (UTC) is partial: these windows are re-fetched on later runs until they settle',
-        });
-      }
-      ctx.exitCode = await runAnalytics(ctx.io, args, {
-        command: `export ${args.metric}`,
-        tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, grain: args.window, windows })),
-        refresh: args.refresh,
-        lookbackDays,
-        perHour: args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR,
-        maxWaitMs: maxWaitMsOf(args),
-        maxRequests: args.maxRequests,
-        ...(ctx.http ? { http: ctx.http } : {}),
-      });
+      const project = requireProjects(args);
+      const maxWaitMs = maxWaitMsOf(args);
+      const perHour = args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
+      ctx.exitCode = await runAnalytics(ctx, args, perHour, (common) =>
+        exportAnalytics({
+          ...common,
+          project,
+          metric: args.metric as Metric,
+          from: args.from,
+          to: args.to,
+          window: args.window,
+          refresh: args.refresh,
+          lookbackDays,
+          requestsPerHour: perHour,
+          maxWaitMs,
+        }),
+      );
     },
   });
 }

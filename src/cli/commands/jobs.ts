@@ -2,17 +2,21 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
-import { runStatus } from '../../core/outcome.js';
 import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
-import { readPromptFile } from '../../jobs/prompt-files.js';
-import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
+import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
+import type { BatchEvent } from '../../jobs/run-batch.js';
+import { positive as checkPositive, resolveCommon } from '../../lib/common.js';
+import { runJobBatch } from '../../lib/jobs.js';
 import { Store } from '../../load/store.js';
-import { finishRun, newRunId, startRun } from '../../load/runs.js';
+import { newRunId } from '../../load/runs.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
-import { createSession, createWorkspace, readerOptions } from '../session.js';
+import { commonOf } from '../common-options.js';
+import { fromQueryCommand } from './jobs-from-query.js';
+import { messageCommand } from './jobs-message.js';
+import { createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -31,10 +35,7 @@ function singleProject(projects: string[]): string {
 }
 
 function positive(name: string, value: number, integer: boolean): number {
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new UsageError(`invalid --${name} '${String(value)}': expected a ${integer ? 'whole ' : ''}number > 0`);
-  }
-  return value;
+  return checkPositive(`--${name}`, value, integer);
 }
 
 function writeResults(path: string, rows: readonly LedgerRow[]): void {
@@ -47,39 +48,63 @@ function writeResults(path: string, rows: readonly LedgerRow[]): void {
 }
 
 function submitBuilder(yargs: Argv) {
+  return submitOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' }));
+}
+
+/** The options of `jobs submit`, which `jobs from-query` shares. */
+export function submitOptions<T>(yargs: Argv<T>) {
   return yargs
-    .positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' })
     .option('concurrency', { type: 'number', default: 3, describe: 'jobs in flight at once' })
     .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
     .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions per hour (the API limit per project)' })
+    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions and follow-up messages per hour (the API limit per project)' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
 }
 
-async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof submitBuilder>['argv']> & GlobalArgs): Promise<void> {
-  const concurrency = positive('concurrency', args.concurrency, true);
-  const pollInterval = positive('poll-interval', args['poll-interval'], false);
-  const timeout = positive('timeout', args.timeout, false);
-  const jobsPerHour = positive('jobs-per-hour', args['jobs-per-hour'], false);
-  if (args.results && !['.jsonl', '.csv'].includes(extname(args.results).toLowerCase())) {
-    throw new UsageError(`invalid --results '${args.results}': expected a .jsonl or .csv file`);
-  }
-  const projectId = singleProject(requireProjects(args));
+async function submitHandler(ctx: CliContext, args: SubmitArgs & { file: string }): Promise<void> {
+  checkSubmitArgs(args);
   const file = await readPromptFile(args.file);
   const logger = loggerFor(ctx.io, args);
   for (const warning of file.warnings) logger.warn('prompt file', { warning });
+  await submitEntries(ctx, args, { name: 'jobs submit', entries: file.entries, source: args.file });
+}
+
+export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & GlobalArgs;
+
+/** The checks of the options `jobs submit` and `jobs from-query` share, before anything is read. */
+export function checkSubmitArgs(args: SubmitArgs): void {
+  positive('concurrency', args.concurrency, true);
+  positive('poll-interval', args['poll-interval'], false);
+  positive('timeout', args.timeout, false);
+  positive('jobs-per-hour', args['jobs-per-hour'], false);
+  if (args.results && !['.jsonl', '.csv'].includes(extname(args.results).toLowerCase())) {
+    throw new UsageError(`invalid --results '${args.results}': expected a .jsonl or .csv file`);
+  }
+  singleProject(requireProjects(args));
+}
+
+/**
+ * Submits (or with --dry-run, plans) a batch through the ledger and reports it: what `jobs
+ * submit` and `jobs from-query` share. `fullPrompts` prints each prompt whole in a dry run.
+ */
+export async function submitEntries(
+  ctx: CliContext,
+  args: SubmitArgs,
+  batch: { name: 'jobs submit' | 'jobs from-query'; entries: readonly PromptEntry[]; source: string; fullPrompts?: boolean },
+): Promise<void> {
+  const projectId = singleProject(requireProjects(args));
+  const logger = loggerFor(ctx.io, args);
   // Check the key before touching the database, so a bad setup changes nothing.
   const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
-  const runId = newRunId(ctx.io.clock.now());
-  const workspace = createWorkspace(args, runId, logger);
-  const { store } = workspace;
-  const ledger = new JobLedger(store, runId);
   if (args['dry-run']) {
+    const runId = newRunId(ctx.io.clock.now());
+    const workspace = createWorkspace(args, runId, logger);
+    const ledger = new JobLedger(workspace.store, runId);
     const plan: Record<string, unknown>[] = [];
-    for (const entry of file.entries) {
+    for (const entry of batch.entries) {
       const row = await ledger.get(projectId, entry.key);
       const action = !row
         ? 'submit'
@@ -88,47 +113,32 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
           : row.status === 'unknown'
             ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
             : row.jobId ? 'poll' : 'submit';
-      plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
+      plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: batch.fullPrompts ? entry.prompt : shorten(entry.prompt) });
     }
-    ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
+    if (batch.fullPrompts) ctx.io.stdout(renderPrompts(plan));
+    else ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
     const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
-    ctx.io.stdout(`dry run: ${file.entries.length} prompts in ${args.file}, ${toSubmit} would be submitted; no request made\n`);
+    ctx.io.stdout(`dry run: ${batch.entries.length} prompts in ${batch.source}, ${toSubmit} would be submitted; no request made\n`);
     return;
   }
 
-  await store.write((tx) => startRun(tx, runId, `jobs submit ${args.file}`, ctx.io.clock.now()));
-  const session = createSession({
-    workspace,
-    apiKey,
-    baseUrl: args.baseUrl,
-    scope: `agent:${projectId}`,
-    perHour: jobsPerHour,
-    maxRequests: args.maxRequests,
-    // A batch may wait for its hourly job budget (Ctrl-C stops it and a re-run resumes).
-    maxWaitMs: Number.POSITIVE_INFINITY,
-    // Polling is not rate limited by the API; only submissions use the budget.
-    budgeted: (method) => method === 'POST',
-    clock: ctx.io.clock,
-    ...(ctx.http ? { http: ctx.http } : {}),
-  });
   const onEvent = (event: BatchEvent): void => {
     if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
     logger.info(`job ${event.kind}`, { ...event });
   };
-  const summary: BatchSummary = await runBatch({
-    client: session.client,
-    ledger,
-    clock: ctx.io.clock,
+  const summary = await runJobBatch(resolveCommon(commonOf(ctx, args, apiKey, logger)), {
     projectId,
-    sourceFile: args.file,
-    entries: file.entries,
-    concurrency,
-    pollIntervalMs: pollInterval * 1000,
-    timeoutMs: timeout * 1000,
+    entries: batch.entries,
+    source: batch.source,
+    command: `${batch.name} ${batch.source}`,
+    concurrency: args.concurrency,
+    pollIntervalMs: args['poll-interval'] * 1000,
+    timeoutMs: args.timeout * 1000,
+    jobsPerHour: args['jobs-per-hour'],
     resubmitUnknown: args['resubmit-unknown'],
-    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
     onEvent,
   });
+  const { runId } = summary;
   if (args.results) writeResults(args.results, summary.rows);
   const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
   const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
@@ -141,16 +151,19 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
           ? `\nstopped: ${summary.stopMessage ?? ''}`
           : '';
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
     ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
     ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
   }
-  // Also moves the rest of the request journal into request_log.
-  await store.write((tx) =>
-    finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } }, ctx.io.clock.now()),
-  );
   ctx.exitCode = summary.exitCode;
+}
+
+/** Whole prompts, each under a line with its key and what a run would do with it. */
+function renderPrompts(plan: readonly Record<string, unknown>[]): string {
+  return plan
+    .map((p) => `--- ${String(p.line)}: ${String(p.key)} (${String(p.action)}${p.status ? `, ${String(p.status)}` : ''})\n${String(p.prompt)}\n`)
+    .join('');
 }
 
 function listBuilder(yargs: Argv) {
@@ -197,7 +210,13 @@ export function jobsCommand(ctx: CliContext): CommandModule {
   return {
     command: 'jobs <command>',
     describe: 'submit a batch of agent jobs, or list the ledger',
-    builder: (yargs) => yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list'),
+    builder: (yargs) =>
+      yargs
+        .command(submit)
+        .command(list)
+        .command(fromQueryCommand(ctx))
+        .command(messageCommand(ctx))
+        .demandCommand(1, 'name a jobs command: submit, list, from-query or message'),
     handler: () => undefined,
   };
 }

@@ -21,7 +21,7 @@ function builder(yargs: Argv) {
     });
 }
 
-function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
+export function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
   if (sql && file) throw new UsageError('give either SQL or --file, not both');
   if (file) {
     try {

@@ -1,7 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { loggerFor } from '../io.js';
-import { planSyncWindows, resolveSyncProjects } from '../../extract/pipeline-config.js';
-import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
+import { readPipeline, syncPipeline } from '../../lib/analytics.js';
+import { DEFAULT_PIPELINE_FILE } from '../pipeline-file.js';
 import { projectsOf } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
@@ -23,24 +22,20 @@ export function syncCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       const path = args.pipeline;
-      const config = readPipelineFile(path, loggerFor(ctx.io, args));
-      // Explicit flags (or DOCPIPE_* variables) win over the file.
-      const projects = resolveSyncProjects(config, projectsOf(args), path);
-      const now = ctx.io.clock.now();
-      const tasks = config.grains.flatMap((grain) => {
-        const windows = planSyncWindows(config, grain, now);
-        return projects.flatMap((projectId) => config.metrics.map((metric) => ({ metric, projectId, grain, windows })));
-      });
-      ctx.exitCode = await runAnalytics(ctx.io, args, {
-        command: `sync ${path}`,
-        tasks,
-        refresh: false,
-        lookbackDays: config.lookbackDays,
-        perHour: args.requestsPerHour ?? config.requestsPerHour,
-        maxWaitMs: maxWaitMsOf(args),
-        maxRequests: args.maxRequests ?? config.maxRequestsPerRun,
-        ...(ctx.http ? { http: ctx.http } : {}),
-      });
+      // Read here only for the progress estimate; syncPipeline reads it again and logs its warnings.
+      const config = readPipeline(path);
+      const projects = projectsOf(args);
+      const maxWaitMs = maxWaitMsOf(args);
+      ctx.exitCode = await runAnalytics(ctx, args, args.requestsPerHour ?? config.requestsPerHour, (common) =>
+        syncPipeline({
+          ...common,
+          pipeline: path,
+          // Explicit flags (or DOCPIPE_* variables) win over the file.
+          ...(projects.length > 0 ? { projects } : {}),
+          ...(args.requestsPerHour === undefined ? {} : { requestsPerHour: args.requestsPerHour }),
+          maxWaitMs,
+        }),
+      );
     },
   });
 }

@@ -1,0 +1,72 @@
+/**
+ * Following one agent job to its end: poll with backoff until it shows a terminal status,
+ * the deadline passes, the run stops, or the server no longer knows it. What each answer
+ * means for the books is the caller's (the job ledger, the message ledger).
+ */
+import { getAgentJob } from '../api/agent.js';
+import type { HttpClient } from '../api/http-client.js';
+import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import type { Clock } from '../core/clock.js';
+import { HttpError, InterruptedError } from '../core/errors.js';
+import { stopReasonOf, type StopReason } from '../core/outcome.js';
+import { pollDelay } from './poll-schedule.js';
+
+export interface FollowOptions {
+  client: HttpClient;
+  clock: Clock;
+  projectId: string;
+  jobId: string;
+  /** First poll interval; backs off to 60 s. */
+  pollIntervalMs: number;
+  /** From the start of following, in this run. */
+  timeoutMs: number;
+  random: () => number;
+  signal?: AbortSignal | undefined;
+  /** Checked before each poll: another job met a reason to stop the whole run. */
+  stopped: () => boolean;
+  /** Each answer of the API. */
+  onJob: (job: AgentJob) => Promise<void>;
+  /** The deadline passed with the job still active. */
+  onTimeout: () => Promise<void>;
+  /** A failed poll that does not stop the run (it is retried at the next interval, unless a 404). */
+  onError: (error: unknown) => Promise<void>;
+}
+
+/**
+ * How following ended: `ended` (terminal status), `timed_out`, `lost` (404), `interrupted`
+ * or `stopped` (the run stops: `stop` says why).
+ */
+export type FollowEnd =
+  | { kind: 'ended' | 'timed_out' | 'lost' | 'interrupted' }
+  | { kind: 'stopped'; stop: { reason: StopReason; cause: unknown } };
+
+export async function followJob(options: FollowOptions): Promise<FollowEnd> {
+  const { client, clock, projectId, jobId, signal } = options;
+  const deadline = clock.now() + options.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) return { kind: 'interrupted' };
+    if (options.stopped()) return { kind: 'interrupted' };
+    const wait = Math.min(pollDelay(attempt, options.pollIntervalMs, options.random()), Math.max(0, deadline - clock.now()));
+    try {
+      await clock.sleep(wait, signal);
+    } catch {
+      return { kind: 'interrupted' }; // the job stays unfinished in the books and is followed next run
+    }
+    if (clock.now() >= deadline) {
+      await options.onTimeout();
+      return { kind: 'timed_out' };
+    }
+    try {
+      const job = await getAgentJob(client, projectId, jobId, signal);
+      await options.onJob(job);
+      if (isTerminalStatus(job.status)) return { kind: 'ended' };
+    } catch (error) {
+      if (error instanceof InterruptedError) return { kind: 'interrupted' };
+      const reason = stopReasonOf(error);
+      if (reason === 'fatal' || reason === 'locked') return { kind: 'stopped', stop: { reason, cause: error } };
+      await options.onError(error);
+      // The server does not know the job: polling again will not help this run.
+      if (error instanceof HttpError && error.status === 404) return { kind: 'lost' };
+    }
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The message ledger (`agent_messages`): one row per follow-up message, written as `pending`
+ * before its POST, so a crash between the two leaves a trace and nothing is sent twice. Each
+ * write is one statement in its own short write, like the job ledger.
+ */
+import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import type { Store } from '../load/store.js';
+
+/** A message's own status (the job's is `jobStatus`). */
+export const MESSAGE_STATUSES = ['pending', 'sent', 'unknown', 'rejected'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export interface MessageRow {
+  projectId: string;
+  messageKey: string;
+  jobId: string;
+  promptKey: string | null;
+  prompt: string;
+  status: string;
+  /** The job's status in the API's answer to the message. */
+  statusAfter: string | null;
+  /** The job's status as last seen while followed (or `timed_out`). */
+  jobStatus: string | null;
+  prLink: string | null;
+  sentAt: string | null;
+  finishedAt: string | null;
+  error: string | null;
+  sourceFile: string | null;
+  attempts: number;
+  polls: number;
+  /** A POST was started and not provably without effect. */
+  postStarted: boolean;
+}
+
+/** A message after which nothing more happens without the user asking. */
+export function isMessageDone(row: Pick<MessageRow, 'status' | 'jobStatus'>): boolean {
+  return row.status === 'rejected' || (row.status === 'sent' && isTerminalStatus(row.jobStatus));
+}
+
+const ts = (ms: number): string => new Date(ms).toISOString();
+const time = (column: string): string => `strftime(${column} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS ${column}`;
+
+const SELECT = `SELECT project_id, message_key, job_id, prompt_key, prompt, status, status_after, job_status, pr_link,
+  ${time('sent_at')}, ${time('finished_at')}, error, source_file, attempts, polls,
+  post_started_at IS NOT NULL AS post_started FROM agent_messages`;
+
+function toRow(r: Record<string, unknown>): MessageRow {
+  const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    projectId: String(r.project_id),
+    messageKey: String(r.message_key),
+    jobId: String(r.job_id),
+    promptKey: str(r.prompt_key),
+    prompt: String(r.prompt ?? ''),
+    status: String(r.status),
+    statusAfter: str(r.status_after),
+    jobStatus: str(r.job_status),
+    prLink: str(r.pr_link),
+    sentAt: str(r.sent_at),
+    finishedAt: str(r.finished_at),
+    error: str(r.error),
+    sourceFile: str(r.source_file),
+    attempts: Number(r.attempts ?? 0),
+    polls: Number(r.polls ?? 0),
+    postStarted: r.post_started === true,
+  };
+}
+
+export class MessageLedger {
+  constructor(
+    private readonly store: Store,
+    private readonly runId: string,
+  ) {}
+
+  private write(sql: string, params: Record<string, string | number | boolean | null>): Promise<void> {
+    return this.store.write((tx) => tx.run(sql, params));
+  }
+
+  async get(projectId: string, messageKey: string): Promise<MessageRow | undefined> {
+    const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey }));
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async list(filter: { projectId?: string; jobId?: string } = {}): Promise<MessageRow[]> {
+    const where: string[] = [];
+    const params: Record<string, string> = {};
+    if (filter.projectId) {
+      where.push('project_id = $project');
+      params.project = filter.projectId;
+    }
+    if (filter.jobId) {
+      where.push('job_id = $job');
+      params.job = filter.jobId;
+    }
+    const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY sent_at NULLS LAST, updated_at, message_key`;
+    return (await this.store.read((db) => db.all(sql, params))).map(toRow);
+  }
+
+  /** Written before the POST. */
+  async markPending(
+    projectId: string,
+    message: { key: string; jobId: string; promptKey: string | null; prompt: string },
+    sourceFile: string,
+    now: number,
+  ): Promise<void> {
+    await this.write(
+      `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
+                                   updated_at, run_id, post_started_at)
+       VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+       ON CONFLICT (project_id, message_key) DO UPDATE SET
+         job_id = excluded.job_id, prompt_key = excluded.prompt_key, prompt = excluded.prompt, status = 'pending',
+         status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
+         source_file = excluded.source_file, attempts = agent_messages.attempts + 1, polls = 0,
+         updated_at = excluded.updated_at, run_id = excluded.run_id, post_started_at = excluded.post_started_at`,
+      { p: projectId, k: message.key, job: message.jobId, pk: message.promptKey, prompt: message.prompt, file: sourceFile, now: ts(now), run: this.runId },
+    );
+  }
+
+  /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */
+  async recordJob(projectId: string, messageKey: string, job: AgentJob, now: number, opts: { sent?: boolean } = {}): Promise<void> {
+    const status = job.status ?? 'active';
+    await this.write(
+      `UPDATE agent_messages SET
+         status = CASE WHEN $sent THEN 'sent' ELSE status END,
+         status_after = CASE WHEN $sent THEN $status ELSE status_after END,
+         sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
+         job_status = $status, pr_link = $pr,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
+         error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND message_key = $k`,
+      { p: projectId, k: messageKey, sent: opts.sent ?? false, status, pr: job.prLink, terminal: isTerminalStatus(status), now: ts(now), run: this.runId },
+    );
+  }
+
+  /**
+   * A local outcome: the message's (`unknown`, `rejected`), the job's (`timed_out`), or an
+   * error kept beside the status.
+   */
+  async recordOutcome(
+    projectId: string,
+    messageKey: string,
+    outcome: { status?: MessageStatus; jobStatus?: 'timed_out'; error: string | null; nothingCreated?: boolean },
+    now: number,
+  ): Promise<void> {
+    await this.write(
+      `UPDATE agent_messages SET status = coalesce($status, status), job_status = coalesce($jobStatus, job_status),
+         error = $error, post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND message_key = $k`,
+      {
+        p: projectId,
+        k: messageKey,
+        status: outcome.status ?? null,
+        jobStatus: outcome.jobStatus ?? null,
+        error: outcome.error,
+        nothing: outcome.nothingCreated ?? false,
+        now: ts(now),
+        run: this.runId,
+      },
+    );
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The analytics half of the library: `exportAnalytics` (a date range) and `syncPipeline` (the
+ * nightly incremental run). Both open the database, run the export, record the run and return
+ * its summary; they never print and never exit. The CLI's `export` and `sync` are thin layers
+ * over them.
+ */
+import { readFileSync } from 'node:fs';
+import { FailureBreaker } from '../api/failure-breaker.js';
+import { METRICS, type Metric } from '../core/domain.js';
+import { EXIT, UsageError } from '../core/errors.js';
+import { runStatus } from '../core/outcome.js';
+import { isClosed } from '../extract/plan-export.js';
+import {
+  checkPipelineConfig,
+  planSyncWindows,
+  resolveSyncProjects,
+  type PipelineConfig,
+} from '../extract/pipeline-config.js';
+import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
+import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
+import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { createSession, createWorkspace, type BudgetWait } from '../cli/session.js';
+import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
+
+/** The analytics budget of an organization (DESIGN §1). */
+export const DEFAULT_REQUESTS_PER_HOUR = 100;
+
+/** Longest wait for the hourly budget unless told otherwise: longer stops the run (exit code 75). */
+export const DEFAULT_MAX_WAIT_MS = 60_000;
+
+export interface AnalyticsHooks {
+  /** Told how many windows will be fetched, before the first request. */
+  onPlan?: (plan: { toFetch: number; skipped: number; fromSpool: number }) => void;
+  /** Told as each window is loaded, fails, or is skipped because another process walks it. */
+  onWindow?: (event: WindowEvent) => void;
+  /** Told before the run sleeps for the hourly budget. @default a log line */
+  onWait?: (wait: BudgetWait) => void;
+}
+
+export interface AnalyticsRunOptions extends CommonOptions, AnalyticsHooks {
+  /** The organization's analytics budget. @default 100 (sync: the pipeline's `requestsPerHour`) */
+  requestsPerHour?: number;
+  /**
+   * Longest single wait for the hourly budget; a longer one stops the run with exit code 75
+   * and the work left for the next run. `Infinity` waits as long as it takes. @default 60_000
+   */
+  maxWaitMs?: number;
+}
+
+export interface ExportAnalyticsOptions extends AnalyticsRunOptions {
+  /** One project id or several. */
+  project: string | readonly string[];
+  metric: Metric;
+  /** First day, `YYYY-MM-DD` (UTC). */
+  from: string;
+  /** End day, exclusive like the API. */
+  to: string;
+  /** @default 'day' */
+  window?: Grain;
+  /** Fetch windows even if loaded and settled. @default false */
+  refresh?: boolean;
+  /** A window is settled once fetched this many days after it ended. @default 2 */
+  lookbackDays?: number;
+}
+
+export interface SyncPipelineOptions extends AnalyticsRunOptions {
+  /** A pipeline file (like `pipelines/nightly.json`), or its contents. @default 'pipelines/nightly.json' */
+  pipeline?: string | Record<string, unknown>;
+  /** Replaces the pipeline's project list. @default the pipeline's */
+  projects?: readonly string[];
+}
+
+/** A run's summary, as the CLI prints it on its JSON summary line. */
+export interface AnalyticsResult extends ExportSummary {
+  command: string;
+  runId: string;
+  retries: number;
+}
+
+interface CoreOptions {
+  command: string;
+  tasks: ExportTask[];
+  refresh: boolean;
+  lookbackDays: number;
+  perHour: number;
+  maxRequests: number | undefined;
+  maxWaitMs: number;
+}
+
+function checkPerHour(value: number): number {
+  if (!Number.isFinite(value) || value < 1) throw new UsageError(`invalid requestsPerHour '${String(value)}': expected a number >= 1`);
+  return value;
+}
+
+function checkMaxWait(value: number): number {
+  if (Number.isNaN(value) || value < 0) throw new UsageError(`invalid maxWaitMs '${String(value)}': expected milliseconds >= 0`);
+  return value;
+}
+
+/** Opens the database, runs the export, records the run: what `export` and `sync` share. */
+async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, options: CoreOptions): Promise<AnalyticsResult> {
+  const { clock, logger } = common;
+  const runId = newRunId(clock.now());
+  // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
+  const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1 });
+  const { store } = workspace;
+  await store.write((tx) => startRun(tx, runId, options.command, clock.now()));
+  const session = createSession({
+    workspace,
+    apiKey: common.apiKey,
+    baseUrl: common.baseUrl,
+    scope: 'analytics',
+    perHour: options.perHour,
+    maxRequests: options.maxRequests,
+    maxWaitMs: options.maxWaitMs,
+    clock,
+    breaker: new FailureBreaker(),
+    logger,
+    ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+    ...(common.http ? { http: common.http } : {}),
+  });
+  let summary: ExportSummary;
+  try {
+    summary = await runExport({
+      store,
+      spool: workspace.spool,
+      client: session.client,
+      budget: session.budget,
+      clock,
+      runId,
+      tasks: options.tasks,
+      refresh: options.refresh,
+      lookbackDays: options.lookbackDays,
+      ...(common.signal ? { signal: common.signal } : {}),
+      ...(hooks.onPlan ? { onPlan: hooks.onPlan } : {}),
+      ...(hooks.onWindow ? { onWindow: hooks.onWindow } : {}),
+    });
+  } catch (error) {
+    // Record the failure (and move the request journal in) if the database lets us.
+    await store
+      .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, clock.now()))
+      .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
+    throw error;
+  }
+  const result: AnalyticsResult = { command: options.command, ...summary, retries: session.stats.retries, runId };
+  const { command: _command, ...recorded } = result;
+  // Also moves the rest of the request journal into request_log.
+  await store.write((tx) =>
+    finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded }, clock.now()),
+  );
+  return result;
+}
+
+function projectList(project: string | readonly string[]): string[] {
+  const list = (typeof project === 'string' ? [project] : [...project]).map((p) => String(p).trim()).filter((p) => p !== '');
+  if (list.length === 0) throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
+  return [...new Set(list)];
+}
+
+/**
+ * Exports one metric of one or more projects for a date range (`to` exclusive) into the
+ * database, skipping windows already loaded and settled unless `refresh`. Resolves to the
+ * run's summary, whose `exitCode` says how it ended (0 done, 1 failed windows, 75 stopped on
+ * the budget with work left, 130 interrupted). Bad options reject with a `UsageError`.
+ */
+export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<AnalyticsResult> {
+  if (!(METRICS as readonly string[]).includes(options.metric)) {
+    throw new UsageError(`invalid metric '${String(options.metric)}': expected ${METRICS.join(' or ')}`);
+  }
+  const grain = options.window ?? 'day';
+  if (!(GRAINS as readonly string[]).includes(grain)) {
+    throw new UsageError(`invalid window '${String(grain)}': expected one of ${GRAINS.join(', ')}`);
+  }
+  const lookbackDays = options.lookbackDays ?? 2;
+  if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
+    throw new UsageError(`invalid lookbackDays '${String(lookbackDays)}': expected a whole number >= 0`);
+  }
+  const projects = projectList(options.project);
+  const common = resolveCommon(options);
+  const now = common.clock.now();
+  const windows = planWindows(options.from, options.to, grain);
+  checkNotFuture(windows, now, options.to);
+  const open = windows.filter((w) => !isClosed(w, now));
+  if (open.length > 0) {
+    common.logger.warn('window not closed yet', {
+      windows: open.length,
+      first: open[0]?.start,
+      detail: 'today (UTC) is partial: these windows are re-fetched on later runs until they settle',
+    });
+  }
+  return runAnalytics(common, options, {
+    command: `export ${options.metric}`,
+    tasks: projects.map((projectId) => ({ metric: options.metric, projectId, grain, windows })),
+    refresh: options.refresh ?? false,
+    lookbackDays,
+    perHour: checkPerHour(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR),
+    maxRequests: common.maxRequests,
+    maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+  });
+}
+
+/** The pipeline file `sync` reads when none is named. */
+export const DEFAULT_PIPELINE_FILE = 'pipelines/nightly.json';
+
+/** Reads and checks a pipeline file; every problem at once in one UsageError. */
+export function readPipeline(source: string | Record<string, unknown>, onWarning: (warning: string) => void = () => undefined): PipelineConfig {
+  const label = typeof source === 'string' ? source : '(options.pipeline)';
+  let json: unknown = source;
+  if (typeof source === 'string') {
+    let text: string;
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read pipeline file '${source}'`, { cause: error });
+    }
+    try {
+      // Editors on Windows may start the file with a byte-order mark.
+      json = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      throw new UsageError(`pipeline file '${source}' is not valid JSON`, { cause: error });
+    }
+  }
+  const check = checkPipelineConfig(json);
+  for (const warning of check.warnings) onWarning(warning);
+  if (!check.config) throw new UsageError(`pipeline file '${label}': ${check.errors.join('; ')}`);
+  return check.config;
+}
+
+/**
+ * The nightly incremental run of a pipeline: every closed window from `start` on that is not
+ * yet settled, most recent first, within the pipeline's `maxRequestsPerRun` (or
+ * `maxRequests`). Resolves to the run's summary (`exitCode` 75: stopped on the budget, the
+ * next run carries on).
+ */
+export async function syncPipeline(options: SyncPipelineOptions): Promise<AnalyticsResult> {
+  const common = resolveCommon(options);
+  const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
+  const label = typeof source === 'string' ? source : '(options.pipeline)';
+  const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }));
+  // Explicit projects win over the file.
+  const projects = resolveSyncProjects(config, options.projects, label);
+  const now = common.clock.now();
+  const tasks = config.grains.flatMap((grain) => {
+    const windows = planSyncWindows(config, grain, now);
+    return projects.flatMap((projectId) => config.metrics.map((metric) => ({ metric, projectId, grain, windows })));
+  });
+  return runAnalytics(common, options, {
+    command: `sync ${label}`,
+    tasks,
+    refresh: false,
+    lookbackDays: config.lookbackDays,
+    perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
+    maxRequests: common.maxRequests ?? config.maxRequestsPerRun,
+    maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * What every library entry point shares: where the API and the database are, the clock, the
+ * logger and the interrupt signal. Public options are all optional but the key, each with a
+ * documented default, and normalised once here.
+ */
+import { DEFAULT_BASE_URL, type HttpClientOptions } from '../api/http-client.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
+
+export interface CommonOptions {
+  /** The admin API key (`mint_…`). Never logged, printed or stored. */
+  apiKey: string;
+  /** @default 'https://api.mintlify.com' (plain http:// is refused except to loopback) */
+  baseUrl?: string;
+  /** The DuckDB file. @default 'data/docpipe.duckdb' */
+  db?: string;
+  /** How long to wait for a database file another process holds, in ms. @default 300_000 */
+  lockTimeoutMs?: number;
+  /** Cap on requests in this run. @default no cap */
+  maxRequests?: number;
+  /** Receives structured log lines (retries, waits, warnings). @default a logger that drops them */
+  logger?: Logger;
+  /** @default the system clock */
+  clock?: Clock;
+  /** Aborting it stops the run cleanly, with everything finished so far saved (exit code 130). */
+  signal?: AbortSignal;
+  /** HTTP client settings (timeouts, backoff) for tests and benchmarks. @default the client's own */
+  http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>>;
+}
+
+export interface ResolvedCommon {
+  apiKey: string;
+  baseUrl: string;
+  /** In the shape the workspace takes (`lockTimeout` in seconds, like the CLI option). */
+  workspace: { db: string; lockTimeout: number };
+  maxRequests: number | undefined;
+  logger: Logger;
+  clock: Clock;
+  signal: AbortSignal | undefined;
+  http: CommonOptions['http'];
+}
+
+/** A logger that drops everything: a library prints nothing unless asked. */
+export const silentLogger: Logger = createLogger({ format: 'json', write: () => undefined });
+
+export function resolveCommon(options: CommonOptions, needsKey = true): ResolvedCommon {
+  const apiKey = typeof options.apiKey === 'string' ? options.apiKey.trim() : '';
+  if (needsKey && apiKey === '') throw new UsageError('no API key: pass apiKey (e.g. from DOCPIPE_API_KEY)');
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) {
+    throw new UsageError(`invalid lockTimeoutMs '${String(lockTimeoutMs)}': expected milliseconds >= 0`);
+  }
+  const max = options.maxRequests;
+  if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
+    throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
+  }
+  return {
+    apiKey,
+    baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+    workspace: { db: options.db ?? DEFAULT_DB_PATH, lockTimeout: lockTimeoutMs / 1000 },
+    maxRequests: max,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? systemClock,
+    signal: options.signal,
+    http: options.http,
+  };
+}
+
+/** A positive number option, named as the caller knows it (`--concurrency`, `concurrency`). */
+export function positive(name: string, value: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new UsageError(`invalid ${name} '${String(value)}': expected a ${integer ? 'whole ' : ''}number > 0`);
+  }
+  return value;
+}

@@ -1,0 +1,277 @@
+/**
+ * `docpipe jobs message`: follow-up messages against the sandbox over HTTP, the
+ * `agent_messages` table, and the agent budget they share with job creation.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const FAST = ['--project', 'docs', '--poll-interval', '0.5'];
+
+interface Message extends Record<string, unknown> {
+  message_key: string;
+  job_id: string;
+  prompt_key: string | null;
+  prompt: string;
+  status: string;
+  status_after: string | null;
+  job_status: string | null;
+  pr_link: string | null;
+  sent_at: Date | null;
+}
+
+async function all<T extends Record<string, unknown>>(db: string, sql: string): Promise<T[]> {
+  return Database.with(db, { readOnly: true }, (d) => d.all<T>(sql));
+}
+
+const messages = (db: string) =>
+  all<Message>(db, 'SELECT message_key, job_id, prompt_key, prompt, status, status_after, job_status, pr_link, sent_at FROM agent_messages ORDER BY sent_at, message_key');
+
+/** The sandbox's requests about one job, as `METHOD kind` (message POSTs and polls). */
+function jobTraffic(h: Harness, jobId: string): string[] {
+  return h.sandbox.requests
+    .filter((r) => r.path.includes(`/job/${jobId}`))
+    .map((r) => `${r.method} ${r.path.endsWith('/message') ? 'message' : 'poll'}`);
+}
+
+describe('docpipe jobs message', () => {
+  let h: Harness;
+  let prompts: string;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { jobs: { pollsToFinish: 2 } });
+    prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, 'Check /installation [nopr]\nRewrite the migration guide [fail]\n');
+    const submitted = await h.run(['jobs', 'submit', prompts, ...FAST]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function jobOf(prompt: string): Promise<{ job_id: string; prompt_key: string; status: string; pr_link: string | null }> {
+    const [row] = await all<{ job_id: string; prompt_key: string; status: string; pr_link: string | null }>(
+      h.db,
+      `SELECT job_id, prompt_key, status, pr_link FROM agent_jobs WHERE prompt LIKE '${prompt}%'`,
+    );
+    return row!;
+  }
+
+  it('sends one message, records it, follows the job again to its end, and never sends it twice', async () => {
+    const job = await jobOf('Check /installation');
+    expect(job.status).toBe('completed');
+    expect(job.pr_link).toBeNull();
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ command: 'jobs message', total: 1, sent: 1, counts: { 'sent: completed': 1 } });
+    expect(jobTraffic(h, job.job_id).filter((t) => t === 'POST message')).toHaveLength(1);
+    // After the message the job works again: it is polled until it ends.
+    expect(jobTraffic(h, job.job_id).slice(-3)).toEqual(['POST message', 'GET poll', 'GET poll']);
+
+    const [row] = await messages(h.db);
+    expect(row).toMatchObject({
+      job_id: job.job_id,
+      prompt_key: job.prompt_key,
+      prompt: 'Add the Windows steps after all [pr]',
+      status: 'sent',
+      status_after: 'active',
+      job_status: 'completed',
+      pr_link: expect.stringMatching(/\/pull\/\d+$/),
+    });
+    expect(row!.sent_at).toBeInstanceOf(Date);
+    expect(row!.message_key).toMatch(/^sha256:[0-9a-f]{16}$/);
+    // The job ledger follows the job too.
+    expect(await jobOf('Check /installation')).toMatchObject({ status: 'completed', pr_link: row!.pr_link });
+
+    const again = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    expect(again.code).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ total: 1, sent: 0 });
+    expect(jobTraffic(h, job.job_id).filter((t) => t === 'POST message')).toHaveLength(1);
+    expect(await messages(h.db)).toHaveLength(1);
+  });
+
+  it('sends a batch file by job id and by prompt key; a job’s messages go one after the other, each after the job ended', async () => {
+    const a = await jobOf('Check /installation');
+    const b = await jobOf('Rewrite the migration guide');
+    const file = join(h.dir, 'messages.jsonl');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ jobId: a.job_id, prompt: 'Also document the proxy settings [nopr]' }),
+        JSON.stringify({ promptKey: b.prompt_key, prompt: 'Try again with a smaller scope [pr]', id: 'retry-guide' }),
+        JSON.stringify({ jobId: a.job_id, prompt: 'Now open a PR with both changes [pr]' }),
+        '',
+      ].join('\n'),
+    );
+    const dry = await h.run(['jobs', 'message', '--file', file, ...FAST, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('dry run: 3 messages from');
+    expect(dry.stdout).toContain('3 would be sent; no request made');
+    expect(h.requests('/message')).toBe(0);
+
+    const result = await h.run(['jobs', 'message', '--file', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ total: 3, sent: 3 });
+    const traffic = jobTraffic(h, a.job_id);
+    const first = traffic.indexOf('POST message');
+    const second = traffic.lastIndexOf('POST message');
+    expect(traffic.slice(first, second)).toEqual(['POST message', 'GET poll', 'GET poll']);
+    const rows = await messages(h.db);
+    const byPrompt = (x: string[], y: string[]) => (x[1]! < y[1]! ? -1 : 1);
+    expect(rows.map((r) => [r.job_id, r.prompt, r.status, r.job_status ?? '']).sort(byPrompt)).toEqual(
+      [
+        [a.job_id, 'Also document the proxy settings [nopr]', 'sent', 'completed'],
+        [b.job_id, 'Try again with a smaller scope [pr]', 'sent', 'completed'],
+        [a.job_id, 'Now open a PR with both changes [pr]', 'sent', 'completed'],
+      ].sort(byPrompt),
+    );
+    // The job's second message was sent after the first, and its PR is the job's now.
+    const [firstA, secondA] = rows.filter((r) => r.job_id === a.job_id);
+    expect([firstA!.prompt, secondA!.prompt]).toEqual(['Also document the proxy settings [nopr]', 'Now open a PR with both changes [pr]']);
+    expect(secondA!.pr_link).toMatch(/\/pull\//);
+    expect(rows.find((r) => r.job_id === b.job_id)).toMatchObject({ message_key: 'retry-guide', prompt_key: b.prompt_key, pr_link: expect.stringMatching(/\/pull\//) });
+    expect(await jobOf('Rewrite the migration guide')).toMatchObject({ status: 'completed', pr_link: expect.stringMatching(/\/pull\//) });
+
+    const posts = h.requests('/message', 'POST');
+    const again = await h.run(['jobs', 'message', '--file', file, ...FAST]);
+    expect(again.code).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ total: 3, sent: 0 });
+    expect(h.requests('/message', 'POST')).toBe(posts);
+  });
+
+  it.each([
+    [[JSON.stringify({ promptKey: 'sha256:0000000000000000', prompt: 'x' })], "docpipe: FILE:1: no job in the ledger with prompt key 'sha256:0000000000000000'"],
+    [['', JSON.stringify({ jobId: 'job_0001' })], 'docpipe: FILE:2: missing or empty "prompt"'],
+    [[JSON.stringify({ jobId: 'job_0001', promptKey: 'k', prompt: 'x' })], 'docpipe: FILE:1: give exactly one of "jobId" and "promptKey"'],
+    [[JSON.stringify({ jobid: 'job_0001', prompt: 'x' })], 'docpipe: FILE:1: unknown field "jobid" (expected jobId or promptKey, prompt, and optionally id)'],
+    [['{"jobId": "job_0001", "prompt": '], `docpipe: FILE:1: invalid JSON: '{"jobId": "job_0001", "prompt":'`],
+  ])('a bad batch file %j exits 2 with one line naming the line, and sends nothing', async (lines, message) => {
+    const file = join(h.dir, 'bad.jsonl');
+    writeFileSync(file, lines.join('\n'));
+    const result = await h.run(['jobs', 'message', '--file', file, ...FAST]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(message.replace('FILE', file));
+    expect(h.requests('/message')).toBe(0);
+  });
+
+  it('bad usage exits 2: no text, both forms, no project', async () => {
+    const cases: [string[], string][] = [
+      [['jobs', 'message', 'job_0001', ...FAST], 'docpipe: name a job and the message: docpipe jobs message JOB_ID TEXT (or --file FILE.jsonl)'],
+      [['jobs', 'message', 'job_0001', 'hi', '--file', 'x.jsonl', ...FAST], 'docpipe: give either JOB_ID TEXT or --file, not both'],
+      [['jobs', 'message', 'job_0001', 'hi', '--poll-interval', '0.5'], 'docpipe: no project: pass --project ID (or set DOCPIPE_PROJECT)'],
+      [['jobs', 'message', 'job_0001', 'hi', ...FAST, '--timeout', '-1'], "docpipe: invalid --timeout '-1': expected a number > 0"],
+    ];
+    for (const [args, line] of cases) {
+      const result = await h.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim()).toBe(line);
+    }
+    expect(h.requests('/message')).toBe(0);
+  });
+
+  it('a job the API does not know is rejected (404), recorded, and not sent again', async () => {
+    const result = await h.run(['jobs', 'message', 'job_9999', 'Hello? [pr]', ...FAST]);
+    expect(result.code).toBe(0);
+    expect(await messages(h.db)).toMatchObject([{ job_id: 'job_9999', prompt_key: null, status: 'rejected', job_status: null }]);
+    const again = await h.run(['jobs', 'message', 'job_9999', 'Hello? [pr]', ...FAST]);
+    expect(again.code).toBe(0);
+    expect(h.requests('/job_9999/message')).toBe(1);
+  });
+
+  it('an unknown outcome (reset after sending) is recorded and not resent unless asked; a 429 is retried without a second message', async () => {
+    const job = await jobOf('Check /installation');
+    h.sandbox.addFault({ kind: 'drop', match: { method: 'POST', path: '/message' }, dropPhase: 'after-handling' });
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST]);
+    expect(result.code).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'unknown' }]);
+    const again = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST]);
+    expect(again.code).toBe(1);
+    expect(h.requests('/message', 'POST')).toBe(1);
+
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST', path: '/message' }, retryAfter: '3', times: 1 });
+    const resend = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST, '--resubmit-unknown']);
+    expect(resend.code, resend.stderr).toBe(0);
+    expect(h.requests('/message', 'POST')).toBe(3); // the lost one, the 429, the one that went through
+    expect(h.clock.sleeps).toContain(3000);
+    expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'completed' }]);
+  });
+
+  it('a job still working at --timeout is timed_out (exit 1); a re-run follows it again without sending again', async () => {
+    const job = await jobOf('Check /installation');
+    const result = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);
+    expect(result.code).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'timed_out' }]);
+    expect(await jobOf('Check /installation')).toMatchObject({ status: 'timed_out' });
+    const polls = jobTraffic(h, job.job_id).length;
+    const again = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);
+    expect(again.code).toBe(1);
+    expect(summaryOf(again)).toMatchObject({ sent: 0 });
+    const traffic = jobTraffic(h, job.job_id).slice(polls);
+    expect(traffic.length).toBeGreaterThan(0);
+    expect(traffic.every((t) => t === 'GET poll')).toBe(true);
+  });
+
+  it('shares the per-project hourly budget with job creation: a message after a full hour of submissions waits', async () => {
+    // Two jobs were created in beforeEach; allow two agent POSTs an hour.
+    const job = await jobOf('Check /installation');
+    const started = h.clock.now();
+    const result = await h.run(['jobs', 'message', job.job_id, 'One more thing [nopr]', ...FAST, '--jobs-per-hour', '2']);
+    expect(result.code, result.stderr).toBe(0);
+    const wait = logLines(result).find((l) => l.event === 'waiting for the hourly budget');
+    expect(wait).toMatchObject({ scope: `agent:docs@${h.sandbox.url}`, used_last_hour: 2, per_hour: 2 });
+    const message = h.sandbox.requests.find((r) => r.path.endsWith('/message'))!;
+    const firstCreate = h.sandbox.requests.find((r) => r.method === 'POST' && r.path.endsWith('/job'))!;
+    expect(message.at - firstCreate.at).toBeGreaterThanOrEqual(3_600_000);
+    expect(h.clock.now() - started).toBeGreaterThan(3_500_000);
+    // Both kinds of POST are logged under the one budget scope; polls are logged apart.
+    const scopes = await all<{ scope: string; method: string; n: bigint }>(
+      h.db,
+      `SELECT scope, method, count(*) AS n FROM request_log WHERE path LIKE '%/job%' GROUP BY ALL ORDER BY scope, method`,
+    );
+    expect(scopes).toEqual([
+      { scope: `agent:docs:unbudgeted@${h.sandbox.url}`, method: 'GET', n: expect.any(BigInt) },
+      { scope: `agent:docs@${h.sandbox.url}`, method: 'POST', n: 3n },
+    ]);
+  });
+});
+
+describe('agent_messages in a database written by docpipe 0.1.0', () => {
+  it('the upgrade adds the table, keeps the ledger, and a message to a 0.1.0 job updates its row', async () => {
+    const h = await startHarness(NOW, { jobs: { pollsToFinish: 1 } });
+    try {
+      const db = join(h.dir, 'old.duckdb');
+      writeFileSync(db, gunzipSync(readFileSync(new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url))));
+      // The API still knows the jobs 0.1.0 submitted (the sandbox numbers them the same way).
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${h.sandbox.url}/v2/agent/docs/job`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: `existing job ${i}` }),
+        });
+        expect(response.status).toBe(201);
+      }
+      const [failed] = await Database.with(db, { readOnly: true }, (d) =>
+        d.all<{ prompt_key: string; job_id: string; status: string }>(`SELECT prompt_key, job_id, status FROM agent_jobs WHERE status = 'failed'`),
+      );
+      expect(failed).toMatchObject({ job_id: expect.stringMatching(/^job_000[123]$/) });
+      const file = join(h.dir, 'retry.jsonl');
+      writeFileSync(file, `${JSON.stringify({ promptKey: failed!.prompt_key, prompt: 'Rewrite the migration guide, smaller steps [pr]' })}\n`);
+      const result = await h.run(['jobs', 'message', '--file', file, ...FAST, '--db', db]);
+      expect(result.code, result.stderr).toBe(0);
+
+      const versions = await all<{ version: number }>(db, 'SELECT version FROM schema_version ORDER BY version');
+      expect(versions.map((v) => v.version)).toContain(3);
+      const jobs = await all<{ prompt_key: string; status: string; pr_link: string | null }>(db, 'SELECT prompt_key, status, pr_link FROM agent_jobs ORDER BY prompt_key');
+      expect(jobs).toHaveLength(3);
+      expect(jobs.find((j) => j.prompt_key === failed!.prompt_key)).toMatchObject({ status: 'completed', pr_link: expect.stringMatching(/\/pull\//) });
+      expect(jobs.filter((j) => j.status === 'completed')).toHaveLength(3);
+      expect(await messages(db)).toMatchObject([{ prompt_key: failed!.prompt_key, job_id: failed!.job_id, status: 'sent', status_after: 'active', job_status: 'completed' }]);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import type { LedgerRow } from '../../src/jobs/ledger.js';
+import { messageKey, parseMessageFile, resolveMessages } from '../../src/jobs/message-file.js';
+
+function ledgerRow(promptKey: string, jobId: string | null, status = 'completed'): LedgerRow {
+  return {
+    projectId: 'docs', promptKey, prompt: 'p', jobId, status, model: null, repository: null, ref: null, prLink: null,
+    createdAt: null, archivedAt: null, submittedAt: null, finishedAt: null, error: null, sourceFile: null, attempts: 1, polls: 1,
+    postStarted: false,
+  };
+}
+
+describe('message files', () => {
+  it('parses jobId and promptKey lines, trims prompts, keeps ids, skips blank lines', () => {
+    const text = '\uFEFF{"jobId": "job_1", "prompt": "  Add a FAQ\\r\\nplease "}\n\n{"promptKey": "fix-1", "prompt": "Retry", "id": 7}\n';
+    expect(parseMessageFile('m.jsonl', text)).toEqual([
+      { line: 1, jobId: 'job_1', prompt: 'Add a FAQ\nplease' },
+      { line: 3, promptKey: 'fix-1', prompt: 'Retry', id: '7' },
+    ]);
+  });
+
+  it.each([
+    ['', 'm.jsonl: no messages found'],
+    ['[1]', 'm.jsonl:1: expected a JSON object like {"jobId": "…", "prompt": "…"}'],
+    ['{"jobId": "j", "prompt": 3}', 'm.jsonl:1: "prompt" must be a string'],
+    ['{"jobId": "j", "prompt": "x", "id": ""}', 'm.jsonl:1: empty "id"'],
+  ])('refuses %j', (text, message) => {
+    expect(() => parseMessageFile('m.jsonl', text)).toThrow(new UsageError(message));
+  });
+
+  it('resolves jobs from the ledger, keys messages by job and text, and drops exact duplicates', () => {
+    const ledger = [ledgerRow('fix-1', 'job_1'), ledgerRow('fix-2', null, 'unknown')];
+    const { entries, warnings } = resolveMessages('m.jsonl', [
+      { line: 1, promptKey: 'fix-1', prompt: 'Retry' },
+      { line: 2, jobId: 'job_1', prompt: 'Retry' },
+      { line: 3, jobId: 'job_9', prompt: 'Retry' },
+    ], ledger);
+    expect(entries).toEqual([
+      { key: messageKey('job_1', 'Retry'), jobId: 'job_1', promptKey: 'fix-1', prompt: 'Retry', line: 1 },
+      { key: messageKey('job_9', 'Retry'), jobId: 'job_9', promptKey: null, prompt: 'Retry', line: 3 },
+    ]);
+    expect(warnings).toEqual(['m.jsonl:2: duplicate of line 1, sent once']);
+    expect(messageKey('job_1', 'Retry')).not.toBe(messageKey('job_9', 'Retry'));
+    expect(() => resolveMessages('m.jsonl', [{ line: 4, promptKey: 'fix-2', prompt: 'x' }], ledger)).toThrow(
+      new UsageError("m.jsonl:4: prompt key 'fix-2' has no job id (status unknown)"),
+    );
+    expect(() =>
+      resolveMessages('m.jsonl', [{ line: 1, jobId: 'job_1', prompt: 'a', id: 'same' }, { line: 2, jobId: 'job_1', prompt: 'b', id: 'same' }], ledger),
+    ).toThrow(new UsageError("m.jsonl:2: id 'same' is already used on line 1 for another message"));
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * docpipe as a library, imported by its package name (self-reference through `exports`, so
+ * this runs the built dist/ a user's code would get), against a real sandbox over HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLogger,
+  exportAnalytics,
+  ManualClock,
+  openDatabase,
+  promptsFromQuery,
+  SANDBOX_API_KEY,
+  sendMessages,
+  startSandbox,
+  submitJobs,
+  syncPipeline,
+  UsageError,
+  type Sandbox,
+} from 'docpipe';
+
+const NOW = '2026-03-10T06:00:00Z';
+
+/** Runs `work` with process stdout/stderr writes counted (and kept from the terminal). */
+async function countWrites<T>(work: () => Promise<T>): Promise<{ value: T; writes: string[] }> {
+  const writes: string[] = [];
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  const capture = (chunk: unknown): boolean => {
+    writes.push(String(chunk));
+    return true;
+  };
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  try {
+    return { value: await work(), writes };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+describe("import { … } from 'docpipe'", () => {
+  let sandbox: Sandbox;
+  let clock: ManualClock;
+  let dir: string;
+  let db: string;
+  beforeEach(async () => {
+    clock = new ManualClock(NOW);
+    // 200 pages: one request a window.
+    sandbox = await startSandbox({ now: () => clock.now(), site: { paths: 200 }, jobs: { pollsToFinish: 2 } });
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-lib-'));
+    db = join(dir, 'lib.duckdb');
+  });
+  afterEach(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const common = () => ({ apiKey: SANDBOX_API_KEY, baseUrl: sandbox.url, db, clock });
+
+  it('exportAnalytics loads a range, returns the summary, prints nothing, and a second run fetches nothing', async () => {
+    const { value: run, writes } = await countWrites(() =>
+      exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-08' }),
+    );
+    expect(writes).toEqual([]);
+    expect(run).toMatchObject({ command: 'export visitors', windowsPlanned: 7, windowsLoaded: 7, windowsFailed: 0, exitCode: 0, stopped: null });
+    expect(run.requests).toBe(sandbox.requests.length);
+    expect(run.rows).toBeGreaterThan(0);
+
+    const database = await openDatabase(db, { readOnly: true });
+    try {
+      const [counts] = await database.all<{ rows: bigint; windows: bigint }>(
+        `SELECT (SELECT count(*) FROM page_visitors WHERE project_id = 'docs') AS rows,
+                (SELECT count(*) FROM visitor_totals WHERE project_id = 'docs') AS windows`,
+      );
+      expect(counts).toEqual({ rows: BigInt(run.rows), windows: 7n });
+      const runs = await database.all<{ status: string; exit_code: number }>('SELECT status, exit_code FROM runs WHERE run_id = $id', { id: run.runId });
+      expect(runs).toEqual([{ status: 'ok', exit_code: 0 }]);
+    } finally {
+      await database.close();
+    }
+
+    const again = await exportAnalytics({ ...common(), project: ['docs'], metric: 'visitors', from: '2026-03-01', to: '2026-03-08' });
+    expect(again).toMatchObject({ windowsSkipped: 7, windowsLoaded: 0, requests: 0, exitCode: 0 });
+  });
+
+  it('reports a spent budget in the result (exit code 75), and logs only to the logger it is given', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ format: 'json', write: (line) => void lines.push(line) });
+    const run = await exportAnalytics({ ...common(), logger, project: 'docs', metric: 'views', from: '2026-03-01', to: '2026-03-08', maxRequests: 3 });
+    expect(run).toMatchObject({ exitCode: 75, stopped: 'budget', requests: 3, windowsLoaded: 3, windowsLeft: 4 });
+    expect(sandbox.requests).toHaveLength(3);
+    // An open window (today) is a warning, through the logger.
+    const open = await exportAnalytics({ ...common(), logger, project: 'docs', metric: 'views', from: '2026-03-09', to: '2026-03-11' });
+    expect(open.exitCode).toBe(0);
+    expect(lines.map((l) => (JSON.parse(l) as { event: string }).event)).toContain('window not closed yet');
+    expect(lines.join('')).not.toContain(SANDBOX_API_KEY);
+  });
+
+  it('an aborted signal stops the run cleanly: exit code 130 in the result, nothing fetched', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const run = await exportAnalytics({ ...common(), signal: controller.signal, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-08' });
+    expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted', windowsLoaded: 0, windowsLeft: 7, requests: 0 });
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('rejects bad options with a UsageError that names the value, before any request', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ from: '2026-02-30' }, /2026-02-30/],
+      [{ window: 'fortnight' }, /invalid window 'fortnight'/],
+      [{ metric: 'clicks' }, /invalid metric 'clicks'/],
+      [{ lookbackDays: -1 }, /invalid lookbackDays '-1'/],
+      [{ apiKey: '' }, /no API key/],
+      [{ project: [] }, /no project/],
+      [{ requestsPerHour: 0 }, /invalid requestsPerHour '0'/],
+    ];
+    for (const [override, message] of cases) {
+      const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
+      const error: unknown = await exportAnalytics(options as Parameters<typeof exportAnalytics>[0]).catch((e: unknown) => e);
+      expect(error, JSON.stringify(override)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('syncPipeline runs a pipeline given as an object, most recent windows first', async () => {
+    const pipeline = { projects: ['docs'], metrics: ['visitors'], start: '2026-03-01', window: 'day', lookbackDays: 2, maxRequestsPerRun: 4 };
+    const run = await syncPipeline({ ...common(), pipeline });
+    expect(run).toMatchObject({ command: 'sync (options.pipeline)', windowsPlanned: 9, windowsLoaded: 4, exitCode: 75, stopped: 'budget' });
+    const days = sandbox.requests.map((r) => r.query.dateFrom);
+    expect(days).toEqual(['2026-03-09', '2026-03-08', '2026-03-07', '2026-03-06']);
+    await expect(syncPipeline({ ...common(), pipeline: { ...pipeline, window: 'range' } })).rejects.toThrow(/'range' has no meaning/);
+  });
+
+  it('submitJobs submits prompts given in code once, follows them to the end, and resumes without submitting again', async () => {
+    const prompts = [{ prompt: 'Add an FAQ to /quickstart [pr]' }, { prompt: 'Check /install [nopr]', id: 'install-check' }, { prompt: 'Add an FAQ to /quickstart [pr]' }];
+    const events: string[] = [];
+    const { value: result, writes } = await countWrites(() =>
+      submitJobs({ ...common(), project: 'docs', prompts, pollIntervalMs: 500, onEvent: (e) => void events.push(e.kind) }),
+    );
+    expect(writes).toEqual([]);
+    expect(result).toMatchObject({ total: 2, submitted: 2, exitCode: 0, counts: { completed: 2 } });
+    expect(result.rows.map((r) => [r.promptKey.startsWith('sha256:') ? 'sha256' : r.promptKey, r.status, r.prLink !== null])).toEqual([
+      ['sha256', 'completed', true],
+      ['install-check', 'completed', false],
+    ]);
+    expect(events.filter((e) => e === 'submitted')).toHaveLength(2);
+    expect(sandbox.jobs()).toHaveLength(2);
+
+    const again = await submitJobs({ ...common(), project: 'docs', prompts, pollIntervalMs: 500 });
+    expect(again).toMatchObject({ total: 2, submitted: 0, exitCode: 0 });
+    expect(sandbox.jobs()).toHaveLength(2);
+    await expect(submitJobs({ ...common(), project: 'docs', prompts, concurrency: 0 })).rejects.toThrow(/invalid concurrency '0'/);
+  });
+
+  it('promptsFromQuery renders rows for submitJobs, and sendMessages follows a job up, both through the ledger', async () => {
+    await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-08', to: '2026-03-09' });
+    const { columns, prompts } = await promptsFromQuery({
+      db,
+      sql: `SELECT path, total FROM page_visitors ORDER BY total DESC, path LIMIT 2`,
+      template: 'Polish {path} ({total} visitors) [nopr]',
+    });
+    expect(columns).toEqual(['path', 'total']);
+    const top = await openDatabase(db, { readOnly: true }).then(async (d) => {
+      try {
+        return await d.all<{ path: string; total: bigint }>('SELECT path, total FROM page_visitors ORDER BY total DESC, path LIMIT 2');
+      } finally {
+        await d.close();
+      }
+    });
+    expect(prompts).toEqual(top.map((r) => ({ prompt: `Polish ${r.path} (${r.total} visitors) [nopr]` })));
+    await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{y}' })).rejects.toThrow(UsageError);
+
+    const submitted = await submitJobs({ ...common(), project: 'docs', prompts, pollIntervalMs: 500 });
+    expect(submitted).toMatchObject({ total: 2, submitted: 2, exitCode: 0 });
+    const first = submitted.rows[0]!;
+    const sent = await sendMessages({
+      ...common(),
+      project: 'docs',
+      messages: [{ promptKey: first.promptKey, prompt: 'Open a PR for it after all [pr]' }],
+      pollIntervalMs: 500,
+    });
+    expect(sent).toMatchObject({ total: 1, sent: 1, exitCode: 0 });
+    expect(sent.rows[0]).toMatchObject({ jobId: first.jobId, promptKey: first.promptKey, status: 'sent', statusAfter: 'active', jobStatus: 'completed', prLink: expect.stringMatching(/\/pull\//) });
+    const again = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: first.jobId!, prompt: 'Open a PR for it after all [pr]' }] });
+    expect(again).toMatchObject({ sent: 0, exitCode: 0 });
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/message'))).toHaveLength(1);
+  });
+});

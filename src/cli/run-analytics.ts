@@ -4,7 +4,7 @@ import type { Argv } from 'yargs';
 import { parseDuration } from '../core/duration.js';
 import { EXIT, UsageError, type ExitCode } from '../core/errors.js';
 import { runExport, type ExportSummary, type ExportTask } from '../extract/run-export.js';
-import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
 import { resolveApiKey } from './api-key.js';
 import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
@@ -86,7 +86,7 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
   // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
   const workspace = createWorkspace(args, runId, logger, { threads: 1 });
   const { store } = workspace;
-  await store.write((tx) => startRun(tx, runId, options.command, io.clock.now()));
+  logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, io.clock.now())));
   const progress = createProgress(logger, io.stderr, io.isTTY, { perHour: options.perHour, now: () => io.clock.now() });
   const session = createSession({
     workspace,
@@ -100,6 +100,11 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
     breaker: new FailureBreaker(),
     logger,
     onWait: (wait) => progress.waiting({ ...wait }),
+    ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
+    budgetHints: {
+      hourly: 'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
+      cap: 'raise --max-requests to allow more requests in one run',
+    },
     ...(options.http ? { http: options.http } : {}),
   });
   let summary: ExportSummary;

@@ -1,16 +1,21 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { runStatus } from '../../core/outcome.js';
-import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
+import { TERMINAL_STATUSES } from '../../api/schemas.js';
+import { closestWord } from '../../core/did-you-mean.js';
+import { isFinalStatus, JobLedger, LOCAL_STATUSES, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile } from '../../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
+import { requireDatabaseFile } from '../../load/database.js';
 import { Store } from '../../load/store.js';
-import { finishRun, newRunId, startRun } from '../../load/runs.js';
-import { requireProjects, resolveApiKey } from '../api-key.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../../load/runs.js';
+import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
+import { commandHelp } from '../help.js';
+import { numberOption } from '../options.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { createSession, createWorkspace, readerOptions } from '../session.js';
 
@@ -30,11 +35,24 @@ function singleProject(projects: string[]): string {
   return projects[0] as string;
 }
 
-function positive(name: string, value: number, integer: boolean): number {
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new UsageError(`invalid --${name} '${String(value)}': expected a ${integer ? 'whole ' : ''}number > 0`);
+/** The --results file is checked before the batch runs, not after an hour of jobs. */
+function checkResultsPath(path: string): void {
+  if (!['.jsonl', '.csv'].includes(extname(path).toLowerCase())) {
+    throw new UsageError(`invalid --results '${path}': expected a .jsonl or .csv file`);
   }
-  return value;
+  const folder = dirname(path);
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // missing
+  }
+  if (!isFolder) throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
+  }
 }
 
 function writeResults(path: string, rows: readonly LedgerRow[]): void {
@@ -49,23 +67,30 @@ function writeResults(path: string, rows: readonly LedgerRow[]): void {
 function submitBuilder(yargs: Argv) {
   return yargs
     .positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' })
-    .option('concurrency', { type: 'number', default: 3, describe: 'jobs in flight at once' })
-    .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
-    .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions per hour (the API limit per project)' })
+    .option('concurrency', numberOption('concurrency', { integer: true, min: 1 }, { default: 3, describe: 'jobs in flight at once' }))
+    .option(
+      'poll-interval',
+      numberOption('poll-interval', { above: 0 }, { default: 5, describe: 'first poll interval in seconds (backs off to 60)' }),
+    )
+    .option('timeout', numberOption('timeout', { above: 0 }, { default: 3600, describe: 'seconds to follow a job before timed_out' }))
+    .option(
+      'jobs-per-hour',
+      numberOption('jobs-per-hour', { integer: true, min: 1 }, {
+        default: 100,
+        describe: 'job submissions per hour (the API limit per project)',
+      }),
+    )
     .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
 }
 
 async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof submitBuilder>['argv']> & GlobalArgs): Promise<void> {
-  const concurrency = positive('concurrency', args.concurrency, true);
-  const pollInterval = positive('poll-interval', args['poll-interval'], false);
-  const timeout = positive('timeout', args.timeout, false);
-  const jobsPerHour = positive('jobs-per-hour', args['jobs-per-hour'], false);
-  if (args.results && !['.jsonl', '.csv'].includes(extname(args.results).toLowerCase())) {
-    throw new UsageError(`invalid --results '${args.results}': expected a .jsonl or .csv file`);
-  }
+  const concurrency = args.concurrency;
+  const pollInterval = args['poll-interval'];
+  const timeout = args.timeout;
+  const jobsPerHour = args['jobs-per-hour'];
+  if (args.results) checkResultsPath(args.results);
   const projectId = singleProject(requireProjects(args));
   const file = await readPromptFile(args.file);
   const logger = loggerFor(ctx.io, args);
@@ -96,7 +121,7 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
     return;
   }
 
-  await store.write((tx) => startRun(tx, runId, `jobs submit ${args.file}`, ctx.io.clock.now()));
+  logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, `jobs submit ${args.file}`, ctx.io.clock.now())));
   const session = createSession({
     workspace,
     apiKey,
@@ -108,6 +133,8 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
     maxWaitMs: Number.POSITIVE_INFINITY,
     // Polling is not rate limited by the API; only submissions use the budget.
     budgeted: (method) => method === 'POST',
+    budgetHints: { cap: 'raise --max-requests to allow more submissions in one run' },
+    keyCheckProject: projectId,
     clock: ctx.io.clock,
     ...(ctx.http ? { http: ctx.http } : {}),
   });
@@ -153,16 +180,32 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
   ctx.exitCode = summary.exitCode;
 }
 
+/** The statuses a ledger row can have: the API's, then docpipe's own. */
+const KNOWN_STATUSES: readonly string[] = ['active', ...TERMINAL_STATUSES, ...LOCAL_STATUSES];
+
+function unknownStatusMessage(status: string, stored: readonly string[]): string {
+  const valid = [...new Set([...KNOWN_STATUSES, ...stored])];
+  const guess = closestWord(status, valid);
+  return `invalid --status '${status}': expected one of ${valid.join(', ')}${guess ? ` (did you mean '${guess}'?)` : ''}`;
+}
+
 function listBuilder(yargs: Argv) {
   return yargs
-    .option('status', { type: 'string', describe: 'only jobs with this status' })
+    .option('status', { type: 'string', describe: 'only jobs with this status (see below)' })
     .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
+  requireDatabaseFile(args.db);
   const store = new Store(args.db, readerOptions(ctx, args));
-  const projectFilter = args.project?.[0];
-  const rows = await new JobLedger(store, '').list({
+  const projectFilter = projectsOf(args)[0];
+  const ledger = new JobLedger(store, '');
+  // A status the API may add later is listed when the ledger has it; a typo is refused.
+  if (args.status !== undefined && !KNOWN_STATUSES.includes(args.status)) {
+    const stored = await ledger.statuses();
+    if (!stored.includes(args.status)) throw new UsageError(unknownStatusMessage(args.status, stored));
+  }
+  const rows = await ledger.list({
     ...(args.status ? { status: args.status } : {}),
     ...(projectFilter ? { projectId: projectFilter } : {}),
   });
@@ -185,19 +228,43 @@ export function jobsCommand(ctx: CliContext): CommandModule {
   const submit = defineCommand({
     command: 'submit <file>',
     describe: 'submit every prompt of a file once and follow each job to its end',
-    builder: submitBuilder,
+    builder: (yargs: Argv) =>
+      commandHelp(submitBuilder(yargs), {
+        examples: [
+          ['jobs submit fixes.txt --project docs', 'one job per line of fixes.txt, each followed to its end'],
+          ['jobs submit fixes.csv --concurrency 5 --results outcomes.csv', 'five at a time; outcomes written to a file'],
+          ['jobs submit fixes.jsonl --dry-run', 'check the file and list what would be submitted'],
+        ],
+        epilogue: [
+          'Prompt files, by extension:',
+          '  .txt    one prompt per non-empty line; lines starting with # are comments',
+          '  .jsonl  one JSON object per line: {"prompt": "...", "id": "..."}; id is optional',
+          '  .csv    a header row with a "prompt" column and an optional "id" column (RFC 4180 quoting)',
+          'A prompt is known by its id, else by a hash of its text: running the same file again submits',
+          'nothing twice and polls unfinished jobs again. Exit 0 when every job ended (failed included),',
+          '1 if any is unknown, timed_out or lost, 75 when --max-requests stopped submissions, 130 on Ctrl-C.',
+        ].join('\n'),
+      }),
     handler: (args) => submitHandler(ctx, args),
   });
   const list = defineCommand({
     command: 'list',
     describe: 'show the job ledger',
-    builder: listBuilder,
+    builder: (yargs: Argv) =>
+      commandHelp(listBuilder(yargs), {
+        examples: [
+          ['jobs list', 'every prompt submitted from this database, oldest first'],
+          ['jobs list --status failed --format csv', 'failed jobs, as CSV'],
+        ],
+        epilogue: `Statuses: ${['active', ...TERMINAL_STATUSES].join(', ')} (the API's); ${LOCAL_STATUSES.join(', ')} (docpipe's own).`,
+      }),
     handler: (args) => listHandler(ctx, args),
   });
   return {
     command: 'jobs <command>',
     describe: 'submit a batch of agent jobs, or list the ledger',
-    builder: (yargs) => yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list'),
+    builder: (yargs) =>
+      yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list').recommendCommands(),
     handler: () => undefined,
   };
 }

@@ -261,10 +261,16 @@ export function jobsCommand(ctx: CliContext): CommandModule {
     handler: (args) => listHandler(ctx, args),
   });
   return {
-    command: 'jobs <command>',
+    command: 'jobs',
     describe: 'submit a batch of agent jobs, or list the ledger',
     builder: (yargs) =>
-      yargs.command(submit).command(list).demandCommand(1, 'name a jobs command: submit or list').recommendCommands(),
+      yargs
+        .command(submit)
+        .command(list)
+        .demandCommand(1, 'name a jobs command: submit or list')
+        .recommendCommands()
+        .example('docpipe jobs submit fixes.txt --project docs', 'submit a file of prompts and follow each job')
+        .example('docpipe jobs list --status failed', 'the ledger, failed jobs only'),
     handler: () => undefined,
   };
 }

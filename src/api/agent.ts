@@ -1,3 +1,4 @@
+import { ApiUnreachableError, HttpError, InterruptedError, KeyRejectedError } from '../core/errors.js';
 import type { HttpClient } from './http-client.js';
 import { parseAgentJob, type AgentJob } from './schemas.js';
 
@@ -56,4 +57,29 @@ export function sendAgentMessage(
     parse: (json) => parseAgentJob(json, `POST ${path}`),
     ...(signal ? { signal } : {}),
   });
+}
+
+/** The job id the key check asks for; no job has it. */
+const KEY_CHECK_JOB = 'docpipe-key-check';
+
+/**
+ * Checks the key with one request that no rate limit counts (a GET of a job: polling is not
+ * limited) and that changes nothing: a 404 (no such job) or any answer but 401/403 means the
+ * API took the key; 401/403 throws KeyRejectedError. Other failures say nothing about the key
+ * and are left to the requests that follow.
+ */
+export async function probeKey(client: HttpClient, projectId: string, signal?: AbortSignal): Promise<'accepted' | 'unknown'> {
+  try {
+    await client.request({
+      method: 'GET',
+      path: jobPath(projectId, KEY_CHECK_JOB),
+      unbudgeted: true,
+      parse: () => null,
+      ...(signal ? { signal } : {}),
+    });
+    return 'accepted';
+  } catch (error) {
+    if (error instanceof KeyRejectedError || error instanceof ApiUnreachableError || error instanceof InterruptedError) throw error;
+    return error instanceof HttpError && error.status < 500 && error.status !== 429 ? 'accepted' : 'unknown';
+  }
 }

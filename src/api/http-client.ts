@@ -7,8 +7,10 @@
 import pRetry, { AbortError } from 'p-retry';
 import { systemClock, type Clock } from '../core/clock.js';
 import {
+  ApiUnreachableError,
   DocpipeError,
   HttpError,
+  KeyRejectedError,
   InterruptedError,
   MalformedResponseError,
   NetworkError,
@@ -26,6 +28,8 @@ export interface RequestInfo {
   method: string;
   /** Path and query, e.g. `/v1/analytics/p/visitors?limit=250`. */
   path: string;
+  /** Not counted against the request budget (a key check); still logged. */
+  unbudgeted?: boolean;
 }
 
 export interface ResponseInfo extends RequestInfo {
@@ -33,6 +37,8 @@ export interface ResponseInfo extends RequestInfo {
   status: number;
   startedAt: number;
   durationMs: number;
+  /** The connection was never made (refused, unknown host): the server saw nothing. */
+  notSent?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -90,6 +96,8 @@ export interface RequestOptions<T> {
   idempotent?: boolean;
   /** Stops waits (budget, Retry-After, backoff) and, unless `abortInFlight` is false, the request itself. */
   signal?: AbortSignal;
+  /** Not counted against the request budget (see RequestInfo). @default false */
+  unbudgeted?: boolean;
   /**
    * Whether the signal may abort a request already sent. A POST that is cut off mid-flight
    * has an unknown outcome, so job creation lets it finish. @default true
@@ -129,6 +137,22 @@ export function checkBaseUrl(baseUrl: string): URL {
 
 const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/**
+ * Pure: why a key cannot be sent, or undefined when it can. A header value allows only
+ * visible ASCII here (an admin key is `mint_` and letters and digits): a stray newline or
+ * space pasted with the key would otherwise fail every request, over and over.
+ */
+export function apiKeyProblem(key: string): string | undefined {
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) {
+      const name = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      return `the API key contains a character that cannot be sent in an HTTP header (${name} at position ${i + 1})`;
+    }
+  }
+  return undefined;
+}
+
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
@@ -166,6 +190,8 @@ export class HttpClient {
     if (!options.apiKey) {
       throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key)');
     }
+    const problem = apiKeyProblem(options.apiKey);
+    if (problem) throw new UsageError(`${problem}: check DOCPIPE_API_KEY`);
     this.baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
     this.options = {
       baseUrl: this.baseUrl.toString(),
@@ -235,6 +261,10 @@ export class HttpClient {
     ).catch((error: unknown) => {
       // p-retry rethrows the signal's reason when it aborts a wait.
       if (request.signal?.aborted && !(error instanceof DocpipeError)) throw interrupted(request.signal);
+      // Every retry failed to even connect: the host is unreachable, not one request unlucky.
+      if (error instanceof NetworkError && error.phase === 'before-send' && !(error instanceof TimeoutError)) {
+        throw new ApiUnreachableError(this.origin, error.code, { cause: error });
+      }
       throw error;
     });
   }
@@ -251,11 +281,12 @@ export class HttpClient {
     const { clock } = this.options;
     const url = this.buildUrl(request.path, request.query);
     const shown = `${url.pathname}${url.search}`;
-    const info: RequestInfo = { method: request.method, path: shown };
+    const info: RequestInfo = { method: request.method, path: shown, ...(request.unbudgeted ? { unbudgeted: true } : {}) };
     const token = await this.options.beforeAttempt?.(info, request.signal);
 
     const startedAt = clock.now();
     let status = 0;
+    let notSent = false;
     try {
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
@@ -280,6 +311,7 @@ export class HttpClient {
         }
         const code = errorCode(error);
         const phase = code !== undefined && BEFORE_SEND_CODES.has(code) ? 'before-send' : 'after-send';
+        notSent = phase === 'before-send';
         throw new NetworkError(request.method, shown, phase, code, { cause: error });
       }
 
@@ -289,6 +321,7 @@ export class HttpClient {
         if (status === 429 || (status === 503 && retryAfter !== undefined)) {
           throw new RateLimitError(status, request.method, shown, retryAfter, message);
         }
+        if (status === 401 || status === 403) throw new KeyRejectedError(status, request.method, shown, message);
         throw new HttpError(status, request.method, shown, message);
       }
 
@@ -302,7 +335,8 @@ export class HttpClient {
       }
       return request.parse(json, response.text);
     } finally {
-      await this.options.afterAttempt?.({ ...info, status, startedAt, durationMs: clock.now() - startedAt }, token);
+      const ended: ResponseInfo = { ...info, status, startedAt, durationMs: clock.now() - startedAt, ...(notSent ? { notSent } : {}) };
+      await this.options.afterAttempt?.(ended, token);
     }
   }
 }

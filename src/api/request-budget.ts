@@ -5,6 +5,7 @@
  * starts right after another still sees the hour's requests.
  */
 import { systemClock, type Clock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
 import { BudgetExhaustedError } from '../core/errors.js';
 
 export const HOUR_MS = 3_600_000;
@@ -43,6 +44,16 @@ export interface RequestBudgetOptions {
   history?: RequestHistory;
   /** Told before each wait for the hourly budget, with its length and the requests in the hour. */
   onWait?: (wait: { ms: number; usedLastHour: number }) => void;
+  /**
+   * What the user can do, appended to the BudgetExhaustedError's message: `hourly` when the
+   * hourly budget is spent, `cap` when the run's cap is reached (the CLI names its options).
+   */
+  hints?: { hourly?: string; cap?: string };
+  /**
+   * Runs before the hourly budget makes a request wait (or stops the run), so that what
+   * would fail anyway fails first: the key check. What it throws, the acquire throws.
+   */
+  beforeWait?: (signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export class RequestBudget {
@@ -53,6 +64,8 @@ export class RequestBudget {
   private readonly clock: Clock;
   private readonly history: RequestHistory | undefined;
   private readonly onWait: RequestBudgetOptions['onWait'];
+  private readonly hints: NonNullable<RequestBudgetOptions['hints']>;
+  private readonly beforeWait: RequestBudgetOptions['beforeWait'];
   /** Start times of the scope's requests, ascending; those before `head` left the hour. */
   private times: number[] = [];
   private head = 0;
@@ -68,6 +81,8 @@ export class RequestBudget {
     this.clock = options.clock ?? systemClock;
     this.history = options.history;
     this.onWait = options.onWait;
+    this.hints = options.hints ?? {};
+    this.beforeWait = options.beforeWait;
     if (!(this.perHour >= 1)) throw new RangeError(`requests per hour must be >= 1, got ${this.perHour}`);
   }
 
@@ -93,7 +108,8 @@ export class RequestBudget {
 
   private async acquireNow(signal?: AbortSignal): Promise<void> {
     if (this.used >= this.maxRequests) {
-      throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)`);
+      const hint = this.hints.cap ? `; ${this.hints.cap}` : '';
+      throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
     }
     for (;;) {
       if (!this.loaded) {
@@ -104,9 +120,12 @@ export class RequestBudget {
       }
       const wait = this.slotWait(this.clock.now());
       if (wait === 0) break;
+      await this.beforeWait?.(signal);
       if (wait > this.maxWaitMs) {
+        const at = new Date(this.clock.now() + wait).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+        const hint = this.hints.hourly ? `; ${this.hints.hourly}` : '';
         throw new BudgetExhaustedError(
-          `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s`,
+          `hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s (${formatDuration(wait)}, at ${at})${hint}`,
         );
       }
       this.onWait?.({ ms: wait, usedLastHour: this.times.length - this.head });

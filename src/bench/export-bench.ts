@@ -47,7 +47,7 @@ function processCpuMs(pid: number | undefined): number | undefined {
 function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin/docpipe.js'), 'sandbox', '--port', '0', '--paths', String(PATHS), '--min-daily-visitors', '3'],
+    [join(ROOT, 'bin/docpipe.js'), 'sandbox', '--port', '0', '--no-rate-limit', '--paths', String(PATHS), '--min-daily-visitors', '3'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

@@ -1,9 +1,19 @@
 /** Reading the API key: from --api-key / DOCPIPE_API_KEY, or a file. Never echoed anywhere. */
 import { readFileSync } from 'node:fs';
+import { apiKeyProblem } from '../api/http-client.js';
+import { projectIdProblem } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
 
 export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
+  const key = findApiKey(args);
+  // Checked before any request (or database write): a key that cannot go in a header.
+  const problem = apiKeyProblem(key);
+  if (problem) throw new UsageError(`${problem}: check ${args.apiKeyFile && !args.apiKey ? `--api-key-file '${args.apiKeyFile}'` : 'DOCPIPE_API_KEY'}`);
+  return key;
+}
+
+function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
   // Given twice (flag and env, or two flags), the last one wins.
   const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
   if (typeof given === 'string' && given.trim()) return given.trim();
@@ -22,6 +32,10 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
 /** The projects named by `--project` (repeatable, or comma-separated) or DOCPIPE_PROJECT. */
 export function projectsOf(args: Pick<GlobalArgs, 'project'>): string[] {
   const projects = (args.project ?? []).flatMap((p) => String(p).split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  for (const id of projects) {
+    const problem = projectIdProblem(id);
+    if (problem) throw new UsageError(`invalid --project '${id}': ${problem}`);
+  }
   return [...new Set(projects)];
 }
 

@@ -48,6 +48,8 @@ export function formatSummary(s: AnalyticsResult): string {
   const tail =
     s.stopped === 'budget'
       ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${windows(s.windowsLeft)} left for the next run`
+      : s.stopped === 'failing'
+        ? `\nstopped: ${s.stopMessage ?? ''}; ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'locked'
         ? `\nstopped: ${s.stopMessage ?? ''}; received pages are kept in the spool for the next run`
       : s.stopped === 'interrupted'
@@ -77,6 +79,10 @@ export async function runAnalytics(
       onPlan: (plan) => progress.start(plan.toFetch + plan.fromSpool),
       onWindow: (event) => progress.window(event),
       onWait: (wait) => progress.waiting({ ...wait }),
+      budgetHints: {
+        hourly: 'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
+        cap: 'raise --max-requests to allow more requests in one run',
+      },
     });
   } finally {
     progress.done();

@@ -6,6 +6,7 @@
 import { HttpClient, checkBaseUrl, type HttpClientOptions, type RequestInfo } from '../api/http-client.js';
 import { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
+import { probeKey } from '../api/agent.js';
 import { HttpError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { FailureBreaker } from '../api/failure-breaker.js';
@@ -79,6 +80,14 @@ export interface SessionOptions {
   logger?: Logger;
   /** Told before the run sleeps for the hourly budget. @default a log line */
   onWait?: (wait: BudgetWait) => void;
+  /** What the user can do when the budget stops the run (see RequestBudgetOptions.hints). */
+  budgetHints?: { hourly?: string; cap?: string };
+  /**
+   * A project the key may be checked against (an unbudgeted GET of a job that does not
+   * exist) before the run first waits for, or stops on, the hourly budget. Without it a
+   * wrong key would only show once the budget allows a request, possibly never.
+   */
+  keyCheckProject?: string;
 }
 
 /** A wait for the hourly budget, as logged. */
@@ -96,6 +105,11 @@ export interface Session {
   stats: { retries: number; attempts: number };
 }
 
+/** Pure: whether an answer shows the API accepted the key (it answered the request itself). */
+export function provesKey(status: number): boolean {
+  return status >= 200 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+}
+
 export function createSession(options: SessionOptions): Session {
   const { store, journal } = options.workspace;
   const log = new RequestLog(store, journal);
@@ -103,8 +117,16 @@ export function createSession(options: SessionOptions): Session {
   const budgeted = options.budgeted ?? (() => true);
   // The scope names the API host, so that a sandbox run never eats the real budget.
   const origin = checkBaseUrl(options.baseUrl).origin;
-  const scopeOf = (method: string): string =>
-    `${options.scope}${budgeted(method) ? '' : ':unbudgeted'}@${origin}`;
+  const counted = (request: RequestInfo): boolean => budgeted(request.method) && request.unbudgeted !== true;
+  const scopeOf = (request: RequestInfo): string => `${options.scope}${counted(request) ? '' : ':unbudgeted'}@${origin}`;
+  // Set once an answer shows the API took the key; until then a budget wait checks it first.
+  let keyAccepted = false;
+  const checkKeyBeforeWait = async (signal: AbortSignal | undefined): Promise<void> => {
+    if (keyAccepted || options.keyCheckProject === undefined) return;
+    keyAccepted = true; // one check a run, whatever its outcome
+    const outcome = await probeKey(client, options.keyCheckProject, signal);
+    logger?.debug('key checked before waiting for the budget', { outcome });
+  };
   const budget = new RequestBudget({
     scope: `${options.scope}@${origin}`,
     perHour: options.perHour,
@@ -112,6 +134,8 @@ export function createSession(options: SessionOptions): Session {
     maxWaitMs: options.maxWaitMs ?? 60_000,
     clock: options.clock,
     history: log,
+    ...(options.budgetHints ? { hints: options.budgetHints } : {}),
+    beforeWait: checkKeyBeforeWait,
     onWait: ({ ms, usedLastHour }) => {
       const wait: BudgetWait = {
         scope: `${options.scope}@${origin}`,
@@ -132,14 +156,17 @@ export function createSession(options: SessionOptions): Session {
     clock: options.clock,
     beforeAttempt: async (request, signal) => {
       breaker?.check();
-      if (budgeted(request.method)) await budget.acquire(signal);
+      if (counted(request)) await budget.acquire(signal);
       // Journalled before it is sent: the budget stays exact whatever happens next.
-      const attempt = { ...request, scope: scopeOf(request.method), startedAt: options.clock.now() };
+      const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
       return { id: journal.begin(attempt), attempt };
     },
     afterAttempt: (response, token) => {
       stats.attempts++;
-      breaker?.record(response.status);
+      if (provesKey(response.status)) keyAccepted = true;
+      // A connection never made is not the API failing: once its retries are spent the
+      // client ends the run with "cannot connect" (exit 1), not the breaker's exit 75.
+      if (!response.notSent) breaker?.record(response.status);
       const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
       journal.end(id, attempt, response.status, response.durationMs);
     },

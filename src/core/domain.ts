@@ -40,3 +40,18 @@ export interface Series {
   metric: Metric;
   projectId: string;
 }
+
+/**
+ * Pure: why `id` cannot be a project id, or undefined when it can. A project id is one path
+ * segment of every API URL and names the spool's folders: `.`, `..`, a slash or a control
+ * character would point somewhere else.
+ */
+export function projectIdProblem(id: string): string | undefined {
+  if (id === '') return 'it is empty';
+  if (id === '.' || id === '..') return 'it is a relative path';
+  if (/[/\\]/.test(id)) return 'it contains a slash';
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u0020\u007f]/.test(id)) return 'it contains a space or a control character';
+  if (/[?#%]/.test(id)) return 'it contains ?, # or %';
+  return undefined;
+}

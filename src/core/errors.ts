@@ -88,6 +88,20 @@ export class HttpError extends DocpipeError {
   }
 }
 
+/**
+ * HTTP 401 or 403: the key is expired or wrong, lacks a scope (GET needs `read`, POST
+ * `write`), or is used from an IP it does not allow. Every later request would fail too.
+ */
+export class KeyRejectedError extends HttpError {
+  constructor(status: number, method: string, url: string, serverMessage?: string) {
+    super(status, method, url, serverMessage);
+    this.message =
+      status === 403
+        ? `the API rejected the key (HTTP 403${serverMessage ? `: ${serverMessage}` : ''}): check DOCPIPE_API_KEY, its scopes (GET needs read, POST write) and the IPs it allows`
+        : `the API rejected the key (HTTP ${status}): check DOCPIPE_API_KEY`;
+  }
+}
+
 /** HTTP 429 (or 503 with Retry-After): `retryAfterMs` is what the server asked us to wait. */
 export class RateLimitError extends HttpError {
   readonly retryAfterMs: number | undefined;
@@ -101,6 +115,7 @@ export class RateLimitError extends HttpError {
   ) {
     super(status, method, url, serverMessage);
     this.retryAfterMs = retryAfterMs;
+    if (retryAfterMs !== undefined) this.message += ` (the API asks to retry in ${Math.ceil(retryAfterMs / 1000)} s)`;
   }
 }
 
@@ -134,6 +149,21 @@ export class NetworkError extends DocpipeError {
 
 /** Every request has a deadline; this one passed it (outcome unknown for a POST). */
 export class TimeoutError extends NetworkError {}
+
+/**
+ * The API's host could not be reached at all (connection refused, unknown host) after every
+ * retry: nothing was sent, and every later request would fail the same way, so the run ends.
+ */
+export class ApiUnreachableError extends DocpipeError {
+  readonly origin: string;
+  readonly code: string | undefined;
+
+  constructor(origin: string, code: string | undefined, options?: ErrorOptions) {
+    super(`cannot connect to ${origin}${code ? ` (${code})` : ''}: check --base-url (DOCPIPE_BASE_URL) and the network`, options);
+    this.origin = origin;
+    this.code = code;
+  }
+}
 
 export function exitCodeOf(error: unknown): ExitCode {
   return error instanceof DocpipeError ? error.exitCode : EXIT.failed;

@@ -5,6 +5,7 @@
  */
 import {
   ApiFailingError,
+  ApiUnreachableError,
   BudgetExhaustedError,
   DatabaseBusyError,
   DatabaseError,
@@ -33,8 +34,10 @@ export function stopReasonOf(error: unknown): StopReason | null {
   if (error instanceof BudgetExhaustedError || error instanceof RateLimitError) return 'budget';
   if (error instanceof ApiFailingError) return 'failing';
   if (error instanceof DatabaseBusyError) return 'locked';
-  // A refused key or a missing scope fails every later request too.
+  // A refused key or a missing scope fails every later request too, and so does a host
+  // that cannot be reached.
   if (error instanceof HttpError && (error.status === 401 || error.status === 403)) return 'fatal';
+  if (error instanceof ApiUnreachableError) return 'fatal';
   if (error instanceof DatabaseError || !(error instanceof DocpipeError)) return 'fatal';
   return null;
 }

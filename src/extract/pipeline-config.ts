@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
-import { METRICS, type Metric } from '../core/domain.js';
+import { METRICS, projectIdProblem, type Metric } from '../core/domain.js';
 import { COARSE_FIRST, GRAINS, alignUp, parseDay, planClosedWindows, type Grain } from './windows.js';
 import type { Window } from '../core/domain.js';
 
@@ -30,56 +30,72 @@ export interface PipelineCheck {
   errors: string[];
 }
 
-const schema = z
-  .object({
-    projects: z.array(z.string()).min(1),
-    metrics: z.array(z.enum(METRICS)).min(1).default(['visitors', 'views']),
-    start: z.string(),
-    window: z.enum(GRAINS).optional(),
-    windows: z.array(z.enum(GRAINS)).min(1).optional(),
-    lookbackDays: z.number().int().min(0).default(2),
-    requestsPerHour: z.number().min(1).default(100),
-    maxRequestsPerRun: z.number().int().min(0).optional(),
-  })
-  .strict();
+const FIELDS = {
+  projects: z.array(z.string()).min(1),
+  metrics: z.array(z.enum(METRICS)).min(1).default(['visitors', 'views']),
+  start: z.string(),
+  window: z.enum(GRAINS).optional(),
+  windows: z.array(z.enum(GRAINS)).min(1).optional(),
+  lookbackDays: z.number().int().min(0).default(2),
+  requestsPerHour: z.number().int().min(1).default(100),
+  maxRequestsPerRun: z.number().int().min(0).optional(),
+};
+type Fields = { [K in keyof typeof FIELDS]: z.infer<(typeof FIELDS)[K]> };
 
+/**
+ * Pure: each field checked on its own, so that one bad field does not hide the others; the
+ * rules then run on every field that passed.
+ */
 export function checkPipelineConfig(json: unknown): PipelineCheck {
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    return {
-      config: undefined,
-      warnings: [],
-      errors: parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`),
-    };
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    return { config: undefined, warnings: [], errors: ['(top level): expected a JSON object'] };
   }
-  const raw = parsed.data;
+  const input = json as Record<string, unknown>;
   const errors: string[] = [];
   const warnings: string[] = [];
-  const projects = [...new Set(raw.projects.map((p) => p.trim()))];
-  if (projects.some((p) => p === '')) errors.push('projects: an empty project id');
-  if (projects.length < raw.projects.length) warnings.push('projects: duplicates ignored');
-  const metrics = [...new Set(raw.metrics)];
+  const known = Object.keys(FIELDS);
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) errors.push(`${key}: unknown field (expected ${known.join(', ')})`);
+  }
+  const raw: Partial<Fields> = {};
+  for (const name of known as (keyof Fields)[]) {
+    const parsed = FIELDS[name].safeParse(input[name]);
+    if (parsed.success) (raw as Record<string, unknown>)[name] = parsed.data;
+    else errors.push(...parsed.error.issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}`));
+  }
+
+  const projects = [...new Set((raw.projects ?? []).map((p) => p.trim()))];
+  for (const id of projects) {
+    const problem = projectIdProblem(id);
+    if (problem) errors.push(`projects: invalid project id '${id}': ${problem}`);
+  }
+  if (raw.projects && projects.length < raw.projects.length) warnings.push('projects: duplicates ignored');
+  const metrics = [...new Set(raw.metrics ?? [])];
   if (raw.window !== undefined && raw.windows !== undefined) errors.push('window, windows: give one of them, not both');
   const listed = raw.windows ?? [raw.window ?? 'day'];
   if (listed.includes('range')) {
     errors.push(`${raw.windows ? 'windows' : 'window'}: 'range' has no meaning for an incremental sync; use day, week or month`);
   }
   const grains = COARSE_FIRST.filter((g): g is SyncGrain => g !== 'range' && listed.includes(g));
-  try {
-    const start = parseDay(raw.start, 'start');
-    // One grain: its windows start at `start`, which must be on its boundary. A list of
-    // grains: each starts at its first boundary on or after `start`.
-    if (raw.windows === undefined) {
-      if (raw.window === 'week' && start.weekday !== 1) errors.push(`start: ${raw.start} is not a Monday (week windows start on Monday)`);
-      if (raw.window === 'month' && start.day !== 1) errors.push(`start: ${raw.start} is not the 1st of a month`);
+  if (raw.start !== undefined) {
+    try {
+      const start = parseDay(raw.start, 'start');
+      // One grain: its windows start at `start`, which must be on its boundary. A list of
+      // grains: each starts at its first boundary on or after `start`.
+      if (raw.windows === undefined) {
+        if (raw.window === 'week' && start.weekday !== 1) errors.push(`start: ${raw.start} is not a Monday (week windows start on Monday)`);
+        if (raw.window === 'month' && start.day !== 1) errors.push(`start: ${raw.start} is not the 1st of a month`);
+      }
+    } catch (error) {
+      errors.push(error instanceof Error ? error.message : String(error));
     }
-  } catch (error) {
-    errors.push(error instanceof Error ? error.message : String(error));
   }
-  if (raw.maxRequestsPerRun !== undefined && raw.maxRequestsPerRun > raw.requestsPerHour) {
+  if (raw.maxRequestsPerRun !== undefined && raw.requestsPerHour !== undefined && raw.maxRequestsPerRun > raw.requestsPerHour) {
     warnings.push(`maxRequestsPerRun ${raw.maxRequestsPerRun} exceeds requestsPerHour ${raw.requestsPerHour}: the hourly budget will stop the run first`);
   }
-  if (errors.length > 0) return { config: undefined, warnings, errors };
+  if (errors.length > 0 || raw.start === undefined || raw.lookbackDays === undefined || raw.requestsPerHour === undefined) {
+    return { config: undefined, warnings, errors };
+  }
   return {
     config: {
       projects,

@@ -94,6 +94,12 @@ export class JobLedger {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
+  /** The statuses the ledger holds, each once. */
+  async statuses(): Promise<string[]> {
+    const rows = await this.store.read((db) => db.all<{ status: string }>('SELECT DISTINCT status FROM agent_jobs ORDER BY status'));
+    return rows.map((r) => r.status);
+  }
+
   async list(filter: { status?: string; projectId?: string } = {}): Promise<LedgerRow[]> {
     const where: string[] = [];
     const params: Record<string, string> = {};

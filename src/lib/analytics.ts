@@ -18,7 +18,7 @@ import {
 } from '../extract/pipeline-config.js';
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
-import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait } from '../cli/session.js';
 import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -35,6 +35,8 @@ export interface AnalyticsHooks {
   onWindow?: (event: WindowEvent) => void;
   /** Told before the run sleeps for the hourly budget. @default a log line */
   onWait?: (wait: BudgetWait) => void;
+  /** What the user can do, appended to the message of a stop on the budget (the CLI names its options). */
+  budgetHints?: { hourly?: string; cap?: string };
 }
 
 export interface AnalyticsRunOptions extends CommonOptions, AnalyticsHooks {
@@ -104,7 +106,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
   const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1 });
   const { store } = workspace;
-  await store.write((tx) => startRun(tx, runId, options.command, clock.now()));
+  logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
   const session = createSession({
     workspace,
     apiKey: common.apiKey,
@@ -117,6 +119,9 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     breaker: new FailureBreaker(),
     logger,
     ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+    ...(hooks.budgetHints ? { budgetHints: hooks.budgetHints } : {}),
+    // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
+    ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
     ...(common.http ? { http: common.http } : {}),
   });
   let summary: ExportSummary;

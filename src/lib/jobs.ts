@@ -8,7 +8,7 @@ import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
-import { finishRun, newRunId, startRun } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
 import { createSession, createWorkspace } from '../cli/session.js';
 import { positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -74,7 +74,7 @@ export function resolveFollow(options: JobFollowOptions & { concurrency?: number
     concurrency: positive('concurrency', options.concurrency ?? 3, true),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 5_000, false),
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? 3_600_000, false),
-    jobsPerHour: positive('jobsPerHour', options.jobsPerHour ?? DEFAULT_JOBS_PER_HOUR, false),
+    jobsPerHour: positive('jobsPerHour', options.jobsPerHour ?? DEFAULT_JOBS_PER_HOUR, true),
   };
 }
 
@@ -94,6 +94,9 @@ export function agentSession(common: ResolvedCommon, workspace: ReturnType<typeo
     // A batch may wait for its hourly job budget (an abort stops it and a re-run resumes).
     maxWaitMs: Number.POSITIVE_INFINITY,
     budgeted: (method) => method === 'POST',
+    budgetHints: { cap: 'raise the request cap (--max-requests) to allow more submissions in one run' },
+    // Checked (unbudgeted) before the first wait for the job budget.
+    keyCheckProject: projectId,
     clock: common.clock,
     logger: common.logger,
     ...(common.http ? { http: common.http } : {}),
@@ -120,7 +123,7 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger);
   const { store } = workspace;
-  await store.write((tx) => startRun(tx, runId, input.command, clock.now()));
+  logCrashedRuns(common.logger, await store.write((tx) => startRun(tx, runId, input.command, clock.now())));
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({
     client: session.client,

@@ -10,7 +10,7 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
@@ -18,6 +18,22 @@ import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js'
 import { checkReadable, migrate } from './migrations.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
+
+/**
+ * The rule of every command that only reads the database (query, jobs list, doctor, status,
+ * report, dump): the file must exist. A mistyped `--db` is refused with exit 2, naming the
+ * path, instead of creating an empty database (and its folders) and reporting nothing.
+ */
+export function requireDatabaseFile(path: string): void {
+  if (path === ':memory:') return;
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    throw new UsageError(`database '${path}' does not exist (check --db or DOCPIPE_DB)`);
+  }
+  if (!isFile) throw new UsageError(`database '${path}' is not a file (check --db or DOCPIPE_DB)`);
+}
 
 /** How long a writer waits for a file another process holds. @default 5 minutes */
 export const DEFAULT_LOCK_TIMEOUT_MS = 300_000;
@@ -186,9 +202,7 @@ export class Database implements Executor {
     if (path === ':memory:') return new Database(await connect(path, options));
     const key = resolve(path);
     const mustExist = options.mustExist ?? options.readOnly ?? false;
-    if (mustExist && !existsSync(key)) {
-      throw new UsageError(`database '${path}' does not exist (check --db or DOCPIPE_DB)`);
-    }
+    if (mustExist) requireDatabaseFile(path);
     for (;;) {
       const entry = open.get(key);
       if (entry?.closing) {

@@ -88,6 +88,18 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   return facts;
 }
 
+/** Marks these runs `crashed` if they are still `running`; returns the ids it marked. */
+export async function markRunsCrashed(tx: Executor, runIds: readonly string[], now: number): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const marked = await tx.all<{ run_id: string }>(
+    `UPDATE runs SET status = 'crashed', finished_at = $at::TIMESTAMPTZ
+      WHERE status = 'running' AND run_id IN (${runIds.map((id) => sqlString(id)).join(', ')})
+     RETURNING run_id`,
+    { at: new Date(now).toISOString() },
+  );
+  return marked.map((r) => r.run_id);
+}
+
 /** Runs recorded as `running`, with whether their process is alive on this host. */
 export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
   const ownerColumns = await runOwnerColumns(db);
@@ -199,15 +211,8 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
             detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'page row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
           });
         }
-        if (crashed.length > 0) {
-          const marked = await tx.all<{ run_id: string }>(
-            `UPDATE runs SET status = 'crashed', finished_at = $at::TIMESTAMPTZ
-              WHERE status = 'running' AND run_id IN (${crashed.map((r) => sqlString(r.runId)).join(', ')})
-             RETURNING run_id`,
-            { at: new Date(ctx.now).toISOString() },
-          );
-          for (const r of marked) done.push({ check: 'runs', status: 'fixed', detail: `run ${r.run_id}: marked crashed` });
-        }
+        const marked = await markRunsCrashed(tx, crashed.map((r) => r.runId), ctx.now);
+        for (const runId of marked) done.push({ check: 'runs', status: 'fixed', detail: `run ${runId}: marked crashed` });
         return done;
       })),
     );

@@ -1,20 +1,35 @@
 /** The runs table: one row per command run, with its outcome and summary. */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Logger } from '../core/logger.js';
 import type { Executor } from './database.js';
+import { markRunsCrashed, readRunFacts } from './doctor-io.js';
 
 export function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomUUID().slice(0, 8)}`;
 }
 
-/** Records a run as `running`, with the process that runs it (so a crash can be told later). */
-export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<void> {
+/**
+ * Records a run as `running`, with the process that runs it (so a crash can be told later).
+ * First, runs left `running` by a process that is gone (the rule `docpipe doctor` applies)
+ * are marked `crashed`; their ids are returned.
+ */
+export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
+  const dead = (await readRunFacts(tx)).filter((r) => r.alive === false).map((r) => r.runId);
+  const crashed = await markRunsCrashed(tx, dead, now);
   await tx.run(
     `INSERT INTO runs (run_id, command, started_at, status, pid, host)
      VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host)`,
     { id: runId, command, at: new Date(now).toISOString(), pid: process.pid, host: hostname() },
   );
+  return crashed;
+}
+
+/** One log line for the runs `startRun` found crashed. */
+export function logCrashedRuns(logger: Logger, runIds: readonly string[]): void {
+  if (runIds.length === 0) return;
+  logger.warn('earlier runs marked crashed', { runs: runIds, detail: 'left running by a process that is gone' });
 }
 
 export async function finishRun(

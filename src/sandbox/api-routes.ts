@@ -5,7 +5,8 @@
 import type { AnalyticsData } from './analytics-data.js';
 import { parseAnalyticsQuery } from './analytics-query.js';
 import type { JobStore } from './agent-jobs.js';
-import { errorResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
+import type { RateLimits } from './rate-limits.js';
+import { errorResponse, faultResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
 import { METRICS, type Metric } from './window-listing.js';
 
 export interface ApiRequest {
@@ -21,6 +22,8 @@ export interface ApiContext {
   now: () => number;
   analytics: AnalyticsData;
   jobs: JobStore;
+  /** The API's documented rate limits; none when absent. */
+  limits?: RateLimits;
 }
 
 export interface ApiOptions {
@@ -63,6 +66,10 @@ export function handleApiRequest(request: ApiRequest, context: ApiContext, optio
   if (!parts || parts.some((p) => p === '')) return plain(NOT_FOUND());
   const [version, area, projectId, resource, id, action, ...rest] = parts;
   if (projectId === undefined || rest.length > 0) return plain(NOT_FOUND());
+  const wait = context.limits?.take(request.method, parts, context.now()) ?? 0;
+  if (wait > 0) {
+    return plain(faultResponse(429, 'Rate limit exceeded', { retryAfter: String(Math.ceil(wait / 1000)) }));
+  }
 
   if (version === 'v1' && area === 'analytics' && id === undefined && request.method === 'GET') {
     if (resource === 'visitors' || resource === 'views') {

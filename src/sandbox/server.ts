@@ -10,6 +10,7 @@ import { JobStore, type SandboxJob } from './agent-jobs.js';
 import { AnalyticsData } from './analytics-data.js';
 import { handleApiRequest, isDriftable } from './api-routes.js';
 import { DEFAULT_SLOW_MS, FaultQueue, type FaultSpec } from './faults.js';
+import { RateLimits, type RateLimitOptions } from './rate-limits.js';
 import {
   errorResponse,
   faultResponse,
@@ -47,6 +48,13 @@ export interface SandboxOptions {
   };
   /** Faults active from the start, in order. @default [] */
   faults?: FaultSpec[];
+  /**
+   * Enforce the API's documented rate limits (100 analytics requests an hour, 100 job
+   * creations and messages an hour per project), answering 429 with Retry-After beyond them.
+   * `docpipe sandbox` turns them on unless `--no-rate-limit`; tests, the demo and the
+   * benchmark leave them off. @default false
+   */
+  rateLimits?: boolean | RateLimitOptions;
 }
 
 export interface RequestRecord {
@@ -131,6 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     minDailyVisitors: config.minDailyVisitors,
   });
   const jobStore = new JobStore({ pollsToFinish: config.pollsToFinish, now: config.now });
+  const limits = options.rateLimits ? new RateLimits(options.rateLimits === true ? {} : options.rateLimits) : undefined;
   const faults = new FaultQueue();
   for (const fault of options.faults ?? []) faults.add(fault);
   const requests: RequestRecord[] = [];
@@ -211,7 +220,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (body === undefined) return send(res, record, errorResponse(413, 'Request body too large'));
     const result = handleApiRequest(
       { method, pathname: url.pathname, query: url.searchParams, authorization: req.headers.authorization, body },
-      { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore },
+      { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore, ...(limits ? { limits } : {}) },
       { drift: fault?.kind === 'drift', ignoreOffset: fault?.kind === 'ignore-offset' },
     );
     // A drift that could not change this page does not use up the fault.

@@ -4,7 +4,7 @@ import { createAgentJob } from '../../src/api/agent.js';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
 import { HttpClient, type HttpClientOptions } from '../../src/api/http-client.js';
 import { ManualClock } from '../../src/core/clock.js';
-import { DataError, HttpError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
+import { ApiUnreachableError, DataError, HttpError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const NOW = Date.parse('2026-03-10T06:00:00Z');
@@ -113,8 +113,11 @@ describe('HttpClient against the sandbox', () => {
       'docs',
       'x',
     ).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(NetworkError);
-    expect((refused as NetworkError).phase).toBe('before-send');
+    // Every retry failed to connect: the host is unreachable, named by its origin.
+    expect(refused).toBeInstanceOf(ApiUnreachableError);
+    expect((refused as ApiUnreachableError).message).toBe(`cannot connect to http://127.0.0.1:${port} (ECONNREFUSED): check --base-url (DOCPIPE_BASE_URL) and the network`);
+    expect((refused as ApiUnreachableError).cause).toBeInstanceOf(NetworkError);
+    expect(((refused as ApiUnreachableError).cause as NetworkError).phase).toBe('before-send');
     expect(attempts).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 /** Runs the CLI in-process against a real sandbox on 127.0.0.1, with a fake clock only. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.js';
@@ -29,6 +29,9 @@ export async function startHarness(now: string, options: SandboxOptions = {}): P
   const sandbox = await startSandbox({ now: () => clock.now(), ...options });
   const dir = mkdtempSync(join(tmpdir(), 'docpipe-cli-'));
   const db = join(dir, 'test.duckdb');
+  // The key comes from a file, as it should: on the command line docpipe warns about it.
+  const keyFile = join(dir, 'sandbox.key');
+  writeFileSync(keyFile, `${SANDBOX_API_KEY}\n`);
   return {
     sandbox,
     clock,
@@ -39,7 +42,7 @@ export async function startHarness(now: string, options: SandboxOptions = {}): P
       let stderr = '';
       // Defaults that a test may override by passing the option itself.
       const defaults: [string, string][] = [['--base-url', sandbox.url], ['--db', db], ['--log-format', 'json']];
-      if (opts.withKey !== false) defaults.push(['--api-key', SANDBOX_API_KEY]);
+      if (opts.withKey !== false && !args.includes('--api-key')) defaults.push(['--api-key-file', keyFile]);
       const extra = defaults.filter(([flag]) => !args.includes(flag)).flat();
       const code = await runCli([...args, ...extra], {
         io: {

@@ -6,12 +6,13 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { EXIT } from '../../core/errors.js';
-import { Database } from '../../load/database.js';
+import { Database, requireDatabaseFile } from '../../load/database.js';
 import { countByStatus, diagnose, hasFindings, planRepairs, plural, type Finding } from '../../load/doctor.js';
 import { applyRepairs, readDoctorFacts } from '../../load/doctor-io.js';
 import { newRunId } from '../../load/runs.js';
 import { Spool, spoolDirFor } from '../../spool/spool.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderRows, renderTable } from '../output/table.js';
 import { createWorkspace, readerOptions } from '../session.js';
@@ -22,13 +23,21 @@ type DoctorFormat = (typeof DOCTOR_FORMATS)[number];
 const COLUMNS = ['check', 'status', 'detail'] as const;
 
 function builder(yargs: Argv) {
-  return yargs
-    .option('fix', {
-      type: 'boolean',
-      default: false,
-      describe: 'repair what is safe to repair (duplicate and orphan rows, crashed runs, the spool), then check again',
-    })
-    .option('format', { choices: DOCTOR_FORMATS, default: 'table' as DoctorFormat, describe: 'findings as a table or JSON lines' });
+  return commandHelp(
+    yargs
+      .option('fix', {
+        type: 'boolean',
+        default: false,
+        describe: 'repair what is safe to repair (duplicate and orphan rows, crashed runs, the spool), then check again',
+      })
+      .option('format', { choices: DOCTOR_FORMATS, default: 'table' as DoctorFormat, describe: 'findings as a table or JSON lines' }),
+    {
+      examples: [
+        ['doctor', 'check, read-only; exit 1 on a finding'],
+        ['doctor --fix', 'repair what is safe, then check again'],
+      ],
+    },
+  );
 }
 
 export function doctorCommand(ctx: CliContext): CommandModule {
@@ -37,6 +46,7 @@ export function doctorCommand(ctx: CliContext): CommandModule {
     describe: "check the database's invariants (page grain, window bookkeeping, spool, crashed runs); --fix repairs what is safe",
     builder,
     handler: async (args) => {
+      requireDatabaseFile(args.db);
       const now = ctx.io.clock.now();
       let report: Finding[];
       if (!args.fix) {

@@ -1,9 +1,10 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
-import { UsageError } from '../../core/errors.js';
 import { GRAINS, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';
 import { requireProjects } from '../api-key.js';
+import { commandHelp } from '../help.js';
+import { numberOption } from '../options.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
 
@@ -14,23 +15,35 @@ function builder(yargs: Argv) {
     .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
     .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
-    .option('lookback-days', {
-      type: 'number',
-      default: 2,
-      describe: 'a window is settled once fetched this many days after it ended',
-    });
+    .option(
+      'lookback-days',
+      numberOption('lookback-days', { integer: true, min: 0 }, {
+        default: 2,
+        describe: 'a window is settled once fetched this many days after it ended',
+      }),
+    );
+}
+
+function builderWithHelp(yargs: Argv) {
+  return commandHelp(builder(yargs), {
+    examples: [
+      ['export visitors --from 2026-10-01 --to 2026-11-01', 'daily unique visitors of October (--to is exclusive)'],
+      ['export views --from 2026-10-05 --to 2026-11-02 --window week', 'page views per ISO week (Monday to Monday)'],
+      ['export visitors --from 2026-10-01 --to 2026-11-01 --window range', 'one window: the uniques of the whole month'],
+      ['export visitors --from 2026-01-01 --to 2026-11-01 --wait', 'a long backfill that sleeps for the hourly budget'],
+    ],
+    epilogue:
+      'Windows already loaded and settled are skipped (--refresh fetches them again). Needs DOCPIPE_API_KEY and\n' +
+      '--project (or DOCPIPE_PROJECT). Exit 75: the request budget stopped the run; run it again later.',
+  });
 }
 
 export function exportCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'export <metric>',
     describe: 'export unique visitors or page views for a date range into DuckDB',
-    builder,
+    builder: builderWithHelp,
     handler: async (args) => {
-      const lookbackDays = args['lookback-days'];
-      if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
-        throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
-      }
       const project = requireProjects(args);
       const maxWaitMs = maxWaitMsOf(args);
       const perHour = args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
@@ -43,7 +56,7 @@ export function exportCommand(ctx: CliContext): CommandModule {
           to: args.to,
           window: args.window,
           refresh: args.refresh,
-          lookbackDays,
+          lookbackDays: args['lookback-days'],
           requestsPerHour: perHour,
           maxWaitMs,
         }),

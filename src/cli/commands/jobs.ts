@@ -1,17 +1,22 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
+import { TERMINAL_STATUSES } from '../../api/schemas.js';
+import { closestWord } from '../../core/did-you-mean.js';
 import { UsageError } from '../../core/errors.js';
-import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
+import { isFinalStatus, JobLedger, LOCAL_STATUSES, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import type { BatchEvent } from '../../jobs/run-batch.js';
-import { positive as checkPositive, resolveCommon } from '../../lib/common.js';
+import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
+import { requireDatabaseFile } from '../../load/database.js';
 import { Store } from '../../load/store.js';
 import { newRunId } from '../../load/runs.js';
-import { requireProjects, resolveApiKey } from '../api-key.js';
+import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
+import { commandHelp } from '../help.js';
+import { numberOption } from '../options.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { commonOf } from '../common-options.js';
 import { fromQueryCommand } from './jobs-from-query.js';
@@ -34,8 +39,24 @@ function singleProject(projects: string[]): string {
   return projects[0] as string;
 }
 
-function positive(name: string, value: number, integer: boolean): number {
-  return checkPositive(`--${name}`, value, integer);
+/** The --results file is checked before the batch runs, not after an hour of jobs. */
+function checkResultsPath(path: string): void {
+  if (!['.jsonl', '.csv'].includes(extname(path).toLowerCase())) {
+    throw new UsageError(`invalid --results '${path}': expected a .jsonl or .csv file`);
+  }
+  const folder = dirname(path);
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // missing
+  }
+  if (!isFolder) throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
+  }
 }
 
 function writeResults(path: string, rows: readonly LedgerRow[]): void {
@@ -54,10 +75,19 @@ function submitBuilder(yargs: Argv) {
 /** The options of `jobs submit`, which `jobs from-query` shares. */
 export function submitOptions<T>(yargs: Argv<T>) {
   return yargs
-    .option('concurrency', { type: 'number', default: 3, describe: 'jobs in flight at once' })
-    .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
-    .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job submissions and follow-up messages per hour (the API limit per project)' })
+    .option('concurrency', numberOption('concurrency', { integer: true, min: 1 }, { default: 3, describe: 'jobs in flight at once' }))
+    .option(
+      'poll-interval',
+      numberOption('poll-interval', { above: 0 }, { default: 5, describe: 'first poll interval in seconds (backs off to 60)' }),
+    )
+    .option('timeout', numberOption('timeout', { above: 0 }, { default: 3600, describe: 'seconds to follow a job before timed_out' }))
+    .option(
+      'jobs-per-hour',
+      numberOption('jobs-per-hour', { integer: true, min: 1 }, {
+        default: 100,
+        describe: 'job submissions and follow-up messages per hour (the API limit per project)',
+      }),
+    )
     .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
@@ -73,15 +103,12 @@ async function submitHandler(ctx: CliContext, args: SubmitArgs & { file: string 
 
 export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & GlobalArgs;
 
-/** The checks of the options `jobs submit` and `jobs from-query` share, before anything is read. */
+/**
+ * The checks of the options `jobs submit` and `jobs from-query` share, before anything is
+ * read (the numbers are checked as they are parsed).
+ */
 export function checkSubmitArgs(args: SubmitArgs): void {
-  positive('concurrency', args.concurrency, true);
-  positive('poll-interval', args['poll-interval'], false);
-  positive('timeout', args.timeout, false);
-  positive('jobs-per-hour', args['jobs-per-hour'], false);
-  if (args.results && !['.jsonl', '.csv'].includes(extname(args.results).toLowerCase())) {
-    throw new UsageError(`invalid --results '${args.results}': expected a .jsonl or .csv file`);
-  }
+  if (args.results) checkResultsPath(args.results);
   singleProject(requireProjects(args));
 }
 
@@ -166,16 +193,32 @@ function renderPrompts(plan: readonly Record<string, unknown>[]): string {
     .join('');
 }
 
+/** The statuses a ledger row can have: the API's, then docpipe's own. */
+const KNOWN_STATUSES: readonly string[] = ['active', ...TERMINAL_STATUSES, ...LOCAL_STATUSES];
+
+function unknownStatusMessage(status: string, stored: readonly string[]): string {
+  const valid = [...new Set([...KNOWN_STATUSES, ...stored])];
+  const guess = closestWord(status, valid);
+  return `invalid --status '${status}': expected one of ${valid.join(', ')}${guess ? ` (did you mean '${guess}'?)` : ''}`;
+}
+
 function listBuilder(yargs: Argv) {
   return yargs
-    .option('status', { type: 'string', describe: 'only jobs with this status' })
+    .option('status', { type: 'string', describe: 'only jobs with this status (see below)' })
     .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat });
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
+  requireDatabaseFile(args.db);
   const store = new Store(args.db, readerOptions(ctx, args));
-  const projectFilter = args.project?.[0];
-  const rows = await new JobLedger(store, '').list({
+  const projectFilter = projectsOf(args)[0];
+  const ledger = new JobLedger(store, '');
+  // A status the API may add later is listed when the ledger has it; a typo is refused.
+  if (args.status !== undefined && !KNOWN_STATUSES.includes(args.status)) {
+    const stored = await ledger.statuses();
+    if (!stored.includes(args.status)) throw new UsageError(unknownStatusMessage(args.status, stored));
+  }
+  const rows = await ledger.list({
     ...(args.status ? { status: args.status } : {}),
     ...(projectFilter ? { projectId: projectFilter } : {}),
   });
@@ -198,25 +241,52 @@ export function jobsCommand(ctx: CliContext): CommandModule {
   const submit = defineCommand({
     command: 'submit <file>',
     describe: 'submit every prompt of a file once and follow each job to its end',
-    builder: submitBuilder,
+    builder: (yargs: Argv) =>
+      commandHelp(submitBuilder(yargs), {
+        examples: [
+          ['jobs submit fixes.txt --project docs', 'one job per line of fixes.txt, each followed to its end'],
+          ['jobs submit fixes.csv --concurrency 5 --results outcomes.csv', 'five at a time; outcomes written to a file'],
+          ['jobs submit fixes.jsonl --dry-run', 'check the file and list what would be submitted'],
+        ],
+        epilogue: [
+          'Prompt files, by extension:',
+          '  .txt    one prompt per non-empty line; lines starting with # are comments',
+          '  .jsonl  one JSON object per line: {"prompt": "...", "id": "..."}; id is optional',
+          '  .csv    a header row with a "prompt" column and an optional "id" column (RFC 4180 quoting)',
+          'A prompt is known by its id, else by a hash of its text: running the same file again submits',
+          'nothing twice and polls unfinished jobs again. Exit 0 when every job ended (failed included),',
+          '1 if any is unknown, timed_out or lost, 75 when --max-requests stopped submissions, 130 on Ctrl-C.',
+        ].join('\n'),
+      }),
     handler: (args) => submitHandler(ctx, args),
   });
   const list = defineCommand({
     command: 'list',
     describe: 'show the job ledger',
-    builder: listBuilder,
+    builder: (yargs: Argv) =>
+      commandHelp(listBuilder(yargs), {
+        examples: [
+          ['jobs list', 'every prompt submitted from this database, oldest first'],
+          ['jobs list --status failed --format csv', 'failed jobs, as CSV'],
+        ],
+        epilogue: `Statuses: ${['active', ...TERMINAL_STATUSES].join(', ')} (the API's); ${LOCAL_STATUSES.join(', ')} (docpipe's own).`,
+      }),
     handler: (args) => listHandler(ctx, args),
   });
   return {
-    command: 'jobs <command>',
-    describe: 'submit a batch of agent jobs, or list the ledger',
+    command: 'jobs',
+    describe: 'submit a batch of agent jobs, list the ledger, prompts from SQL, follow-up messages',
     builder: (yargs) =>
       yargs
         .command(submit)
         .command(list)
         .command(fromQueryCommand(ctx))
         .command(messageCommand(ctx))
-        .demandCommand(1, 'name a jobs command: submit, list, from-query or message'),
+        .demandCommand(1, 'name a jobs command: submit, list, from-query or message')
+        .recommendCommands()
+        .example('docpipe jobs submit fixes.txt --project docs', 'submit a file of prompts and follow each job')
+        .example('docpipe jobs list --status failed', 'the ledger, failed jobs only')
+        .example('docpipe jobs from-query --file sql/prompts/top-pages.sql --template "Review {path}"', 'one job per row of a query'),
     handler: () => undefined,
   };
 }

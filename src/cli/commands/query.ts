@@ -1,24 +1,35 @@
 import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
-import { Database, databaseReason, userSqlError } from '../../load/database.js';
+import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
 import { readerOptions } from '../session.js';
 
 /** DuckDB's refusal of a write on a read-only database. */
 const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { OUTPUT_FORMATS, renderRows, type OutputFormat } from '../output/table.js';
 
 function builder(yargs: Argv) {
-  return yargs
-    .positional('sql', { type: 'string', describe: 'the SQL to run' })
-    .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/queries/top-pages.sql)' })
-    .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat })
-    .option('write', {
-      type: 'boolean',
-      default: false,
-      describe: 'open the database read-write (by default it is opened read-only, beside any other reader)',
-    });
+  return commandHelp(
+    yargs
+      .positional('sql', { type: 'string', describe: 'the SQL to run' })
+      .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/queries/top-pages.sql)' })
+      .option('format', { choices: OUTPUT_FORMATS, default: 'table' as OutputFormat, describe: 'output format' })
+      .option('write', {
+        type: 'boolean',
+        default: false,
+        describe: 'open the database read-write (by default it is opened read-only, beside any other reader)',
+      }),
+    {
+      examples: [
+        ['query "SELECT * FROM daily_site ORDER BY day DESC LIMIT 7"', 'the last week, site-wide'],
+        ['query --file sql/queries/top-pages.sql --format csv', 'a ready-made query, as CSV'],
+        ['query "SELECT * FROM window_status" --db data/demo.duckdb', 'on another database file'],
+      ],
+      epilogue: 'Tables: visitor_totals, page_visitors, view_totals, page_views, agent_jobs, runs, request_log; views:\ndaily_site, daily_page_visitors, window_status, flagged_rows. The database file must exist.',
+    },
+  );
 }
 
 export function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
@@ -40,9 +51,11 @@ export function queryCommand(ctx: CliContext): CommandModule {
     describe: 'run SQL on the database (read-only unless --write) and print the result',
     builder,
     handler: async (args) => {
+      requireDatabaseFile(args.db);
       const { text, label } = readSql(args.sql, args.file);
       const readOnly = !args.write;
-      const { rows, columns } = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly }, async (db) => {
+      // Even with --write: a mistyped --db must not create an empty database.
+      const { rows, columns } = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly, mustExist: true }, async (db) => {
         try {
           return await db.query(text);
         } catch (error) {

@@ -14,7 +14,7 @@ import { formatDuration } from '../../core/duration.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { grainOf, planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
 import { PLACEHOLDER_PROJECT, planSyncWindows, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
-import { Database } from '../../load/database.js';
+import { Database, requireDatabaseFile } from '../../load/database.js';
 import { plural } from '../../load/doctor.js';
 import { surveySpool } from '../../load/doctor-io.js';
 import { RequestLog } from '../../load/request-log.js';
@@ -109,6 +109,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       if (lookback !== undefined && !(Number.isInteger(lookback) && lookback >= 0)) {
         throw new UsageError(`invalid --lookback-days '${String(lookback)}': expected a whole number >= 0`);
       }
+      requireDatabaseFile(args.db);
       const now = ctx.io.clock.now();
       const pipeline = choosePipeline(ctx, args);
       const options = readerOptions(ctx, args);

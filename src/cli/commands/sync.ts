@@ -3,15 +3,41 @@ import { readPipeline, syncPipeline } from '../../lib/analytics.js';
 import { DEFAULT_PIPELINE_FILE } from '../pipeline-file.js';
 import { projectsOf } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { maxWaitMsOf, runAnalytics, waitOptions } from '../run-analytics.js';
 
+const PIPELINE_HELP = [
+  'The pipeline file (JSON):',
+  '  { "projects": ["<projectId>"], "metrics": ["visitors", "views"], "start": "2026-01-01",',
+  '    "window": "day", "lookbackDays": 2, "requestsPerHour": 100, "maxRequestsPerRun": 90 }',
+  '  projects           project ids (required; --project or DOCPIPE_PROJECT replaces the list)',
+  '  metrics            visitors and/or views (default both)',
+  '  start              first day to keep, YYYY-MM-DD (required)',
+  '  window | windows   day (default), week or month; or a list of them, coarsest loaded first',
+  '  lookbackDays       a window is settled once fetched this many days after it ended (default 2)',
+  '  requestsPerHour    the organization\'s analytics budget (default 100; --requests-per-hour wins)',
+  '  maxRequestsPerRun  cap on requests in one run (--max-requests wins)',
+  'Every closed window from start on that is not settled is loaded, most recent first. Exit 75: the',
+  'budget stopped the run and the next run carries on.',
+].join('\n');
+
 function builder(yargs: Argv) {
-  return waitOptions(
-    yargs.positional('pipeline', {
-      type: 'string',
-      default: DEFAULT_PIPELINE_FILE,
-      describe: 'pipeline file',
-    }),
+  return commandHelp(
+    waitOptions(
+      yargs.positional('pipeline', {
+        type: 'string',
+        default: DEFAULT_PIPELINE_FILE,
+        describe: 'pipeline file',
+      }),
+    ),
+    {
+      examples: [
+        ['sync', 'the nightly run of pipelines/nightly.json'],
+        ['sync pipelines/weekly.json --project docs', 'another pipeline, for one project'],
+        ['sync --wait --max-wait 6h', 'a backfill that sleeps for the hourly budget, up to 6 hours a wait'],
+      ],
+      epilogue: PIPELINE_HELP,
+    },
   );
 }
 

@@ -1,0 +1,433 @@
+/**
+ * Issue 8 (part A), end to end through the CLI: help and version, the sandbox's key and
+ * limits, a mistyped --db, the key, an API that does not answer, and validation that names
+ * what was typed. Real sandbox over HTTP on 127.0.0.1, real DuckDB files, fake clock only.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { runCli, type RunCliOptions } from '../../src/cli/main.js';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const DAYS = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'];
+
+/** Runs the CLI with exactly these arguments (no harness defaults). */
+async function bare(argv: string[], http?: RunCliOptions['http']): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTTY: false, clock: new ManualClock(Date.parse(NOW)) },
+    ...(http ? { http } : {}),
+  });
+  return { code, stdout, stderr };
+}
+
+async function rows<T>(db: string, sql: string): Promise<T[]> {
+  const handle = await Database.open(db, { readOnly: true });
+  try {
+    return (await handle.all(sql)) as T[];
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('first contact: help, version, did you mean', () => {
+  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+
+  it('prints the version with --version and -V, and the help with -h and with no arguments', async () => {
+    for (const flag of ['--version', '-V']) {
+      const result = await bare([flag]);
+      expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+    const short = await bare(['-h']);
+    const none = await bare([]);
+    expect(short.code).toBe(0);
+    expect(none).toEqual(short);
+    for (const command of ['export', 'sync', 'query', 'jobs', 'sandbox', 'doctor']) expect(none.stdout).toContain(`docpipe ${command}`);
+    // The environment variables are named.
+    for (const name of ['DOCPIPE_API_KEY', 'DOCPIPE_BASE_URL', 'DOCPIPE_PROJECT', 'DOCPIPE_DB', 'DOCPIPE_MAX_REQUESTS']) {
+      expect(none.stdout).toContain(name);
+    }
+  });
+
+  it.each([
+    [['export', '--help']],
+    [['sync', '--help']],
+    [['query', '--help']],
+    [['jobs', 'submit', '--help']],
+    [['jobs', 'list', '--help']],
+    [['sandbox', '--help']],
+    [['doctor', '--help']],
+  ])('%j has examples, and lists its own options before the global ones', async (argv) => {
+    const { code, stdout } = await bare(argv);
+    expect(code).toBe(0);
+    const own = stdout.indexOf('\nOptions:');
+    const global = stdout.indexOf('\nGlobal options:');
+    expect(own).toBeGreaterThan(-1);
+    expect(global).toBeGreaterThan(own);
+    expect(stdout).toContain('\nExamples:\n');
+    expect(stdout).toContain(`docpipe ${argv.slice(0, -1).join(' ')}`);
+    expect(stdout).toContain('[env DOCPIPE_API_KEY]');
+    // The section of own options holds no global option.
+    expect(stdout.slice(own, global)).not.toMatch(/--base-url|--db\b/);
+  });
+
+  it('describes the prompt file formats in jobs submit --help, and the pipeline file in sync --help', async () => {
+    const jobs = (await bare(['jobs', 'submit', '--help'])).stdout;
+    for (const text of ['.txt', '.jsonl', '.csv', '"prompt"', '"id"', '#']) expect(jobs).toContain(text);
+    const sync = (await bare(['sync', '--help'])).stdout;
+    for (const field of ['projects', 'metrics', 'start', 'window', 'windows', 'lookbackDays', 'requestsPerHour', 'maxRequestsPerRun']) {
+      expect(sync).toContain(field);
+    }
+  });
+
+  it('suggests the command meant by a typo, naming what was typed', async () => {
+    const top = await bare(['exprot', 'visitors']);
+    expect(top.code).toBe(2);
+    expect(top.stderr).toBe("docpipe: unknown command 'exprot': did you mean 'export'?\n");
+    const sub = await bare(['jobs', 'sumbit', 'file.txt']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toBe("docpipe: unknown command 'sumbit': did you mean 'submit'?\n");
+  });
+});
+
+describe('the sandbox and its key', () => {
+  it('docpipe sandbox prints the key it accepts, enforces the limits by default, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['bin/docpipe.js', 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines = createInterface({ input: child.stdout });
+    const first: string[] = [];
+    await new Promise<void>((resolve) => {
+      lines.on('line', (line) => {
+        first.push(line);
+        if (first.length === 2) resolve();
+      });
+    });
+    expect(first[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first[1]).toBe(`api key: ${SANDBOX_API_KEY}`);
+    // The key works, and the README gives the same one.
+    const res = await fetch(`${first[0]}/v2/agent/docs/job/nope`, { headers: { authorization: `Bearer ${SANDBOX_API_KEY}` } });
+    expect(res.status).toBe(404);
+    expect(readFileSync('README.md', 'utf8')).toContain(SANDBOX_API_KEY);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(stderr).toMatch(/rate limits on: 100 analytics requests an hour/);
+  });
+
+  it('--no-rate-limit lifts the limits', async () => {
+    const child = spawn(process.execPath, ['bin/docpipe.js', 'sandbox', '--port', '0', '--no-rate-limit'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(stderr).toMatch(/rate limits off/);
+  });
+});
+
+describe('stopping on the budget, and an API that enforces its limits', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('says how long until the next slot and how to change the budget', async () => {
+    h = await startHarness(NOW, { site: { paths: 20 } });
+    const hourly = await h.run([...DAYS, '--requests-per-hour', '2']);
+    expect(hourly.code).toBe(75);
+    const message = String(summaryOf(hourly).stopMessage);
+    expect(message).toBe(
+      'hourly request budget spent (2 per hour); next slot in 3600 s (1 h, at 2026-03-10T07:00Z); ' +
+        'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
+    );
+    const text = await h.run([...DAYS, '--max-requests', '1', '--log-format', 'text']);
+    expect(text.code).toBe(75);
+    expect(text.stdout).toMatch(/stopped early on the request budget \(request cap for this run reached \(1 requests\); raise --max-requests to allow more requests in one run\)/);
+  });
+
+  it("stops with exit 75 on the sandbox's own hourly limit, saying when to retry", async () => {
+    h = await startHarness(NOW, { site: { paths: 20 }, rateLimits: { analyticsPerHour: 3 } });
+    const result = await h.run(DAYS);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(4); // three answered, the fourth refused with 429
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 3 });
+    expect(String(summaryOf(result).stopMessage)).toMatch(/HTTP 429: Rate limit exceeded \(the API asks to retry in 3600 s\)$/);
+  });
+});
+
+describe('a mistyped --db', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it.each([
+    [['query', 'SELECT 1']],
+    [['query', 'SELECT 1', '--write']],
+    [['jobs', 'list']],
+    [['doctor']],
+    [['doctor', '--fix']],
+  ])('%j refuses a database file that does not exist, and creates nothing', async (argv) => {
+    const typo = join(h.dir, 'sub', 'typo.duckdb');
+    const result = await h.run([...argv, '--db', typo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`docpipe: database '${typo}' does not exist (check --db or DOCPIPE_DB)\n`);
+    expect(existsSync(join(h.dir, 'sub'))).toBe(false);
+  });
+
+  it('refuses a folder given as --db', async () => {
+    const result = await h.run(['query', 'SELECT 1', '--db', h.dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`docpipe: database '${h.dir}' is not a file (check --db or DOCPIPE_DB)\n`);
+  });
+});
+
+describe('the key', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 20 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('a rejected key stops the run at once, with the line that says so', async () => {
+    const result = await h.run([...DAYS, '--api-key', 'mint_wrong']);
+    expect(result.code).toBe(1);
+    expect(h.sandbox.requests).toHaveLength(1); // one window tried, not seven
+    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', stopMessage: 'the API rejected the key (HTTP 401): check DOCPIPE_API_KEY' });
+    const jobs = join(h.dir, 'p.txt');
+    writeFileSync(jobs, 'one\ntwo\nthree\n');
+    const submit = await h.run(['jobs', 'submit', jobs, '--project', 'docs', '--concurrency', '1', '--api-key', 'mint_wrong', '--log-format', 'text']);
+    expect(submit.code).toBe(1);
+    expect(submit.stdout).toMatch(/stopped: the API rejected the key \(HTTP 401\): check DOCPIPE_API_KEY/);
+    expect(h.requests('/job', 'POST')).toBe(1);
+  });
+
+  it('a missing scope (403) stops the run the same way, with what the server said', async () => {
+    h.sandbox.addFault({ kind: 'server-error', status: 403, match: { path: '/visitors' } });
+    const result = await h.run(DAYS);
+    expect(result.code).toBe(1);
+    expect(h.sandbox.requests).toHaveLength(1);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/^the API rejected the key \(HTTP 403: .+\): check DOCPIPE_API_KEY, its scopes/);
+  });
+
+  it('is checked before a budget wait: with the budget spent, a wrong key is still reported', async () => {
+    const spend = await h.run([...DAYS, '--requests-per-hour', '2']);
+    expect(spend.code).toBe(75);
+    const before = h.sandbox.requests.length;
+    const wrong = await h.run([...DAYS, '--requests-per-hour', '2', '--api-key', 'mint_wrong']);
+    expect(wrong.code).toBe(1);
+    expect(summaryOf(wrong).stopMessage).toBe('the API rejected the key (HTTP 401): check DOCPIPE_API_KEY');
+    // One request, the key check; no analytics request.
+    const made = h.sandbox.requests.slice(before);
+    expect(made.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v2/agent/docs/job/docpipe-key-check 401']);
+    // The right key: checked once, then the budget stops the run as before.
+    const right = await h.run([...DAYS, '--requests-per-hour', '2']);
+    expect(right.code).toBe(75);
+    expect(h.sandbox.requests.slice(before + 1).map((r) => `${r.path} ${r.status}`)).toEqual(['/v2/agent/docs/job/docpipe-key-check 404']);
+    // The checks are logged, outside the analytics budget.
+    const log = await rows<{ scope: string; n: bigint }>(h.db, "SELECT scope, count(*) AS n FROM request_log WHERE path LIKE '%key-check%' GROUP BY scope");
+    expect(log).toEqual([{ scope: `analytics:unbudgeted@${h.sandbox.url}`, n: 2n }]);
+  });
+
+  it('a key that cannot go in a header is exit 2 before any request, without showing it', async () => {
+    const key = 'mint_secret\u0007part';
+    const result = await h.run([...DAYS, '--api-key', key]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/docpipe: the API key contains a character that cannot be sent in an HTTP header \(U\+0007 at position 12\): check DOCPIPE_API_KEY\n$/);
+    expect(result.stderr).not.toContain('secret');
+    const file = join(h.dir, 'key');
+    writeFileSync(file, 'mint_two words\n');
+    const fromFile = await h.run([...DAYS, '--api-key-file', file], { withKey: false });
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toMatch(/U\+0020 at position 9\): check --api-key-file '.*key'\n$/);
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(existsSync(h.db)).toBe(false);
+  });
+
+  it('--api-key on the command line warns that it shows in the process list', async () => {
+    const flag = await h.run([...DAYS, '--api-key', SANDBOX_API_KEY]);
+    expect(flag.code).toBe(0);
+    const warning = logLines(flag).find((l) => l.event === 'api key on the command line');
+    expect(warning).toMatchObject({ level: 'warn', detail: expect.stringMatching(/process list: set DOCPIPE_API_KEY/) });
+    expect(flag.stderr).not.toContain(SANDBOX_API_KEY);
+    const file = await h.run(DAYS);
+    expect(logLines(file).some((l) => l.event === 'api key on the command line')).toBe(false);
+  });
+});
+
+describe('an API that does not answer', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 20 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('connection refused ends an export with exit 1 and "cannot connect", after one request\'s retries', async () => {
+    const port = await closedPort();
+    const result = await h.run([...DAYS, '--base-url', `http://127.0.0.1:${port}`]);
+    expect(result.code).toBe(1);
+    const summary = summaryOf(result);
+    expect(summary).toMatchObject({ stopped: 'fatal', windowsFailed: 1, requests: 5, retries: 4 });
+    expect(summary.stopMessage).toBe(`cannot connect to http://127.0.0.1:${port} (ECONNREFUSED): check --base-url (DOCPIPE_BASE_URL) and the network`);
+    // Every retry was on the terminal.
+    expect(logLines(result).filter((l) => l.event === 'retrying request')).toHaveLength(4);
+  });
+
+  it('is reported as unreachable, not as a failing API, however many retries the breaker sees', async () => {
+    const port = await closedPort();
+    // Ten attempts in a row with no connection: the breaker (8 in a row) must not stop it with 75.
+    const result = await bare(
+      [...DAYS, '--base-url', `http://127.0.0.1:${port}`, '--api-key-file', join(h.dir, 'sandbox.key'), '--db', h.db, '--log-format', 'json'],
+      { retries: 9, minBackoffMs: 1, maxBackoffMs: 2 },
+    );
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ requests: 10, stopMessage: expect.stringMatching(/^cannot connect to /) });
+  });
+
+  it('an unresolvable host ends the run the same way', async () => {
+    const result = await h.run([...DAYS, '--base-url', 'https://docpipe-test.invalid']);
+    expect(result.code).toBe(1);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/^cannot connect to https:\/\/docpipe-test\.invalid \((ENOTFOUND|EAI_AGAIN)\)/);
+  });
+
+  it('job submission says it cannot connect, not that the budget ran out, and keeps the prompts pending', async () => {
+    const port = await closedPort();
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'one\ntwo\n');
+    const result = await h.run(['jobs', 'submit', file, '--project', 'docs', '--concurrency', '1', '--base-url', `http://127.0.0.1:${port}`, '--log-format', 'text']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`stopped: cannot connect to http://127.0.0.1:${port} (ECONNREFUSED)`);
+    expect(result.stdout).not.toMatch(/budget/);
+    const ledger = await rows<{ status: string }>(h.db, 'SELECT status FROM agent_jobs');
+    expect(ledger.map((r) => r.status)).toEqual(['pending']);
+  });
+});
+
+describe('validation that names what was typed', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 20 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it.each([
+    [[...DAYS, '--max-requests', 'abc'], "docpipe: invalid --max-requests 'abc': expected a whole number >= 0"],
+    [[...DAYS, '--requests-per-hour', 'abc'], "docpipe: invalid --requests-per-hour 'abc': expected a whole number >= 1"],
+    [[...DAYS, '--requests-per-hour', '1.5'], "docpipe: invalid --requests-per-hour '1.5': expected a whole number >= 1"],
+    [[...DAYS, '--lock-timeout', 'soon'], "docpipe: invalid --lock-timeout 'soon': expected a number >= 0"],
+    [['export', 'visitors', '--project', '..', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '..': it is a relative path"],
+    [['export', 'visitors', '--project', '.', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '.': it is a relative path"],
+    [['export', 'visitors', '--project', 'docs/../x', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project 'docs/../x': it contains a slash"],
+    [['sandbox', '--port', 'eighty'], "docpipe: invalid --port 'eighty': expected a whole number >= 0 and <= 65535"],
+  ])('%j is exit 2: %s', async (argv, line) => {
+    const result = await h.run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`${line}\n`);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  it('reads the same rules from DOCPIPE_ variables', async () => {
+    process.env.DOCPIPE_MAX_REQUESTS = 'lots';
+    try {
+      const result = await h.run(DAYS);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe("docpipe: invalid --max-requests 'lots': expected a whole number >= 0\n");
+    } finally {
+      delete process.env.DOCPIPE_MAX_REQUESTS;
+    }
+  });
+
+  it('jobs submit: --jobs-per-hour 0.5, a bad project and a --results folder that does not exist are refused before any request', async () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'one\n');
+    const rate = await h.run(['jobs', 'submit', file, '--project', 'docs', '--jobs-per-hour', '0.5']);
+    expect(rate.code).toBe(2);
+    expect(rate.stderr).toBe("docpipe: invalid --jobs-per-hour '0.5': expected a whole number >= 1\n");
+    const project = await h.run(['jobs', 'submit', file, '--project', 'a/b']);
+    expect(project.code).toBe(2);
+    expect(project.stderr).toBe("docpipe: invalid --project 'a/b': it contains a slash\n");
+    const results = join(h.dir, 'missing', 'out.csv');
+    const missing = await h.run(['jobs', 'submit', file, '--project', 'docs', '--results', results]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`docpipe: invalid --results '${results}': folder '${join(h.dir, 'missing')}' does not exist\n`);
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(existsSync(h.db)).toBe(false);
+  });
+
+  it('a --results file in a folder that exists is written', async () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'one [pr]\n');
+    mkdirSync(join(h.dir, 'out'));
+    const out = join(h.dir, 'out', 'r.jsonl');
+    const result = await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.01', '--results', out]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8').trim())).toMatchObject({ prompt: 'one [pr]', status: 'completed' });
+  });
+
+  it('jobs list --status: a typo lists the valid statuses; a status the ledger holds is listed', async () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'one\n');
+    expect((await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.01'])).code).toBe(0);
+    const typo = await h.run(['jobs', 'list', '--status', 'faild']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      "docpipe: invalid --status 'faild': expected one of active, completed, archived, failed, pending, unknown, timed_out, rejected (did you mean 'failed'?)\n",
+    );
+    // A status the API added later, stored verbatim, can be listed.
+    const insert = "INSERT INTO agent_jobs (project_id, prompt_key, prompt, status) VALUES ('docs', 'k1', 'two', 'cancelled')";
+    expect((await h.run(['query', insert, '--write'])).code).toBe(0);
+    const later = await h.run(['jobs', 'list', '--status', 'cancelled', '--format', 'json']);
+    expect(later.code).toBe(0);
+    expect(later.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt)).toEqual(['two']);
+    const none = await h.run(['jobs', 'list', '--status', 'failed', '--format', 'json']);
+    expect(none).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('a pipeline file: a BOM is fine, every error is reported at once, and bad project ids are refused', async () => {
+    const bom = join(h.dir, 'bom.json');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ projects: ['docs'], start: '2026-03-01', maxRequestsPerRun: 0 })}`);
+    const ok = await h.run(['sync', bom]);
+    expect(ok.stderr).not.toMatch(/not valid JSON/);
+    expect(ok.code).toBe(75); // read and planned; the cap of 0 requests stopped it
+    const bad = join(h.dir, 'bad.json');
+    writeFileSync(bad, `\uFEFF${JSON.stringify({ projects: ['..'], start: '2026-02-30', window: 'range', lookbackDays: -1 })}`);
+    const result = await h.run(['sync', bad]);
+    expect(result.code).toBe(2);
+    const line = result.stderr.trim();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toMatch(/lookbackDays: /);
+    expect(line).toMatch(/projects: invalid project id '\.\.': it is a relative path/);
+    expect(line).toMatch(/window: 'range' has no meaning/);
+    expect(line).toMatch(/2026-02-30/);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,138 @@
+/** Issue 8, pure parts: numbers as typed, did-you-mean, project ids, keys, pipeline errors, retry bound. */
+import { describe, expect, it } from 'vitest';
+import { apiKeyProblem } from '../../src/api/http-client.js';
+import { envName } from '../../src/cli/help.js';
+import { parseNumberOption } from '../../src/cli/options.js';
+import { closestWord } from '../../src/core/did-you-mean.js';
+import { projectIdProblem } from '../../src/core/domain.js';
+import { UsageError } from '../../src/core/errors.js';
+import { checkPipelineConfig } from '../../src/extract/pipeline-config.js';
+import { provesKey } from '../../src/cli/session.js';
+
+describe('parseNumberOption', () => {
+  const whole = { integer: true, min: 0 };
+  it.each([
+    ['max-requests', '5', whole, 5],
+    ['max-requests', ['3', '7'], whole, 7],
+    ['max-requests', 12, whole, 12],
+    ['poll-interval', '0.5', { above: 0 }, 0.5],
+    ['poll-interval', '.25', { above: 0 }, 0.25],
+    ['port', '65535', { integer: true, min: 0, max: 65_535 }, 65_535],
+  ] as const)('--%s %j is %d', (name, raw, rule, expected) => {
+    expect(parseNumberOption(name, raw, rule)).toBe(expected);
+  });
+
+  it.each([
+    ['max-requests', 'abc', whole, "invalid --max-requests 'abc': expected a whole number >= 0"],
+    ['requests-per-hour', 'abc', { integer: true, min: 1 }, "invalid --requests-per-hour 'abc': expected a whole number >= 1"],
+    ['jobs-per-hour', '0.5', { integer: true, min: 1 }, "invalid --jobs-per-hour '0.5': expected a whole number >= 1"],
+    ['jobs-per-hour', 0.5, { integer: true, min: 1 }, "invalid --jobs-per-hour '0.5': expected a whole number >= 1"],
+    ['max-requests', '-1', whole, "invalid --max-requests '-1': expected a whole number >= 0"],
+    ['max-requests', '', whole, "invalid --max-requests '': expected a whole number >= 0"],
+    ['timeout', '0', { above: 0 }, "invalid --timeout '0': expected a number > 0"],
+    ['port', '70000', { integer: true, min: 0, max: 65_535 }, "invalid --port '70000': expected a whole number >= 0 and <= 65535"],
+    ['lock-timeout', Number.NaN, { min: 0 }, "invalid --lock-timeout 'NaN': expected a number >= 0"],
+  ] as const)('--%s %j is refused, naming the value typed', (name, raw, rule, message) => {
+    expect(() => parseNumberOption(name, raw, rule)).toThrow(UsageError);
+    expect(() => parseNumberOption(name, raw, rule)).toThrow(message);
+  });
+});
+
+describe('closestWord', () => {
+  const statuses = ['active', 'completed', 'archived', 'failed', 'pending', 'unknown', 'timed_out', 'rejected'];
+  it.each([
+    ['faild', statuses, 'failed'],
+    ['Completd', statuses, 'completed'],
+    ['timedout', statuses, 'timed_out'],
+    ['xyz', statuses, undefined],
+    ['exprot', ['export', 'sync', 'query'], 'export'],
+  ] as const)('%s -> %s', (typed, candidates, expected) => {
+    expect(closestWord(typed, candidates)).toBe(expected);
+  });
+});
+
+describe('projectIdProblem', () => {
+  it.each(['docs', 'my-project_2', '64f1c0ffee', 'a.b'])('accepts %s', (id) => {
+    expect(projectIdProblem(id)).toBeUndefined();
+  });
+  it.each([
+    ['.', 'it is a relative path'],
+    ['..', 'it is a relative path'],
+    ['a/b', 'it contains a slash'],
+    ['a\\b', 'it contains a slash'],
+    ['a b', 'it contains a space or a control character'],
+    ['a\nb', 'it contains a space or a control character'],
+    ['a?b', 'it contains ?, # or %'],
+    ['', 'it is empty'],
+  ])('refuses %j: %s', (id, problem) => {
+    expect(projectIdProblem(id)).toBe(problem);
+  });
+});
+
+describe('apiKeyProblem', () => {
+  it('accepts an admin key', () => {
+    expect(apiKeyProblem('mint_AbC123_xyz')).toBeUndefined();
+  });
+  it.each([
+    ['mint_a b', 'U+0020 at position 7'],
+    ['mint_\u0007x', 'U+0007 at position 6'],
+    ['mint_é', 'U+00E9 at position 6'],
+    ['mint_a\r\nX-Evil: 1', 'U+000D at position 7'],
+  ])('refuses %j without showing the key', (key, where) => {
+    const problem = apiKeyProblem(key);
+    expect(problem).toContain(where);
+    expect(problem).not.toContain(key);
+  });
+});
+
+describe('provesKey', () => {
+  it.each([
+    [200, true],
+    [404, true],
+    [400, true],
+    [401, false],
+    [403, false],
+    [429, false],
+    [500, false],
+    [0, false],
+  ])('HTTP %d proves the key: %s', (status, expected) => {
+    expect(provesKey(status)).toBe(expected);
+  });
+});
+
+describe('checkPipelineConfig', () => {
+  it('reports every problem of the file at once', () => {
+    const check = checkPipelineConfig({
+      projects: ['docs', '..'],
+      metrics: ['visitors', 'sessions'],
+      start: '2026-02-30',
+      window: 'range',
+      lookbackDays: -1,
+      requestsPerHour: 0.5,
+      colour: 'blue',
+    });
+    expect(check.config).toBeUndefined();
+    const text = check.errors.join('\n');
+    expect(text).toMatch(/^colour: unknown field/m);
+    expect(text).toMatch(/^metrics\.1: /m);
+    expect(text).toMatch(/^lookbackDays: /m);
+    expect(text).toMatch(/^requestsPerHour: /m);
+    expect(text).toMatch(/^projects: invalid project id '\.\.': it is a relative path$/m);
+    expect(text).toMatch(/^window: 'range' has no meaning/m);
+    expect(text).toMatch(/2026-02-30/);
+    expect(check.errors).toHaveLength(7);
+  });
+
+  it('still accepts a good file, with its defaults', () => {
+    const check = checkPipelineConfig({ projects: ['docs'], start: '2026-01-01' });
+    expect(check.errors).toEqual([]);
+    expect(check.config).toMatchObject({ projects: ['docs'], metrics: ['visitors', 'views'], grains: ['day'], lookbackDays: 2, requestsPerHour: 100 });
+  });
+});
+
+describe('envName', () => {
+  it('names the DOCPIPE_ variable of an option', () => {
+    expect(envName('max-requests')).toBe('DOCPIPE_MAX_REQUESTS');
+    expect(envName('api-key')).toBe('DOCPIPE_API_KEY');
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Issue 8 item 13: runs left `running` by a crash are marked `crashed` when the next run
+ * starts, and SIGTERM and SIGHUP stop a run like Ctrl-C (exit 130, what finished saved).
+ * The signals go to real docpipe processes (dist/ through bin/docpipe.js).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const EXPORT = ['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03'];
+
+interface RunRow {
+  run_id: string;
+  status: string;
+  exit_code: number | null;
+  finished: boolean;
+}
+
+async function runs(db: string): Promise<RunRow[]> {
+  const handle = await Database.open(db, { readOnly: true });
+  try {
+    return await handle.all<RunRow & Record<string, unknown>>(
+      'SELECT run_id, status, exit_code, finished_at IS NOT NULL AS finished FROM runs ORDER BY started_at, run_id',
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('runs left running by a crash', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 10 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('are marked crashed when the next run starts; live ones and other hosts are left alone', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    // A process that has ended: its pid is gone.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const db = await Database.open(h.db);
+    try {
+      const insert = `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ($id, 'export views', TIMESTAMPTZ '2026-03-09 00:00:00+00', 'running', $pid, $host)`;
+      await db.run(insert, { id: 'dead-here', pid: gone, host: hostname() });
+      await db.run(insert, { id: 'alive-here', pid: process.pid, host: hostname() });
+      await db.run(insert, { id: 'other-host', pid: gone, host: `not-${hostname()}` });
+    } finally {
+      await db.close();
+    }
+    const next = await h.run([...EXPORT, '--refresh']);
+    expect(next.code).toBe(0);
+    expect(logLines(next).find((l) => l.event === 'earlier runs marked crashed')).toMatchObject({ level: 'warn', runs: ['dead-here'] });
+    const byId = new Map((await runs(h.db)).map((r) => [r.run_id, r]));
+    expect(byId.get('dead-here')).toMatchObject({ status: 'crashed', finished: true });
+    expect(byId.get('alive-here')).toMatchObject({ status: 'running', finished: false });
+    expect(byId.get('other-host')).toMatchObject({ status: 'running', finished: false });
+    // A job batch starts a run the same way: nothing left to mark, no line.
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'fix [pr]\n');
+    const jobs = await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.01']);
+    expect(jobs.code).toBe(0);
+    expect(logLines(jobs).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
+  });
+});
+
+describe('SIGTERM and SIGHUP', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { site: { paths: 10 }, jobs: { pollsToFinish: 1_000_000 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  function start(args: string[]) {
+    const child = spawn(process.execPath, ['bin/docpipe.js', ...args, '--db', h.db, '--base-url', h.sandbox.url, '--log-format', 'json'], {
+      env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, out, exit };
+  }
+
+  async function until(check: () => boolean): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the child');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it.each(['SIGTERM', 'SIGHUP'] as const)('%s stops an export like Ctrl-C: exit 130, the run recorded as interrupted', async (signal) => {
+    // Every answer takes 10 s: the signal arrives while the first request is in flight.
+    h.sandbox.addFault({ kind: 'slow', delayMs: 10_000, times: Number.POSITIVE_INFINITY });
+    const { child, out, exit } = start(EXPORT);
+    await until(() => h.sandbox.requests.length > 0);
+    child.kill(signal);
+    expect(await exit).toBe(130);
+    expect(out.stderr).toContain(`stopping (${signal}): finishing the current step and saving what is done`);
+    expect(JSON.parse(out.stdout.trim().split('\n').at(-1)!)).toMatchObject({ stopped: 'interrupted', exitCode: 130 });
+    expect(await runs(h.db)).toEqual([expect.objectContaining({ status: 'interrupted', exit_code: 130, finished: true })]);
+  });
+
+  it('SIGHUP stops a job batch: the job submitted stays in the ledger with its id', async () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'first [pr]\nsecond [pr]\n');
+    const { child, out, exit } = start(['jobs', 'submit', file, '--project', 'docs', '--concurrency', '1', '--poll-interval', '0.05']);
+    await until(() => out.stderr.includes('job submitted'));
+    child.kill('SIGHUP');
+    expect(await exit).toBe(130);
+    expect(out.stderr).toContain('stopping (SIGHUP)');
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    expect(await runs(h.db)).toEqual([expect.objectContaining({ status: 'interrupted', exit_code: 130 })]);
+    const handle = await Database.open(h.db, { readOnly: true });
+    try {
+      const ledger = await handle.all('SELECT prompt, status, job_id FROM agent_jobs WHERE job_id IS NOT NULL');
+      expect(ledger).toEqual([{ prompt: 'first [pr]', status: 'active', job_id: h.sandbox.jobs()[0]!.id }]);
+    } finally {
+      await handle.close();
+    }
+  });
+});

@@ -12,9 +12,11 @@ export function createAgentJob(
   projectId: string,
   prompt: string,
   signal?: AbortSignal,
+  beforeSend?: () => Promise<void>,
 ): Promise<AgentJob> {
   const path = jobPath(projectId);
   return client.request({
+    ...(beforeSend ? { beforeSend } : {}),
     method: 'POST',
     path,
     body: { prompt },

@@ -7,6 +7,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import { systemClock, type Clock } from '../core/clock.js';
 import {
+  DataError,
   DocpipeError,
   HttpError,
   InterruptedError,
@@ -95,6 +96,11 @@ export interface RequestOptions<T> {
    * has an unknown outcome, so job creation lets it finish. @default true
    */
   abortInFlight?: boolean;
+  /**
+   * Called before each attempt goes out, once the request budget has given it a slot (so
+   * after any budget wait): the job ledger marks a prompt as being posted here.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
@@ -156,6 +162,14 @@ function serverMessage(text: string): string | undefined {
   }
   const line = trimmed.replace(/\s+/g, ' ');
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+
+/**
+ * A body that is an error, whatever the status said: it carries `error` and none of the
+ * fields of an answer (`id` of a job, `totals` of an analytics page).
+ */
+export function isErrorBody(json: unknown): boolean {
+  return json !== null && typeof json === 'object' && !Array.isArray(json) && 'error' in json && !('id' in json) && !('totals' in json);
 }
 
 export class HttpClient {
@@ -257,6 +271,7 @@ export class HttpClient {
     const startedAt = clock.now();
     let status = 0;
     try {
+      await request.beforeSend?.();
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const signal = inFlight ? AbortSignal.any([inFlight, deadline]) : deadline;
@@ -299,6 +314,12 @@ export class HttpClient {
         throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
           cause: error,
         });
+      }
+      if (isErrorBody(json)) {
+        // A success status around an error (a gateway, a half-finished job store): not data.
+        throw new DataError(
+          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text) ?? 'no message'}`,
+        );
       }
       return request.parse(json, response.text);
     } finally {

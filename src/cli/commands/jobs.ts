@@ -3,9 +3,10 @@ import { extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { runStatus } from '../../core/outcome.js';
-import { isFinalStatus, JobLedger, type LedgerRow } from '../../jobs/ledger.js';
+import { decidePrompt } from '../../jobs/decide-prompt.js';
+import { JobLedger, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile } from '../../jobs/prompt-files.js';
-import { runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
+import { promptStart, runBatch, type BatchEvent, type BatchSummary } from '../../jobs/run-batch.js';
 import { Store } from '../../load/store.js';
 import { finishRun, newRunId, startRun } from '../../load/runs.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
@@ -16,13 +17,26 @@ import { createSession, createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
-function shorten(text: string, width = 48): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
-}
+/** `jobs list` as a table fits a terminal this wide; CSV and JSON carry every column. */
+const LIST_TABLE_WIDTH = 100;
 
 function resultRecord(row: LedgerRow): Record<string, unknown> {
   return { prompt_key: row.promptKey, prompt: row.prompt, status: row.status, job_id: row.jobId, pr_link: row.prLink, error: row.error };
+}
+
+/** Every column of the ledger, for `jobs list --format csv|json`. */
+const LEDGER_COLUMNS = [
+  'project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
+  'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls',
+] as const;
+
+function ledgerRecord(r: LedgerRow): Record<(typeof LEDGER_COLUMNS)[number], unknown> {
+  return {
+    project_id: r.projectId, prompt_key: r.promptKey, prompt: r.prompt, status: r.status, job_id: r.jobId, model: r.model,
+    repository: r.repository, ref: r.ref, pr_link: r.prLink, created_at: r.createdAt, archived_at: r.archivedAt,
+    submitted_at: r.submittedAt, finished_at: r.finishedAt, error: r.error, flags: r.flags, source_file: r.sourceFile,
+    attempts: r.attempts, polls: r.polls,
+  };
 }
 
 function singleProject(projects: string[]): string {
@@ -78,20 +92,15 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
   const { store } = workspace;
   const ledger = new JobLedger(store, runId);
   if (args['dry-run']) {
-    const plan: Record<string, unknown>[] = [];
-    for (const entry of file.entries) {
-      const row = await ledger.get(projectId, entry.key);
-      const action = !row
-        ? 'submit'
-        : isFinalStatus(row.status)
-          ? 'done'
-          : row.status === 'unknown'
-            ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
-            : row.jobId ? 'poll' : 'submit';
-      plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
-    }
-    ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
-    const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
+    // One read of the ledger, and the runner's own decision for each prompt.
+    const rows = await ledger.byKey(projectId);
+    const plan = file.entries.map((entry) => {
+      const decision = decidePrompt(entry, rows.get(entry.key), { resubmitUnknown: args['resubmit-unknown'] });
+      if (decision.warning) logger.warn('prompt id reused', { key: entry.key, warning: decision.warning });
+      return { line: entry.line, key: entry.key, action: decision.action, status: decision.status, reason: decision.reason, prompt: promptStart(entry.prompt, 40) };
+    });
+    ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'reason', 'prompt'], plan));
+    const toSubmit = plan.filter((p) => p.action === 'submit' || p.action === 'resubmit').length;
     ctx.io.stdout(`dry run: ${file.entries.length} prompts in ${args.file}, ${toSubmit} would be submitted; no request made\n`);
     return;
   }
@@ -112,8 +121,10 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
     ...(ctx.http ? { http: ctx.http } : {}),
   });
   const onEvent = (event: BatchEvent): void => {
-    if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
-    logger.info(`job ${event.kind}`, { ...event });
+    const { kind, ...fields } = event;
+    if (kind === 'warning') return logger.warn('job warning', fields);
+    if (kind === 'status' && event.status === 'active') return logger.debug('job polled', fields);
+    logger.info(`job ${kind}`, fields);
   };
   const summary: BatchSummary = await runBatch({
     client: session.client,
@@ -130,7 +141,8 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
     onEvent,
   });
   if (args.results) writeResults(args.results, summary.rows);
-  const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
+  // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
+  const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
   const stopped =
     summary.stopped === 'budget'
@@ -138,12 +150,12 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
       : summary.stopped === 'interrupted'
         ? '\ninterrupted; everything so far is saved, run again to resume'
         : summary.stopped === 'fatal'
-          ? `\nstopped: ${summary.stopMessage ?? ''}`
+          ? `\nstopped: ${summary.stopMessage ?? ''}; prompts not yet submitted stay pending, run again to continue`
           : '';
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs submit', runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
-    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
+    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
   }
   // Also moves the rest of the request journal into request_log.
@@ -166,19 +178,20 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
     ...(args.status ? { status: args.status } : {}),
     ...(projectFilter ? { projectId: projectFilter } : {}),
   });
+  if (args.format !== 'table') {
+    const records = rows.map(ledgerRecord);
+    ctx.io.stdout(renderRows(args.format, LEDGER_COLUMNS, records));
+    return;
+  }
+  // The table is for reading on a terminal: what was asked, where it stands, what came of it.
   const records = rows.map((r) => ({
-    project_id: r.projectId,
-    prompt_key: r.promptKey,
-    prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
+    key: r.promptKey,
     status: r.status,
-    job_id: r.jobId,
-    pr_link: r.prLink,
-    submitted_at: r.submittedAt,
-    finished_at: r.finishedAt,
-    error: r.error,
+    submitted: r.submittedAt?.replace('T', ' ').slice(0, 16) ?? null,
+    prompt: r.prompt,
+    result: r.prLink ?? r.error ?? (r.flags ? `(${r.flags})` : null),
   }));
-  const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
-  ctx.io.stdout(renderRows(args.format, columns, records));
+  ctx.io.stdout(renderRows('table', ['key', 'status', 'submitted', 'prompt', 'result'], records, LIST_TABLE_WIDTH));
 }
 
 export function jobsCommand(ctx: CliContext): CommandModule {

@@ -37,12 +37,12 @@ function readSql(sql: string | undefined, file: string | undefined): { text: str
 export function queryCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'query [sql]',
-    describe: 'run SQL on the database (read-only unless --write) and print the result',
+    describe: 'run SQL on the database (read-only unless --write) and print each statement\'s result',
     builder,
     handler: async (args) => {
       const { text, label } = readSql(args.sql, args.file);
       const readOnly = !args.write;
-      const { rows, columns } = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly }, async (db) => {
+      const results = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly }, async (db) => {
         try {
           return await db.query(text);
         } catch (error) {
@@ -52,7 +52,11 @@ export function queryCommand(ctx: CliContext): CommandModule {
           throw userSqlError(label, error);
         }
       });
-      ctx.io.stdout(renderRows(args.format, columns, rows));
+      if (results.length === 0) throw new UsageError(`${label}: no SQL statement in it`);
+      // Each statement's result in turn, like the duckdb shell; a statement without a result
+      // set (CREATE, SET) prints nothing.
+      const shown = results.filter((r) => r.isResultSet);
+      ctx.io.stdout(shown.map((r) => renderRows(args.format, r.columns, r.rows)).join(args.format === 'json' ? '' : '\n'));
     },
   });
 }

@@ -159,6 +159,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           return;
         }
         await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
+        event(entry, { kind: 'warning', message: `poll failed: ${message(error)}` });
         // The server does not know the job: polling again will not help this run.
         if (error instanceof HttpError && error.status === 404) return;
       }

@@ -118,6 +118,8 @@ async function submitHandler(ctx: CliContext, args: Awaited<ReturnType<typeof su
     // Polling is not rate limited by the API; only submissions use the budget.
     budgeted: (method) => method === 'POST',
     clock: ctx.io.clock,
+    // Budget waits and retries are logged like an export's.
+    logger,
     ...(ctx.http ? { http: ctx.http } : {}),
   });
   const onEvent = (event: BatchEvent): void => {

@@ -52,11 +52,17 @@ describe('rendering', () => {
   });
 
   it('fits columns to a line width, shrinking the widest first', () => {
-    expect(fitWidths([10, 80, 40], ['a', 'b', 'c'], 100)).toEqual([10, 46, 40]);
-    expect(fitWidths([10, 80, 70], ['a', 'b', 'c'], 100)).toEqual([10, 43, 43]);
-    expect(fitWidths([10, 20], ['a', 'b'], 100)).toEqual([10, 20]);
+    expect(fitWidths([10, 80, 40], ['a', 'b', 'c'], { lineWidth: 100 })).toEqual([10, 46, 40]);
+    expect(fitWidths([10, 80, 70], ['a', 'b', 'c'], { lineWidth: 100 })).toEqual([10, 43, 43]);
+    expect(fitWidths([10, 20], ['a', 'b'], { lineWidth: 100 })).toEqual([10, 20]);
     // Never below a header or 8 characters, even when that cannot fit.
-    expect(fitWidths([12, 30], ['a_long_header', 'b'], 10)).toEqual([12, 8]);
+    expect(fitWidths([13, 30], ['a_long_header', 'b'], { lineWidth: 10 })).toEqual([13, 8]);
+  });
+
+  it('shrinks the columns named first, down to their minimum, before the others', () => {
+    const headers = ['key', 'prompt', 'result'];
+    expect(fitWidths([23, 90, 45], headers, { lineWidth: 100, shrinkFirst: ['prompt'], minWidths: { key: 23, prompt: 24 } })).toEqual([23, 28, 45]);
+    expect(fitWidths([23, 90, 70], headers, { lineWidth: 100, shrinkFirst: ['prompt'], minWidths: { key: 23, prompt: 24 } })).toEqual([23, 24, 49]);
   });
 });
 
@@ -121,8 +127,11 @@ describe('docpipe output', () => {
       const lines = table.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(2 + 3 + 1);
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
-      expect(lines[0]).toMatch(/^key\s+status\s+submitted\s+prompt\s+result$/);
+      expect(lines[0]).toMatch(/^key\s+status\s+prompt\s+result$/);
       expect(table.stdout).not.toContain(ESC);
+      // Keys and pull-request links are shown whole; the prompt gives way.
+      for (const job of h.sandbox.jobs().filter((j) => j.prLink)) expect(table.stdout).toContain(job.prLink);
+      expect(table.stdout).toMatch(/sha256:[0-9a-f]{16}\s/);
       expect(table.stdout).toMatch(/failed .*Merge conflict/);
 
       const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',

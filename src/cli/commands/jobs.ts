@@ -17,7 +17,7 @@ import { createSession, createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
-/** `jobs list` as a table fits a terminal this wide; CSV and JSON carry every column. */
+/** `jobs list` as a table fits a terminal this wide (the submitted time and the rest are in CSV and JSON). */
 const LIST_TABLE_WIDTH = 100;
 
 function resultRecord(row: LedgerRow): Record<string, unknown> {
@@ -186,14 +186,16 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
     return;
   }
   // The table is for reading on a terminal: what was asked, where it stands, what came of it.
+  // Keys and links are for copying, so the prompt gives up its width first.
   const records = rows.map((r) => ({
     key: r.promptKey,
     status: r.status,
-    submitted: r.submittedAt?.replace('T', ' ').slice(0, 16) ?? null,
     prompt: r.prompt,
     result: r.prLink ?? r.error ?? (r.flags ? `(${r.flags})` : null),
   }));
-  ctx.io.stdout(renderRows('table', ['key', 'status', 'submitted', 'prompt', 'result'], records, LIST_TABLE_WIDTH));
+  const columns = ['key', 'status', 'prompt', 'result'];
+  const keep = Object.fromEntries(['key', 'status'].map((c) => [c, Math.max(c.length, ...records.map((r) => String(r[c as 'key']).length))]));
+  ctx.io.stdout(renderRows('table', columns, records, { lineWidth: LIST_TABLE_WIDTH, shrinkFirst: ['prompt'], minWidths: { ...keep, prompt: 24 } }));
 }
 
 export function jobsCommand(ctx: CliContext): CommandModule {

@@ -39,15 +39,32 @@ function isNumeric(value: unknown): boolean {
   return typeof value === 'number' || typeof value === 'bigint';
 }
 
+/** How a table shrinks to fit its line width. */
+export interface TableFit {
+  /** The widest a line may be. @default Infinity */
+  lineWidth?: number;
+  /** Columns that shrink first, in this order, each down to its minimum before the next. */
+  shrinkFirst?: readonly string[];
+  /** The narrowest a column may get. @default its header's length, and at least 8 */
+  minWidths?: Readonly<Record<string, number>>;
+}
+
 /**
- * Pure: column widths that fit `lineWidth` (two spaces between columns), taking a character
- * at a time from the widest column, but never below its header or 8 characters.
+ * Pure: column widths that fit `fit.lineWidth` (two spaces between columns). The columns
+ * of `shrinkFirst` give up characters first, in order; then the widest column, a character at
+ * a time. No column goes below its minimum, even when the line cannot fit.
  */
-export function fitWidths(widths: readonly number[], headers: readonly string[], lineWidth: number): number[] {
+export function fitWidths(widths: readonly number[], headers: readonly string[], fit: TableFit = {}): number[] {
+  const lineWidth = fit.lineWidth ?? Number.POSITIVE_INFINITY;
   const fitted = [...widths];
-  const total = (): number => fitted.reduce((a, b) => a + b, 0) + 2 * Math.max(0, fitted.length - 1);
-  const floor = headers.map((h) => Math.max(h.length, 8));
-  while (total() > lineWidth) {
+  const excess = (): number => fitted.reduce((a, b) => a + b, 0) + 2 * Math.max(0, fitted.length - 1) - lineWidth;
+  const floor = headers.map((h) => fit.minWidths?.[h] ?? Math.max(h.length, 8));
+  for (const name of fit.shrinkFirst ?? []) {
+    const i = headers.indexOf(name);
+    if (i === -1 || excess() <= 0) continue;
+    fitted[i] = Math.max(Math.min(floor[i]!, fitted[i]!), fitted[i]! - excess());
+  }
+  while (excess() > 0) {
     let widest = -1;
     for (let i = 0; i < fitted.length; i++) {
       if (fitted[i]! > floor[i]! && (widest === -1 || fitted[i]! > fitted[widest]!)) widest = i;
@@ -60,18 +77,18 @@ export function fitWidths(widths: readonly number[], headers: readonly string[],
 
 /**
  * @param maxWidth the widest a cell may be
- * @param lineWidth the widest a line may be (columns shrink to fit, cells end in `…`)
+ * @param fit how the table shrinks to a line width (cells cut short end in `…`)
  */
 export function renderTable(
   columns: readonly string[],
   rows: readonly Record<string, unknown>[],
   maxWidth = 60,
-  lineWidth = Number.POSITIVE_INFINITY,
+  fit: TableFit = {},
 ): string {
   const clip = (s: string, width: number): string => (s.length > width ? `${s.slice(0, Math.max(0, width - 1))}…` : s);
   const cells = rows.map((row) => columns.map((c) => clip(neutralise(formatCell(row[c]).replace(/\s+/g, ' ')), maxWidth)));
   const natural = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
-  const widths = fitWidths(natural, columns, lineWidth);
+  const widths = fitWidths(natural, columns, fit);
   const numeric = columns.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || isNumeric(r[c])));
   const line = (values: readonly string[]): string =>
     values
@@ -105,9 +122,9 @@ export function renderRows(
   format: OutputFormat,
   columns: readonly string[],
   rows: readonly Record<string, unknown>[],
-  lineWidth = Number.POSITIVE_INFINITY,
+  fit: TableFit = {},
 ): string {
   if (format === 'csv') return renderCsv(columns, rows);
   if (format === 'json') return renderJsonLines(rows);
-  return renderTable(columns, rows, 60, lineWidth);
+  return renderTable(columns, rows, 60, fit);
 }

@@ -1,4 +1,4 @@
-import type { HttpClient } from './http-client.js';
+import type { HttpClient, RequestOptions } from './http-client.js';
 import { parseAgentJob, type AgentJob } from './schemas.js';
 
 function jobPath(projectId: string, id?: string): string {
@@ -6,17 +6,20 @@ function jobPath(projectId: string, id?: string): string {
   return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
 }
 
-/** POST a new job. Not idempotent: only retried where the server provably created nothing. */
+/**
+ * POST a new job. Not idempotent: only retried where the server provably created nothing.
+ * `hooks` let the job ledger mark each attempt as it goes out and as its answer comes back.
+ */
 export function createAgentJob(
   client: HttpClient,
   projectId: string,
   prompt: string,
   signal?: AbortSignal,
-  beforeSend?: () => Promise<void>,
+  hooks: Pick<RequestOptions<AgentJob>, 'beforeSend' | 'afterSend'> = {},
 ): Promise<AgentJob> {
   const path = jobPath(projectId);
   return client.request({
-    ...(beforeSend ? { beforeSend } : {}),
+    ...hooks,
     method: 'POST',
     path,
     body: { prompt },

@@ -101,6 +101,8 @@ export interface RequestOptions<T> {
    * after any budget wait): the job ledger marks a prompt as being posted here.
    */
   beforeSend?: () => Promise<void>;
+  /** Called after each attempt of this request with its HTTP status (0 when none arrived). */
+  afterSend?: (status: number) => Promise<void>;
 }
 
 type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
@@ -324,6 +326,7 @@ export class HttpClient {
       return request.parse(json, response.text);
     } finally {
       await this.options.afterAttempt?.({ ...info, status, startedAt, durationMs: clock.now() - startedAt }, token);
+      await request.afterSend?.(status);
     }
   }
 }

@@ -146,6 +146,14 @@ export class JobLedger {
     );
   }
 
+  /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
+  async clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
+    await this.write(
+      `UPDATE agent_jobs SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND prompt_key = $k`,
+      { p: projectId, k: promptKey, now: ts(now) },
+    );
+  }
+
   /**
    * The API answered with a job (after POST or GET): copy its fields. The status is kept
    * verbatim, known or not. A null prLink never erases a stored one; a prLink that is not a

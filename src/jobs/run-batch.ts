@@ -170,9 +170,13 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now());
     let job: AgentJob;
     try {
-      // Marked as being posted only once the budget let the attempt go: a prompt killed while
-      // it waited for the hourly budget stays provably unsubmitted.
-      job = await createAgentJob(client, projectId, entry.prompt, signal, () => ledger.markPosting(projectId, entry.key, clock.now()));
+      // Marked as being posted only once the budget let the attempt go, and no longer once an
+      // answer proves nothing was created (429, 503): a prompt killed while it waited for the
+      // hourly budget, or for a Retry-After, stays provably unsubmitted.
+      job = await createAgentJob(client, projectId, entry.prompt, signal, {
+        beforeSend: () => ledger.markPosting(projectId, entry.key, clock.now()),
+        afterSend: (status) => (status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
+      });
     } catch (error) {
       const kind = classifySubmitError(error, projectId);
       if (kind === 'unknown') {

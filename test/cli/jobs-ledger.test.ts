@@ -77,6 +77,34 @@ describe('the job ledger', () => {
     expect((await ledger(h)).map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
+  it('a prompt killed while it waited out a 429 is not unknown: the 429 proved nothing was created', async () => {
+    writeFileSync(file, '{"id":"a","prompt":"Only [pr]"}\n');
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, retryAfter: '30' });
+    const child = spawn(
+      process.execPath,
+      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--db', h.db, '--base-url', h.sandbox.url],
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('retrying request')) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`child ended before the retry wait: ${stderr}`)));
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'a', status: 'pending', post_started: false }]);
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
+  });
+
   it('warns when an id is reused with different text, and the earlier job stands', async () => {
     writeFileSync(file, '{"id":"fix-1","prompt":"Fix the quickstart [pr]"}\n');
     expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);

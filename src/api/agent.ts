@@ -1,5 +1,5 @@
 import { ApiUnreachableError, HttpError, InterruptedError, KeyRejectedError } from '../core/errors.js';
-import type { HttpClient } from './http-client.js';
+import type { HttpClient, RequestOptions } from './http-client.js';
 import { parseAgentJob, type AgentJob } from './schemas.js';
 
 function jobPath(projectId: string, id?: string): string {
@@ -7,15 +7,20 @@ function jobPath(projectId: string, id?: string): string {
   return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
 }
 
-/** POST a new job. Not idempotent: only retried where the server provably created nothing. */
+/**
+ * POST a new job. Not idempotent: only retried where the server provably created nothing.
+ * `hooks` let the job ledger mark each attempt as it goes out and as its answer comes back.
+ */
 export function createAgentJob(
   client: HttpClient,
   projectId: string,
   prompt: string,
   signal?: AbortSignal,
+  hooks: Pick<RequestOptions<AgentJob>, 'beforeSend' | 'afterSend'> = {},
 ): Promise<AgentJob> {
   const path = jobPath(projectId);
   return client.request({
+    ...hooks,
     method: 'POST',
     path,
     body: { prompt },

@@ -8,6 +8,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { systemClock, type Clock } from '../core/clock.js';
 import {
   ApiUnreachableError,
+  DataError,
   DocpipeError,
   HttpError,
   KeyRejectedError,
@@ -103,6 +104,13 @@ export interface RequestOptions<T> {
    * has an unknown outcome, so job creation lets it finish. @default true
    */
   abortInFlight?: boolean;
+  /**
+   * Called before each attempt goes out, once the request budget has given it a slot (so
+   * after any budget wait): the job ledger marks a prompt as being posted here.
+   */
+  beforeSend?: () => Promise<void>;
+  /** Called after each attempt of this request with its HTTP status (0 when none arrived). */
+  afterSend?: (status: number) => Promise<void>;
 }
 
 type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
@@ -180,6 +188,14 @@ function serverMessage(text: string): string | undefined {
   }
   const line = trimmed.replace(/\s+/g, ' ');
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+
+/**
+ * A body that is an error, whatever the status said: it carries `error` and none of the
+ * fields of an answer (`id` of a job, `totals` of an analytics page).
+ */
+export function isErrorBody(json: unknown): boolean {
+  return json !== null && typeof json === 'object' && !Array.isArray(json) && 'error' in json && !('id' in json) && !('totals' in json);
 }
 
 export class HttpClient {
@@ -288,6 +304,7 @@ export class HttpClient {
     let status = 0;
     let notSent = false;
     try {
+      await request.beforeSend?.();
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const signal = inFlight ? AbortSignal.any([inFlight, deadline]) : deadline;
@@ -333,10 +350,17 @@ export class HttpClient {
           cause: error,
         });
       }
+      if (isErrorBody(json)) {
+        // A success status around an error (a gateway, a half-finished job store): not data.
+        throw new DataError(
+          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text) ?? 'no message'}`,
+        );
+      }
       return request.parse(json, response.text);
     } finally {
       const ended: ResponseInfo = { ...info, status, startedAt, durationMs: clock.now() - startedAt, ...(notSent ? { notSent } : {}) };
       await this.options.afterAttempt?.(ended, token);
+      await request.afterSend?.(status);
     }
   }
 }

@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { DataError } from '../core/errors.js';
 import type { ApiRow, Counts, Metric } from '../core/domain.js';
 
-const counts = { human: z.number(), ai: z.number(), total: z.number() };
+/**
+ * A count: any JSON number (JSON.parse turns `1e400` into Infinity) or null. One odd count
+ * must not cost the window: the loader stores what no BIGINT can hold as NULL and flags it.
+ */
+const count = z.custom<number | null>((v) => v === null || (typeof v === 'number' && !Number.isNaN(v)), {
+  message: 'expected a number or null',
+});
+const counts = { human: count, ai: count, total: count };
 const totalsSchema = z.object(counts);
 const rowSchema = z.object({ path: z.string(), ...counts });
 
@@ -43,7 +50,13 @@ export function parseAnalyticsPage(metric: Metric, json: unknown, context: strin
   };
 }
 
+/** The AgentJob statuses the API documents; any other is stored verbatim and followed like `active`. */
+export const API_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'archived', 'failed']);
+
+export function isKnownApiStatus(status: string | null): boolean {
+  return status !== null && (API_STATUSES as readonly string[]).includes(status);
+}
 
 /** An agent job as far as it could be read; every field may be missing. */
 export interface AgentJob {
@@ -53,9 +66,38 @@ export interface AgentJob {
   repository: string | null;
   ref: string | null;
   model: string | null;
+  /** The pull request, when the API sent an http(s) URL. */
   prLink: string | null;
+  /** What the API sent as `prLink` when it was not an http(s) URL (flagged, never stored as a link). */
+  badPrLink: string | null;
+  /** Why the job failed, when the API says (not documented: `error`, `errorMessage`, `failureReason` or `reason`). */
+  reason: string | null;
   createdAt: string | null;
   archivedAt: string | null;
+}
+
+/** Whether a pull-request link is a link: an absolute http(s) URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const REASON_FIELDS = ['error', 'errorMessage', 'failureReason', 'reason'] as const;
+
+/** The first reason field that holds text, or an object's `message`. */
+function reasonOf(json: Record<string, unknown>): string | null {
+  for (const field of REASON_FIELDS) {
+    const value = json[field];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+    if (value && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string') {
+      return (value as { message: string }).message.trim() || null;
+    }
+  }
+  return null;
 }
 
 const optionalString = z.string().nullish().catch(null);
@@ -75,13 +117,17 @@ export function parseAgentJob(json: unknown, context: string): AgentJob {
     throw new DataError(`${context} returned an unexpected body (not an object)`);
   }
   const job = agentJobSchema.parse(json);
+  const link = job.prLink ?? null;
+  const linkOk = link === null || isHttpUrl(link);
   return {
     id: job.id ?? null,
     status: job.status ?? null,
     repository: job.source?.repository ?? null,
     ref: job.source?.ref ?? null,
     model: job.model ?? null,
-    prLink: job.prLink ?? null,
+    prLink: linkOk ? link : null,
+    badPrLink: linkOk ? null : link,
+    reason: reasonOf(json as Record<string, unknown>),
     createdAt: job.createdAt ?? null,
     archivedAt: job.archivedAt ?? null,
   };

@@ -18,10 +18,14 @@ export function windowKey(window: Window): string {
   return `${window.start}/${window.end}`;
 }
 
+/**
+ * Counts as the API sent them. Null, or a number no BIGINT can hold (beyond 64 bits, or
+ * infinite), is kept here as received; the loader stores it as NULL and flags it.
+ */
 export interface Counts {
-  human: number;
-  ai: number;
-  total: number;
+  human: number | null;
+  ai: number | null;
+  total: number | null;
 }
 
 /** One row of `/visitors` or `/views`. */

@@ -3,6 +3,7 @@
  * human line on a terminal. Results (summaries, tables, query output) go to stdout instead,
  * through the command's own output, never through the logger.
  */
+import { neutralise } from './neutralise.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -32,12 +33,13 @@ export function defaultLogFormat(stream: { isTTY?: boolean } = process.stderr): 
   return stream.isTTY ? 'text' : 'json';
 }
 
+/** A terminal line: values from the API may carry escape sequences, shown as escapes instead. */
 function formatText(level: LogLevel, event: string, fields: LogFields): string {
   const parts = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    .map(([k, v]) => `${k}=${neutralise(typeof v === 'string' ? v : JSON.stringify(v))}`);
   const prefix = level === 'info' ? '' : `${level}: `;
-  return `${prefix}${event}${parts.length > 0 ? ' ' + parts.join(' ') : ''}`;
+  return `${prefix}${neutralise(event)}${parts.length > 0 ? ' ' + parts.join(' ') : ''}`;
 }
 
 export function createLogger(options: LoggerOptions): Logger {

@@ -1,7 +1,9 @@
 /**
  * The job ledger (`agent_jobs`): one row per (project, prompt key). A row is written as
- * `pending` before its POST, so a crash between the two leaves a trace; every response then
- * updates it. Each write is one statement in its own short write (the database file is held
+ * `pending` when its turn comes, and marked as being posted (`post_started_at`) only just
+ * before the POST goes out, after any wait for the budget; so a crash leaves a trace, and
+ * only a prompt that may have reached the server counts as `unknown`. Every response then
+ * updates the row. Each write is one statement in its own short write (the database file is held
  * only for it, so a batch that follows jobs for an hour leaves the file to readers between
  * polls), so the ledger is consistent after a crash.
  */
@@ -27,6 +29,8 @@ export interface LedgerRow {
   submittedAt: string | null;
   finishedAt: string | null;
   error: string | null;
+  /** Data-quality flags, comma-separated (`pr_link_not_url`). */
+  flags: string | null;
   sourceFile: string | null;
   attempts: number;
   polls: number;
@@ -46,7 +50,7 @@ const SELECT = `SELECT project_id, prompt_key, prompt, job_id, status, model, re
   strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
   strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
   strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-  error, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started FROM agent_jobs`;
+  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started FROM agent_jobs`;
 
 type RawRow = Record<string, unknown>;
 
@@ -67,6 +71,7 @@ function toRow(r: RawRow): LedgerRow {
     submittedAt: str(r.submitted_at),
     finishedAt: str(r.finished_at),
     error: str(r.error),
+    flags: str(r.flags),
     sourceFile: str(r.source_file),
     attempts: Number(r.attempts ?? 0),
     polls: Number(r.polls ?? 0),
@@ -115,37 +120,70 @@ export class JobLedger {
     return (await this.store.read((db) => db.all(sql, params))).map(toRow);
   }
 
-  /** Written before the POST: the prompt is about to be submitted (attempt n). */
+  /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
+  async byKey(projectId: string): Promise<Map<string, LedgerRow>> {
+    const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p`, { p: projectId }));
+    return new Map(rows.map((r) => [String(r.prompt_key), toRow(r)]));
+  }
+
+  /**
+   * The prompt's turn has come: `pending`, not yet posted (a prompt that then waits for the
+   * hourly budget and is killed there is still provably not submitted).
+   */
   async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
     await this.write(
       `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
-       VALUES ($p, $k, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+       VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
        ON CONFLICT (project_id, prompt_key) DO UPDATE SET
-         prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL,
-         finished_at = NULL, source_file = excluded.source_file, attempts = agent_jobs.attempts + 1,
-         polls = 0, updated_at = excluded.updated_at, run_id = excluded.run_id,
-         post_started_at = excluded.post_started_at`,
+         prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
+         finished_at = NULL, source_file = excluded.source_file, polls = 0, updated_at = excluded.updated_at,
+         run_id = excluded.run_id, post_started_at = NULL`,
       { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId },
     );
   }
 
-  /** The API answered with a job (after POST or GET): copy its fields. */
+  /** Just before a POST attempt goes out: from here its outcome is unknown until the answer. */
+  async markPosting(projectId: string, promptKey: string, now: number): Promise<void> {
+    await this.write(
+      `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`,
+      { p: projectId, k: promptKey, now: ts(now), run: this.runId },
+    );
+  }
+
+  /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
+  async clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
+    await this.write(
+      `UPDATE agent_jobs SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND prompt_key = $k`,
+      { p: projectId, k: promptKey, now: ts(now) },
+    );
+  }
+
+  /**
+   * The API answered with a job (after POST or GET): copy its fields. The status is kept
+   * verbatim, known or not. A null prLink never erases a stored one; a prLink that is not a
+   * URL is flagged instead of stored. The API's reason for a failure, if any, goes to `error`.
+   */
   async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
     await this.write(
       `UPDATE agent_jobs SET
          job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
-         repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = $pr,
+         repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),
+         flags = CASE WHEN $badLink THEN 'pr_link_not_url' WHEN $pr IS NOT NULL THEN NULL ELSE flags END,
          created_at = coalesce($created::TIMESTAMPTZ, created_at), archived_at = $archived::TIMESTAMPTZ,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
          polls = polls + CASE WHEN $polled THEN 1 ELSE 0 END,
-         error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
+         error = $reason, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND prompt_key = $k`,
       {
         p: projectId,
         k: promptKey,
         id: job.id,
+        badLink: job.badPrLink !== null,
+        reason: job.reason,
         status,
         model: job.model,
         repo: job.repository,
@@ -162,7 +200,11 @@ export class JobLedger {
     );
   }
 
-  /** A local outcome (`unknown`, `rejected`, `timed_out`) or an error kept beside the status. */
+  /**
+   * A local outcome (`unknown`, `rejected`, `timed_out`) or an error kept beside the status.
+   * A local status replaces only a local one or `active`: a status the API gave that docpipe
+   * does not know (`cancelled`) is never overwritten, the outcome goes to `error` beside it.
+   */
   async recordOutcome(
     projectId: string,
     promptKey: string,
@@ -170,7 +212,11 @@ export class JobLedger {
     now: number,
   ): Promise<void> {
     await this.write(
-      `UPDATE agent_jobs SET status = coalesce($status, status), error = $error,
+      `UPDATE agent_jobs SET
+         status = CASE WHEN $status IS NULL THEN status
+                       WHEN status IS NULL OR status IN (${[...LOCAL_STATUSES, 'active'].map((s) => `'${s}'`).join(', ')}) THEN $status
+                       ELSE status END,
+         error = $error,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run

@@ -7,13 +7,16 @@
 import pLimit from 'p-limit';
 import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
-import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import { isKnownApiStatus, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { DocpipeError, HttpError, NetworkError, type ExitCode } from '../core/errors.js';
+import { DocpipeError, HttpError, KeyRejectedError, NetworkError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
+import { decidePrompt } from './decide-prompt.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
 import { followJob } from './follow-job.js';
 import type { PromptEntry } from './prompt-files.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface BatchOptions {
   client: HttpClient;
@@ -36,11 +39,19 @@ export interface BatchOptions {
   onEvent?: (event: BatchEvent) => void;
 }
 
-export type BatchEvent =
-  | { kind: 'skipped'; key: string; status: string; reason: string }
-  | { kind: 'submitted'; key: string; jobId: string | null }
-  | { kind: 'status'; key: string; jobId: string | null; status: string }
-  | { kind: 'finished'; key: string; row: LedgerRow };
+/** Every event names the prompt by its key and the start of its text. */
+export type BatchEvent = { key: string; prompt: string } & (
+  | { kind: 'skipped'; status: string; reason: string }
+  | { kind: 'submitted'; jobId: string | null }
+  | { kind: 'status'; jobId: string | null; status: string; reason?: string }
+  | { kind: 'warning'; message: string }
+);
+
+/** The start of a prompt on one line, for progress lines. */
+export function promptStart(text: string, width = 48): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
 
 export interface BatchSummary {
   total: number;
@@ -58,16 +69,38 @@ export function message(error: unknown): string {
 }
 
 /**
- * What a failed POST means (DESIGN §2 rule 7): a reason to stop submitting (nothing was
- * created), a prompt the API refused, or an unknown outcome that must not be resubmitted.
+ * Why the API refused to create any job (a 4xx other than 400 and 429): the same refusal
+ * would meet every prompt, so the batch stops, and nothing was created.
  */
-export function classifySubmitError(error: unknown): { stop: StopReason } | 'rejected' | 'unknown' {
+function refusalMessage(error: HttpError, projectId: string): string {
+  // A refused key says so in one place (KeyRejectedError), for exports and jobs alike.
+  if (error instanceof KeyRejectedError) return error.message;
+  const http = `HTTP ${error.status}${error.serverMessage ? `: ${error.serverMessage}` : ''}`;
+  switch (error.status) {
+    case 403:
+      return `the API refused to create jobs (${http}): the key needs the write scope, and this machine's IP must be allowed`;
+    case 404:
+      return `the API does not know project '${projectId}' (${http}): check --project`;
+    default:
+      return `the API refused to create jobs (${http})`;
+  }
+}
+
+/**
+ * What a failed POST means (DESIGN §2 rule 7): a reason to stop submitting (nothing was
+ * created), a prompt the API refused (only a 400 is about the prompt itself), or an unknown
+ * outcome that must not be resubmitted.
+ */
+export function classifySubmitError(error: unknown, projectId: string): { stop: StopReason; message?: string } | 'rejected' | 'unknown' {
   // 503 with its retries used up, or a connection never made: provably nothing was created.
   if (error instanceof HttpError && error.status === 503) return { stop: 'budget' };
   if (error instanceof NetworkError && error.phase === 'before-send') return { stop: 'budget' };
+  if (error instanceof HttpError && error.status === 400) return 'rejected';
+  if (error instanceof HttpError && error.status > 400 && error.status < 500 && error.status !== 429) {
+    return { stop: 'fatal', message: refusalMessage(error, projectId) };
+  }
   const reason = error instanceof DocpipeError ? stopReasonOf(error) : null;
   if (reason !== null) return { stop: reason };
-  if (error instanceof HttpError && error.status >= 400 && error.status < 500) return 'rejected';
   // Other 5xx, a reset after sending, a 201 whose body we cannot read, or anything unexpected:
   // the job may exist.
   return 'unknown';
@@ -76,6 +109,7 @@ export function classifySubmitError(error: unknown): { stop: StopReason } | 'rej
 interface Stop {
   reason: StopReason;
   cause: unknown;
+  message?: string;
 }
 
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
@@ -88,7 +122,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const state: { stop: Stop | null } = { stop: null };
   let submitted = 0;
 
-  const poll = async (entry: PromptEntry, jobId: string): Promise<void> => {
+  const event = (entry: PromptEntry, fields: DistributiveOmit<BatchEvent, 'key' | 'prompt'>): void =>
+    options.onEvent?.({ key: entry.key, prompt: promptStart(entry.prompt), ...fields } as BatchEvent);
+
+  const poll = async (entry: PromptEntry, jobId: string, known: string | null): Promise<void> => {
+    let last = known;
     const end = await followJob({
       client,
       clock,
@@ -101,22 +139,38 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       stopped: () => state.stop?.reason === 'fatal',
       onJob: async (job) => {
         await ledger.recordJob(projectId, entry.key, job, clock.now(), { polled: true });
-        options.onEvent?.({ kind: 'status', key: entry.key, jobId, status: job.status ?? 'active' });
+        const status = job.status ?? 'active';
+        if (job.badPrLink !== null) event(entry, { kind: 'warning', message: `prLink is not a URL, flagged and not stored: ${JSON.stringify(job.badPrLink.slice(0, 200))}` });
+        if (status !== last && !isKnownApiStatus(status)) {
+          event(entry, { kind: 'warning', message: `status '${status}' is not one the API documents: stored as it is, and followed like active until --timeout` });
+        }
+        last = status;
+        event(entry, { kind: 'status', jobId, status, ...(job.reason !== null ? { reason: job.reason } : {}) });
       },
+      // The ledger keeps a status the API gave that docpipe does not know; the timeout goes beside it.
       onTimeout: () =>
-        ledger.recordOutcome(projectId, entry.key, { status: 'timed_out', error: `still active after ${Math.round(timeoutMs / 1000)} s` }, clock.now()),
-      onError: (error) => ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now()),
+        ledger.recordOutcome(projectId, entry.key, { status: 'timed_out', error: `still ${last ?? 'active'} after ${Math.round(timeoutMs / 1000)} s` }, clock.now()),
+      onError: async (error) => {
+        await ledger.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now());
+        event(entry, { kind: 'warning', message: `poll failed: ${message(error)}` });
+      },
     });
     if (end.kind === 'stopped') state.stop ??= end.stop;
   };
 
-  const submit = async (entry: PromptEntry): Promise<string | null> => {
+  const submit = async (entry: PromptEntry): Promise<{ jobId: string; status: string | null } | null> => {
     await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now());
     let job: AgentJob;
     try {
-      job = await createAgentJob(client, projectId, entry.prompt, signal);
+      // Marked as being posted only once the budget let the attempt go, and no longer once an
+      // answer proves nothing was created (429, 503): a prompt killed while it waited for the
+      // hourly budget, or for a Retry-After, stays provably unsubmitted.
+      job = await createAgentJob(client, projectId, entry.prompt, signal, {
+        beforeSend: () => ledger.markPosting(projectId, entry.key, clock.now()),
+        afterSend: (status) => (status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
+      });
     } catch (error) {
-      const kind = classifySubmitError(error);
+      const kind = classifySubmitError(error, projectId);
       if (kind === 'unknown') {
         submitted++;
         await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error), submitted: true }, clock.now());
@@ -127,48 +181,50 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         return null;
       }
       // Nothing was created: the row stays `pending` and a later run submits it.
-      await ledger.recordOutcome(projectId, entry.key, { error: message(error), nothingCreated: true }, clock.now());
-      state.stop ??= { reason: kind.stop, cause: error };
+      await ledger.recordOutcome(projectId, entry.key, { error: kind.message ?? message(error), nothingCreated: true }, clock.now());
+      state.stop ??= { reason: kind.stop, cause: error, ...(kind.message ? { message: kind.message } : {}) };
       return null;
     }
     submitted++;
     await ledger.recordJob(projectId, entry.key, job, clock.now(), { submitted: true });
-    options.onEvent?.({ kind: 'submitted', key: entry.key, jobId: job.id });
+    event(entry, { kind: 'submitted', jobId: job.id });
     if (job.id === null) {
       await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
     }
     // A job that is already over needs no polling.
-    return isTerminalStatus(job.status) ? null : job.id;
+    return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
   };
 
+  // One read of the ledger for the whole batch; each prompt's decision is the dry run's too.
+  const before = await ledger.byKey(projectId);
+
   const handle = async (entry: PromptEntry): Promise<void> => {
-    const existing = await ledger.get(projectId, entry.key);
-    if (existing?.status === 'pending' && existing.postStarted) {
-      // An earlier run was cut off between recording the prompt and learning the POST's fate.
-      existing.status = 'unknown';
+    const existing = before.get(entry.key);
+    const decision = decidePrompt(entry, existing, { resubmitUnknown: options.resubmitUnknown ?? false });
+    if (decision.warning) event(entry, { kind: 'warning', message: decision.warning });
+    if (decision.markUnknown) {
+      // An earlier run was cut off between marking the POST and learning its fate.
       await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now());
     }
-    if (existing && isFinalStatus(existing.status)) {
-      options.onEvent?.({ kind: 'skipped', key: entry.key, status: existing.status, reason: 'finished in an earlier run' });
+    if (decision.action === 'skip') {
+      event(entry, { kind: 'skipped', status: decision.status ?? 'unknown', reason: decision.reason });
       return;
     }
-    if (existing?.status === 'unknown' && !options.resubmitUnknown) {
-      options.onEvent?.({ kind: 'skipped', key: entry.key, status: 'unknown', reason: 'outcome unknown; --resubmit-unknown to submit again' });
+    if (decision.action === 'poll') {
+      await poll(entry, existing!.jobId!, decision.status);
       return;
     }
-    let jobId = existing?.status !== 'unknown' ? (existing?.jobId ?? null) : null;
-    if (jobId === null) {
-      if (state.stop || signal?.aborted) return; // stop submitting; jobs in flight go on
-      jobId = await submit(entry);
-    }
-    if (jobId !== null) await poll(entry, jobId);
+    if (state.stop || signal?.aborted) return; // stop submitting; jobs in flight go on
+    const job = await submit(entry);
+    if (job !== null) await poll(entry, job.jobId, job.status);
   };
 
   await Promise.all(options.entries.map((entry) => limit(() => handle(entry))));
 
+  const after = await ledger.byKey(projectId);
   const rows: LedgerRow[] = [];
   for (const entry of options.entries) {
-    const row = await ledger.get(projectId, entry.key);
+    const row = after.get(entry.key);
     if (row) rows.push(row);
   }
   const counts: Record<string, number> = {};
@@ -188,7 +244,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     rows,
     counts,
     stopped,
-    stopMessage: stopCause === undefined ? null : message(stopCause),
+    stopMessage: stop?.message ?? (stopCause === undefined ? null : message(stopCause)),
     exitCode,
   };
 }

@@ -11,7 +11,7 @@ import { sendAgentMessage } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import type { ExitCode } from '../core/errors.js';
+import { HttpError, type ExitCode } from '../core/errors.js';
 import { runExitCode, type StopReason } from '../core/outcome.js';
 import { followJob } from './follow-job.js';
 import type { JobLedger } from './ledger.js';
@@ -110,7 +110,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     try {
       job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal);
     } catch (error) {
-      const kind = classifySubmitError(error);
+      // A 404 here is about this message's job (no such job), not about every message.
+      const kind = error instanceof HttpError && error.status === 404 ? 'rejected' : classifySubmitError(error, projectId);
       if (kind === 'unknown') {
         sent++;
         await messages.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error) }, clock.now());

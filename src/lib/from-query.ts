@@ -32,7 +32,7 @@ export interface PromptsFromQuery {
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
   const template = parseTemplate(options.template);
   const label = options.label ?? 'query';
-  const { columns, rows } = await Database.with(
+  const results = await Database.with(
     options.db ?? DEFAULT_DB_PATH,
     {
       readOnly: true,
@@ -47,5 +47,7 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
       }
     },
   );
+  // Several statements (a SET, then the SELECT): the prompts come from the last result set.
+  const { columns, rows } = results.filter((r) => r.isResultSet).at(-1) ?? { columns: [], rows: [] };
   return { columns, prompts: renderPromptRows(template, columns, rows) };
 }

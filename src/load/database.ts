@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
 import { checkReadable, migrate } from './migrations.js';
 
@@ -39,6 +39,27 @@ export function requireDatabaseFile(path: string): void {
 export const DEFAULT_LOCK_TIMEOUT_MS = 300_000;
 
 export type Row = Record<string, unknown>;
+
+/** One statement's result, as `Database.query` returns it. */
+export interface QueryResult {
+  columns: string[];
+  rows: Row[];
+  /** A query's result (a SELECT, or rows returned); false for the empty status of CREATE, SET and the like. */
+  isResultSet: boolean;
+}
+
+/** Column types shown as DuckDB's own text rather than converted to JavaScript Dates. */
+const TEMPORAL_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
+  DuckDBTypeId.DATE,
+  DuckDBTypeId.TIME,
+  DuckDBTypeId.TIME_TZ,
+  DuckDBTypeId.TIME_NS,
+  DuckDBTypeId.TIMESTAMP,
+  DuckDBTypeId.TIMESTAMP_S,
+  DuckDBTypeId.TIMESTAMP_MS,
+  DuckDBTypeId.TIMESTAMP_NS,
+  DuckDBTypeId.TIMESTAMP_TZ,
+]);
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 export interface OpenOptions {
@@ -257,11 +278,33 @@ export class Database implements Executor {
     return this.shared.serial(() => this.allNow<T>(sql, params));
   }
 
-  /** Runs user SQL (possibly several statements) and returns the last result with its columns. */
-  query(sql: string): Promise<{ columns: string[]; rows: Row[] }> {
+  /**
+   * Runs user SQL, one statement after another, and returns each statement's result. Dates,
+   * times and timestamps come back as DuckDB prints them (`2026-10-31`,
+   * `2026-10-31 06:00:00+00`), not as JavaScript Dates.
+   */
+  query(sql: string): Promise<QueryResult[]> {
     return this.shared.serial(async () => {
-      const reader = await this.shared.connection.runAndReadAll(sql);
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() as Row[] };
+      const statements = await this.shared.connection.extractStatements(sql);
+      const results: QueryResult[] = [];
+      // Prepared one at a time: a statement may use what the one before created.
+      for (let i = 0; i < statements.count; i++) {
+        const prepared = await statements.prepare(i);
+        const reader = await prepared.runAndReadAll();
+        const columns = reader.columnNames();
+        const rows = reader.getRowObjectsJS() as Row[];
+        const temporal = reader
+          .columnTypes()
+          .map((type, index) => (TEMPORAL_TYPES.has(type.typeId) ? columns[index] : undefined))
+          .filter((name): name is string => name !== undefined);
+        if (temporal.length > 0) {
+          reader.getRowObjects().forEach((raw, r) => {
+            for (const name of temporal) rows[r]![name] = raw[name] === null ? null : String(raw[name]);
+          });
+        }
+        results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
+      }
+      return results;
     });
   }
 
@@ -338,11 +381,16 @@ export class Database implements Executor {
   }
 }
 
-/** Turns a DuckDB error's first line into a one-line reason (`Catalog Error: ...`). */
+/**
+ * Turns a DuckDB error into a one-line reason: its first line (`Catalog Error: ...`), with
+ * DuckDB's hint (`Did you mean "visitor_totals"?`) when it gives one.
+ */
 export function databaseReason(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const text = cause instanceof Error ? cause.message : String(cause);
-  return text.split('\n')[0] ?? text;
+  const lines = text.split('\n');
+  const hint = lines.find((line) => /^Did you mean\b/.test(line.trim()));
+  return [lines[0] ?? text, hint?.trim()].filter(Boolean).join(' ');
 }
 
 /** Raised for bad SQL given by a user (exit 2). */

@@ -20,10 +20,17 @@ export const METRIC_TABLES = {
 } as const satisfies Record<Metric, { totals: string; pages: string; array: string }>;
 
 /** The row-quality flags, as `flags` lists them (comma-separated). */
-export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds'] as const;
+export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds', 'count_missing', 'count_out_of_range'] as const;
 
-/** A count as stored: rounded half up, like the API's integers would be. */
-const rounded = (x: string): string => `floor(${x} + 0.5)::BIGINT`;
+/** Whether a raw count (DOUBLE) fits a BIGINT: not NULL, finite and below 2^63 in size. */
+const fits = (x: string): string => `(abs(${x}) < 9223372036854775807::DOUBLE)`;
+
+/**
+ * A count as stored: rounded half up, like the API's integers would be; NULL when it is
+ * missing or no BIGINT can hold it (beyond 64 bits, infinite), so one such count never fails
+ * the window's load.
+ */
+const rounded = (x: string): string => `CASE WHEN ${fits(x)} THEN floor(${x} + 0.5)::BIGINT END`;
 
 /**
  * SQL for a row's flags from its raw counts (DOUBLE expressions): NULL for a clean row, else
@@ -32,10 +39,13 @@ const rounded = (x: string): string => `floor(${x} + 0.5)::BIGINT`;
  */
 export function flagsSql(human: string, ai: string, total: string): string {
   const [h, a, t] = [rounded(human), rounded(ai), rounded(total)];
+  const raw = [human, ai, total];
   return `nullif(concat_ws(',',
-      CASE WHEN ${human} <> floor(${human}) OR ${ai} <> floor(${ai}) OR ${total} <> floor(${total}) THEN 'non_integral' END,
+      CASE WHEN ${raw.map((x) => `(${fits(x)} AND ${x} <> floor(${x}))`).join(' OR ')} THEN 'non_integral' END,
       CASE WHEN least(${h}, ${a}, ${t}) < 0 THEN 'negative' END,
-      CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END), '')`;
+      CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END,
+      CASE WHEN ${raw.map((x) => `${x} IS NULL`).join(' OR ')} THEN 'count_missing' END,
+      CASE WHEN ${raw.map((x) => `NOT ${fits(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '')`;
 }
 
 /** A completed walk and its spool file of pages (one JSON line a page), ready to load. */
@@ -56,7 +66,13 @@ export async function readLoadedWindows(db: Executor, metric: Metric, projectId:
 
 const ts = (ms: number): string => sqlString(new Date(ms).toISOString());
 const date = (day: string): string => `DATE ${sqlString(day)}`;
-const countsSql = (c: Counts): string => `${Number(c.human)}::DOUBLE, ${Number(c.ai)}::DOUBLE, ${Number(c.total)}::DOUBLE`;
+/** A count as a DOUBLE literal: NULL and infinities kept, for the SQL to flag. */
+function countSql(value: number | null): string {
+  if (value === null || Number.isNaN(value)) return 'NULL::DOUBLE';
+  if (!Number.isFinite(value)) return value > 0 ? `'inf'::DOUBLE` : `'-inf'::DOUBLE`;
+  return `${value}::DOUBLE`;
+}
+const countsSql = (c: Counts): string => [c.human, c.ai, c.total].map(countSql).join(', ');
 
 /** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
 function spooledRows(metric: Metric, loads: readonly WindowLoad[], dedupe: boolean): string {

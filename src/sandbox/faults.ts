@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../core/errors.js';
 
-export const FAULT_KINDS = ['rate-limit', 'server-error', 'drop', 'slow', 'malformed', 'drift', 'ignore-offset'] as const;
+export const FAULT_KINDS = ['rate-limit', 'server-error', 'drop', 'slow', 'malformed', 'drift', 'ignore-offset', 'body', 'patch'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const DROP_PHASES = ['before-handling', 'after-handling'] as const;
@@ -37,6 +37,14 @@ export interface FaultSpec {
    * @default 'before-handling'
    */
   dropPhase?: DropPhase;
+  /** 'body': the response body sent instead of the real one (status `status`, default 200), after handling the request. */
+  body?: string;
+  /**
+   * 'patch': fields merged into a successful JSON object body after handling the request
+   * (`{"status": "cancelled"}`, `{"prLink": null}`), for answers the documentation allows but
+   * the simulation does not give by itself.
+   */
+  patch?: Record<string, unknown>;
 }
 
 export const DEFAULT_SLOW_MS = 1000;
@@ -117,6 +125,10 @@ function validateFault(spec: FaultSpec, text: string): void {
   }
   if (spec.dropPhase !== undefined && !(DROP_PHASES as readonly string[]).includes(spec.dropPhase)) {
     throw bad(`dropPhase must be one of ${DROP_PHASES.join(', ')}`);
+  }
+  if (spec.kind === 'body' && typeof spec.body !== 'string') throw bad('a body fault needs body (the text to send)');
+  if (spec.kind === 'patch' && (spec.patch === null || typeof spec.patch !== 'object' || Array.isArray(spec.patch))) {
+    throw bad('a patch fault needs patch (an object of fields)');
   }
   if (spec.match?.method !== undefined && spec.match.method !== 'GET' && spec.match.method !== 'POST') {
     throw bad('method must be GET or POST');

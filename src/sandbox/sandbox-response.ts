@@ -42,3 +42,11 @@ export function serverErrorMessage(status: number): string {
   if (status === 504) return 'Gateway timeout';
   return 'Internal server error';
 }
+
+/** A successful JSON object body with `patch` merged in; any other response as it was. */
+export function patchedResponse(response: SandboxResponse, patch: Record<string, unknown>): SandboxResponse {
+  if (response.status < 200 || response.status > 299) return response;
+  const value = JSON.parse(response.body) as unknown;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return response;
+  return { ...response, body: JSON.stringify({ ...value, ...patch }) };
+}

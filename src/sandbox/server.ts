@@ -15,6 +15,7 @@ import {
   errorResponse,
   faultResponse,
   malformedResponse,
+  patchedResponse,
   serverErrorMessage,
   type SandboxResponse,
 } from './sandbox-response.js';
@@ -227,6 +228,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (fault?.kind === 'drift' && !result.drifted) faults.refund(fault);
     if (fault?.kind === 'drop') return drop(req, record);
     if (fault?.kind === 'malformed') return send(res, record, malformedResponse(result.response));
+    if (fault?.kind === 'body') return send(res, record, { status: fault.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: fault.body ?? '' });
+    if (fault?.kind === 'patch') return send(res, record, patchedResponse(result.response, fault.patch ?? {}));
     return send(res, record, result.response);
   };
 

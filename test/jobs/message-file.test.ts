@@ -7,7 +7,7 @@ function ledgerRow(promptKey: string, jobId: string | null, status = 'completed'
   return {
     projectId: 'docs', promptKey, prompt: 'p', jobId, status, model: null, repository: null, ref: null, prLink: null,
     createdAt: null, archivedAt: null, submittedAt: null, finishedAt: null, error: null, sourceFile: null, attempts: 1, polls: 1,
-    postStarted: false,
+    postStarted: false, flags: null,
   };
 }
 

@@ -175,6 +175,7 @@ describe('a database written by docpipe 0.1.0', () => {
       // Recorded as version 1 (what 0.1.0 was), then migrated to this release's version.
       const versions = await d.all<{ version: number; name: string }>('SELECT version, name FROM schema_version ORDER BY version');
       expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
+      expect(versions).toEqual(listMigrations().map(({ version, name }) => ({ version, name })));
       expect(versions.slice(0, 2)).toEqual([
         { version: 1, name: 'release-0.1.0' },
         { version: 2, name: 'storage-engine' },
@@ -194,6 +195,9 @@ describe('a database written by docpipe 0.1.0', () => {
         true,
         true,
       ]);
+      // 0003: jobs carry flags; the jobs 0.1.0 wrote have none.
+      expect(has('agent_jobs', 'flags')).toBe(true);
+      expect(await d.all('SELECT DISTINCT flags FROM agent_jobs')).toEqual([{ flags: null }]);
 
       // The views work over the migrated tables.
       const [daily] = await d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_page_visitors');

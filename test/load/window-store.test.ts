@@ -157,6 +157,30 @@ describe('loadWindows', () => {
     expect(await db.all('SELECT flags FROM visitor_totals')).toEqual([{ flags: 'total_out_of_bounds' }]);
   });
 
+  it('stores counts beyond 64 bits, infinite or null as NULL with a flag, and still loads the window', async () => {
+    // Raw text, as the API would send it: JSON.parse reads 1e400 as Infinity.
+    const body =
+      '{"totals":{"human":1e400,"ai":null,"total":5},"visitors":[' +
+      '{"path":"/huge","human":18446744073709551616,"ai":1,"total":2},' +
+      '{"path":"/inf","human":1,"ai":-1e400,"total":1},' +
+      '{"path":"/null","human":null,"ai":1,"total":1},' +
+      '{"path":"/ok","human":2,"ai":1,"total":2}],"hasMore":false}';
+    const parsed = JSON.parse(body) as { totals: Counts };
+    const result = await load(spooled({ bodies: [body], totals: parsed.totals }));
+    expect(await db.all('SELECT path, human, ai, total, flags FROM page_visitors ORDER BY path')).toEqual([
+      { path: '/huge', human: null, ai: 1n, total: 2n, flags: 'count_out_of_range' },
+      { path: '/inf', human: 1n, ai: null, total: 1n, flags: 'count_out_of_range' },
+      { path: '/null', human: null, ai: 1n, total: 1n, flags: 'count_missing' },
+      { path: '/ok', human: 2n, ai: 1n, total: 2n, flags: null },
+    ]);
+    expect(await db.all('SELECT human, ai, total, flags FROM visitor_totals')).toEqual([
+      { human: null, ai: null, total: 5n, flags: 'count_missing,count_out_of_range' },
+    ]);
+    expect([...result.values()]).toEqual([
+      ['1 row count_missing', '2 rows count_out_of_range', 'totals count_missing,count_out_of_range'],
+    ]);
+  });
+
   it('keeps the first copy of a path when the walk saw it twice', async () => {
     const first = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/a', human: 1, ai: 0, total: 1 }, { path: '/b', human: 2, ai: 0, total: 2 }], hasMore: true });
     const second = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/b', human: 9, ai: 0, total: 9 }, { path: '/c', human: 3, ai: 0, total: 3 }], hasMore: false });
@@ -180,10 +204,15 @@ describe('flagsSql', () => {
     [3.4, 2, 4, 'non_integral'],
     [2.5, 1, 3, 'non_integral'],
     [-1, 2, 2, 'negative,total_out_of_bounds'],
-  ])('human %d, ai %d, total %d -> %s', async (h, a, t, flags) => {
+    [1e19, 2, 3, 'count_out_of_range'],
+    [9.2e18, 0, 9.2e18, null],
+    ['inf', 1, 1, 'count_out_of_range'],
+    [null, 1, 1, 'count_missing'],
+  ])('human %s, ai %d, total %s -> %s', async (h, a, t, flags) => {
     const db = await Database.open(':memory:');
+    const lit = (x: number | string | null): string => (x === null ? 'NULL::DOUBLE' : `'${x}'::DOUBLE`);
     try {
-      const [row] = await db.all(`SELECT ${flagsSql('h', 'a', 't')} AS flags FROM (VALUES (${h}::DOUBLE, ${a}::DOUBLE, ${t}::DOUBLE)) v(h, a, t)`);
+      const [row] = await db.all(`SELECT ${flagsSql('h', 'a', 't')} AS flags FROM (VALUES (${lit(h)}, ${lit(a)}, ${lit(t)})) v(h, a, t)`);
       expect(row?.flags).toBe(flags);
     } finally {
       db.close();

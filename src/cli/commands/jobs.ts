@@ -4,9 +4,10 @@ import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
 import { closestWord } from '../../core/did-you-mean.js';
 import { UsageError } from '../../core/errors.js';
-import { isFinalStatus, JobLedger, LOCAL_STATUSES, type LedgerRow } from '../../jobs/ledger.js';
+import { decidePrompt } from '../../jobs/decide-prompt.js';
+import { JobLedger, LOCAL_STATUSES, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
-import type { BatchEvent } from '../../jobs/run-batch.js';
+import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
 import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
 import { requireDatabaseFile } from '../../load/database.js';
@@ -25,13 +26,26 @@ import { createWorkspace, readerOptions } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
-function shorten(text: string, width = 48): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
-}
+/** `jobs list` as a table fits a terminal this wide (the submitted time and the rest are in CSV and JSON). */
+const LIST_TABLE_WIDTH = 100;
 
 function resultRecord(row: LedgerRow): Record<string, unknown> {
   return { prompt_key: row.promptKey, prompt: row.prompt, status: row.status, job_id: row.jobId, pr_link: row.prLink, error: row.error };
+}
+
+/** Every column of the ledger, for `jobs list --format csv|json`. */
+const LEDGER_COLUMNS = [
+  'project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
+  'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls',
+] as const;
+
+function ledgerRecord(r: LedgerRow): Record<(typeof LEDGER_COLUMNS)[number], unknown> {
+  return {
+    project_id: r.projectId, prompt_key: r.promptKey, prompt: r.prompt, status: r.status, job_id: r.jobId, model: r.model,
+    repository: r.repository, ref: r.ref, pr_link: r.prLink, created_at: r.createdAt, archived_at: r.archivedAt,
+    submitted_at: r.submittedAt, finished_at: r.finishedAt, error: r.error, flags: r.flags, source_file: r.sourceFile,
+    attempts: r.attempts, polls: r.polls,
+  };
 }
 
 function singleProject(projects: string[]): string {
@@ -130,28 +144,26 @@ export async function submitEntries(
     const runId = newRunId(ctx.io.clock.now());
     const workspace = createWorkspace(args, runId, logger);
     const ledger = new JobLedger(workspace.store, runId);
-    const plan: Record<string, unknown>[] = [];
-    for (const entry of batch.entries) {
-      const row = await ledger.get(projectId, entry.key);
-      const action = !row
-        ? 'submit'
-        : isFinalStatus(row.status)
-          ? 'done'
-          : row.status === 'unknown'
-            ? args['resubmit-unknown'] ? 'submit again' : 'skip (unknown)'
-            : row.jobId ? 'poll' : 'submit';
-      plan.push({ line: entry.line, key: entry.key, action, status: row?.status ?? null, prompt: batch.fullPrompts ? entry.prompt : shorten(entry.prompt) });
-    }
+    // One read of the ledger, and the runner's own decision for each prompt.
+    const rows = await ledger.byKey(projectId);
+    const plan = batch.entries.map((entry) => {
+      const decision = decidePrompt(entry, rows.get(entry.key), { resubmitUnknown: args['resubmit-unknown'] });
+      if (decision.warning) logger.warn('prompt id reused', { key: entry.key, warning: decision.warning });
+      const prompt = batch.fullPrompts ? entry.prompt : promptStart(entry.prompt, 40);
+      return { line: entry.line, key: entry.key, action: decision.action, status: decision.status, reason: decision.reason, prompt };
+    });
     if (batch.fullPrompts) ctx.io.stdout(renderPrompts(plan));
-    else ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'prompt'], plan));
-    const toSubmit = plan.filter((p) => String(p.action).startsWith('submit')).length;
+    else ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'reason', 'prompt'], plan));
+    const toSubmit = plan.filter((p) => p.action === 'submit' || p.action === 'resubmit').length;
     ctx.io.stdout(`dry run: ${batch.entries.length} prompts in ${batch.source}, ${toSubmit} would be submitted; no request made\n`);
     return;
   }
 
   const onEvent = (event: BatchEvent): void => {
-    if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
-    logger.info(`job ${event.kind}`, { ...event });
+    const { kind, ...fields } = event;
+    if (kind === 'warning') return logger.warn('job warning', fields);
+    if (kind === 'status' && event.status === 'active') return logger.debug('job polled', fields);
+    logger.info(`job ${kind}`, fields);
   };
   const summary = await runJobBatch(resolveCommon(commonOf(ctx, args, apiKey, logger)), {
     projectId,
@@ -167,7 +179,8 @@ export async function submitEntries(
   });
   const { runId } = summary;
   if (args.results) writeResults(args.results, summary.rows);
-  const table = summary.rows.map((r) => ({ prompt: shorten(r.prompt), status: r.status, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
+  // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
+  const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
   const stopped =
     summary.stopped === 'budget'
@@ -175,12 +188,12 @@ export async function submitEntries(
       : summary.stopped === 'interrupted'
         ? '\ninterrupted; everything so far is saved, run again to resume'
         : summary.stopped === 'fatal'
-          ? `\nstopped: ${summary.stopMessage ?? ''}`
+          ? `\nstopped: ${summary.stopMessage ?? ''}; prompts not yet submitted stay pending, run again to continue`
           : '';
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
-    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'pr_link'], table));
+    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
   }
   ctx.exitCode = summary.exitCode;
@@ -222,19 +235,22 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
     ...(args.status ? { status: args.status } : {}),
     ...(projectFilter ? { projectId: projectFilter } : {}),
   });
+  if (args.format !== 'table') {
+    const records = rows.map(ledgerRecord);
+    ctx.io.stdout(renderRows(args.format, LEDGER_COLUMNS, records));
+    return;
+  }
+  // The table is for reading on a terminal: what was asked, where it stands, what came of it.
+  // Keys and links are for copying, so the prompt gives up its width first.
   const records = rows.map((r) => ({
-    project_id: r.projectId,
-    prompt_key: r.promptKey,
-    prompt: args.format === 'table' ? shorten(r.prompt, 40) : r.prompt,
+    key: r.promptKey,
     status: r.status,
-    job_id: r.jobId,
-    pr_link: r.prLink,
-    submitted_at: r.submittedAt,
-    finished_at: r.finishedAt,
-    error: r.error,
+    prompt: r.prompt,
+    result: r.prLink ?? r.error ?? (r.flags ? `(${r.flags})` : null),
   }));
-  const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'submitted_at', 'finished_at', 'error'];
-  ctx.io.stdout(renderRows(args.format, columns, records));
+  const columns = ['key', 'status', 'prompt', 'result'];
+  const keep = Object.fromEntries(['key', 'status'].map((c) => [c, Math.max(c.length, ...records.map((r) => String(r[c as 'key']).length))]));
+  ctx.io.stdout(renderRows('table', columns, records, { lineWidth: LIST_TABLE_WIDTH, shrinkFirst: ['prompt'], minWidths: { ...keep, prompt: 24 } }));
 }
 
 export function jobsCommand(ctx: CliContext): CommandModule {

@@ -48,14 +48,14 @@ export function readSql(sql: string | undefined, file: string | undefined): { te
 export function queryCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'query [sql]',
-    describe: 'run SQL on the database (read-only unless --write) and print the result',
+    describe: 'run SQL on the database (read-only unless --write) and print each statement\'s result',
     builder,
     handler: async (args) => {
       requireDatabaseFile(args.db);
       const { text, label } = readSql(args.sql, args.file);
       const readOnly = !args.write;
       // Even with --write: a mistyped --db must not create an empty database.
-      const { rows, columns } = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly, mustExist: true }, async (db) => {
+      const results = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly, mustExist: true }, async (db) => {
         try {
           return await db.query(text);
         } catch (error) {
@@ -65,7 +65,11 @@ export function queryCommand(ctx: CliContext): CommandModule {
           throw userSqlError(label, error);
         }
       });
-      ctx.io.stdout(renderRows(args.format, columns, rows));
+      if (results.length === 0) throw new UsageError(`${label}: no SQL statement in it`);
+      // Each statement's result in turn, like the duckdb shell; a statement without a result
+      // set (CREATE, SET) prints nothing.
+      const shown = results.filter((r) => r.isResultSet);
+      ctx.io.stdout(shown.map((r) => renderRows(args.format, r.columns, r.rows)).join(args.format === 'json' ? '' : '\n'));
     },
   });
 }

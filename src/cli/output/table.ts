@@ -1,13 +1,37 @@
-/** Rendering rows as an aligned text table, CSV or JSON lines. */
+/**
+ * Rendering rows as an aligned text table, CSV or JSON lines. Dates are `YYYY-MM-DD` in every
+ * format (DuckDB DATE values reach JavaScript as Dates at midnight UTC). The table is for
+ * terminals: control characters in values are shown as escapes, never sent as they are.
+ */
+import { neutralise } from '../../core/neutralise.js';
 
 export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/**
+ * A Date as text: `YYYY-MM-DD` at midnight UTC (a DATE), else `YYYY-MM-DD HH:MM:SS[.fff]+00`
+ * like DuckDB prints a TIMESTAMPTZ in UTC.
+ */
+export function formatDate(date: Date): string {
+  const iso = date.toISOString();
+  if (iso.endsWith('T00:00:00.000Z')) return iso.slice(0, 10);
+  const time = iso.endsWith('.000Z') ? iso.slice(11, 19) : iso.slice(11, 23);
+  return `${iso.slice(0, 10)} ${time}+00`;
+}
+
+/** JSON.stringify's replacer: bigints as numbers (or text beyond 2^53), Dates as formatDate. */
+function jsonValue(this: unknown, key: string, value: unknown): unknown {
+  const raw = (this as Record<string, unknown> | undefined)?.[key];
+  if (raw instanceof Date) return formatDate(raw);
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
 export function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return formatDate(value);
   if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  if (typeof value === 'object') return JSON.stringify(value, jsonValue);
   return String(value);
 }
 
@@ -15,14 +39,64 @@ function isNumeric(value: unknown): boolean {
   return typeof value === 'number' || typeof value === 'bigint';
 }
 
-export function renderTable(columns: readonly string[], rows: readonly Record<string, unknown>[], maxWidth = 60): string {
-  const clip = (s: string): string => (s.length > maxWidth ? `${s.slice(0, maxWidth - 1)}…` : s);
-  const cells = rows.map((row) => columns.map((c) => clip(formatCell(row[c]).replace(/\s+/g, ' '))));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
+/** How a table shrinks to fit its line width. */
+export interface TableFit {
+  /** The widest a line may be. @default Infinity */
+  lineWidth?: number;
+  /** Columns that shrink first, in this order, each down to its minimum before the next. */
+  shrinkFirst?: readonly string[];
+  /** The narrowest a column may get. @default its header's length, and at least 8 */
+  minWidths?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Pure: column widths that fit `fit.lineWidth` (two spaces between columns). The columns
+ * of `shrinkFirst` give up characters first, in order; then the widest column, a character at
+ * a time. No column goes below its minimum, even when the line cannot fit.
+ */
+export function fitWidths(widths: readonly number[], headers: readonly string[], fit: TableFit = {}): number[] {
+  const lineWidth = fit.lineWidth ?? Number.POSITIVE_INFINITY;
+  const fitted = [...widths];
+  const excess = (): number => fitted.reduce((a, b) => a + b, 0) + 2 * Math.max(0, fitted.length - 1) - lineWidth;
+  const floor = headers.map((h) => fit.minWidths?.[h] ?? Math.max(h.length, 8));
+  for (const name of fit.shrinkFirst ?? []) {
+    const i = headers.indexOf(name);
+    if (i === -1 || excess() <= 0) continue;
+    fitted[i] = Math.max(Math.min(floor[i]!, fitted[i]!), fitted[i]! - excess());
+  }
+  while (excess() > 0) {
+    let widest = -1;
+    for (let i = 0; i < fitted.length; i++) {
+      if (fitted[i]! > floor[i]! && (widest === -1 || fitted[i]! > fitted[widest]!)) widest = i;
+    }
+    if (widest === -1) break;
+    fitted[widest]!--;
+  }
+  return fitted;
+}
+
+/**
+ * @param maxWidth the widest a cell may be
+ * @param fit how the table shrinks to a line width (cells cut short end in `…`)
+ */
+export function renderTable(
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  maxWidth = 60,
+  fit: TableFit = {},
+): string {
+  const clip = (s: string, width: number): string => (s.length > width ? `${s.slice(0, Math.max(0, width - 1))}…` : s);
+  const cells = rows.map((row) => columns.map((c) => clip(neutralise(formatCell(row[c]).replace(/\s+/g, ' ')), maxWidth)));
+  const natural = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
+  const widths = fitWidths(natural, columns, fit);
   const numeric = columns.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || isNumeric(r[c])));
   const line = (values: readonly string[]): string =>
     values
-      .map((v, i) => (numeric[i] ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0)))
+      .map((v, i) => {
+        const w = widths[i] ?? 0;
+        const text = clip(v, w);
+        return numeric[i] ? text.padStart(w) : text.padEnd(w);
+      })
       .join('  ')
       .trimEnd();
   const out = [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
@@ -41,13 +115,16 @@ export function renderCsv(columns: readonly string[], rows: readonly Record<stri
 }
 
 export function renderJsonLines(rows: readonly Record<string, unknown>[]): string {
-  return rows
-    .map((row) => JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) + '\n')
-    .join('');
+  return rows.map((row) => JSON.stringify(row, jsonValue) + '\n').join('');
 }
 
-export function renderRows(format: OutputFormat, columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+export function renderRows(
+  format: OutputFormat,
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  fit: TableFit = {},
+): string {
   if (format === 'csv') return renderCsv(columns, rows);
   if (format === 'json') return renderJsonLines(rows);
-  return renderTable(columns, rows);
+  return renderTable(columns, rows, 60, fit);
 }

@@ -1,0 +1,64 @@
+/**
+ * What to do with one prompt of a file, given its ledger row: the one decision that both the
+ * batch runner and `jobs submit --dry-run` take, so that the dry run says what the run does.
+ * Pure: the caller reads the ledger once and applies the decision.
+ */
+import { isFinalStatus, type LedgerRow } from './ledger.js';
+import type { PromptEntry } from './prompt-files.js';
+
+export const PROMPT_ACTIONS = ['submit', 'resubmit', 'poll', 'skip'] as const;
+export type PromptAction = (typeof PROMPT_ACTIONS)[number];
+
+export interface PromptDecision {
+  action: PromptAction;
+  /** The row's status once the decision is applied (`unknown` for a POST cut off mid-flight); null for a new prompt. */
+  status: string | null;
+  /** Why, in a few words (shown by the dry run and in skip events). */
+  reason: string;
+  /** An earlier run was cut off between marking the POST and learning its fate: record `unknown` first. */
+  markUnknown: boolean;
+  /** A line for the user, e.g. an id reused with other text. */
+  warning: string | null;
+}
+
+export interface DecideOptions {
+  /** Submit again a prompt whose earlier submission has an unknown outcome. @default false */
+  resubmitUnknown?: boolean;
+}
+
+const CUT_OFF = 'cut off while submitting; outcome unknown';
+
+export function decidePrompt(entry: PromptEntry, row: LedgerRow | undefined, options: DecideOptions = {}): PromptDecision {
+  const decision = (action: PromptAction, status: string | null, reason: string, markUnknown = false): PromptDecision => ({
+    action,
+    status,
+    reason,
+    markUnknown,
+    warning: null,
+  });
+  if (!row) return decision('submit', null, 'new prompt');
+  // Nothing was ever sent for it: submit (the text the file has now).
+  if (row.status === 'pending' && !row.postStarted) return decision('submit', 'pending', 'not submitted yet');
+
+  const markUnknown = row.status === 'pending' && row.postStarted;
+  const status = markUnknown ? 'unknown' : row.status;
+  let result: PromptDecision;
+  if (isFinalStatus(status)) {
+    result = decision('skip', status, 'finished in an earlier run', markUnknown);
+  } else if (status === 'unknown') {
+    result = options.resubmitUnknown
+      ? decision('resubmit', status, `${markUnknown ? CUT_OFF : 'outcome unknown'}; submitting again (--resubmit-unknown)`, markUnknown)
+      : decision('skip', status, `${markUnknown ? CUT_OFF : 'outcome unknown'}; --resubmit-unknown to submit again`, markUnknown);
+  } else if (row.jobId !== null) {
+    result = decision('poll', status, 'submitted earlier; following it again', markUnknown);
+  } else {
+    // A status without a job to follow (e.g. an answer that had no id): nothing to poll.
+    result = decision('submit', status, 'no job to follow', markUnknown);
+  }
+  if (row.prompt !== entry.prompt && result.action !== 'submit' && result.action !== 'resubmit') {
+    result.warning =
+      `id '${entry.key}' (line ${entry.line}) was used before for different text; ` +
+      `the earlier job stands (${row.jobId ?? 'no job id'}, ${status}): give the new prompt its own id`;
+  }
+  return result;
+}

@@ -1,0 +1,163 @@
+/** Job ledger states and the one decision per prompt (issue 8, items 12 and 14). */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
+
+interface Row extends Record<string, unknown> {
+  prompt_key: string;
+  prompt: string;
+  status: string;
+  job_id: string | null;
+  error: string | null;
+  post_started: boolean;
+}
+
+async function ledger(h: Harness): Promise<Row[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<Row>(
+      'SELECT prompt_key, prompt, status, job_id, error, post_started_at IS NOT NULL AS post_started FROM agent_jobs ORDER BY prompt_key',
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+describe('the job ledger', () => {
+  let h: Harness;
+  let file: string;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { jobs: { pollsToFinish: 1 } });
+    file = join(h.dir, 'prompts.jsonl');
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('marks a prompt as being posted only just before its POST: one killed while it waited for the budget is submitted later', async () => {
+    writeFileSync(file, '{"id":"a","prompt":"First [pr]"}\n{"id":"b","prompt":"Second [pr]"}\n');
+    // A real process on the real clock: the second prompt waits an hour for its budget slot.
+    const child = spawn(
+      process.execPath,
+      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--concurrency', '1', '--jobs-per-hour', '1', '--db', h.db, '--base-url', h.sandbox.url],
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('waiting for the hourly budget')) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`child ended before waiting for the budget: ${stderr}`)));
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    expect(await ledger(h)).toMatchObject([
+      { prompt_key: 'a', status: 'completed', post_started: true },
+      { prompt_key: 'b', status: 'pending', post_started: false },
+    ]);
+
+    // The budget's hour has passed on the test's clock; the waiting prompt was never sent, so it is sent now.
+    h.clock.advance(3_600_000);
+    const dry = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run']);
+    expect(dry.stdout).toMatch(/2 prompts .* 1 would be submitted/);
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.sandbox.jobs().map((j) => j.prompt)).toEqual(['First [pr]', 'Second [pr]']);
+    expect((await ledger(h)).map((r) => r.status)).toEqual(['completed', 'completed']);
+  });
+
+  it('a prompt killed while it waited out a 429 is not unknown: the 429 proved nothing was created', async () => {
+    writeFileSync(file, '{"id":"a","prompt":"Only [pr]"}\n');
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, retryAfter: '30' });
+    const child = spawn(
+      process.execPath,
+      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--db', h.db, '--base-url', h.sandbox.url],
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('retrying request')) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`child ended before the retry wait: ${stderr}`)));
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'a', status: 'pending', post_started: false }]);
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.sandbox.jobs()).toHaveLength(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
+  });
+
+  it('warns when an id is reused with different text, and the earlier job stands', async () => {
+    writeFileSync(file, '{"id":"fix-1","prompt":"Fix the quickstart [pr]"}\n');
+    expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);
+    writeFileSync(file, '{"id":"fix-1","prompt":"Rewrite the changelog [pr]"}\n');
+    const warning = /id 'fix-1' \(line 1\) was used before for different text; the earlier job stands \(job_0001, completed\)/;
+    const dry = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run']);
+    expect(logLines(dry).some((l) => warning.test(String(l.warning)))).toBe(true);
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(0);
+    expect(logLines(result).some((l) => l.event === 'job warning' && warning.test(String(l.message)))).toBe(true);
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'fix-1', prompt: 'Fix the quickstart [pr]', status: 'completed' }]);
+  });
+
+  it('the dry run and the run decide alike: a prompt cut off mid-POST is unknown in both', async () => {
+    writeFileSync(file, '{"id":"cut","prompt":"Cut off [pr]"}\n{"id":"new","prompt":"Fresh [pr]"}\n');
+    // What a kill -9 between marking the POST and its answer leaves behind.
+    const db = await Database.open(h.db);
+    await db.run(
+      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, attempts, polls, post_started_at)
+       VALUES ('docs', 'cut', 'Cut off [pr]', 'pending', 1, 0, now())`,
+    );
+    await db.close();
+    const dry = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run']);
+    expect(dry.code).toBe(0);
+    const line = (key: string) => dry.stdout.split('\n').find((l) => new RegExp(`^\\s*\\d+\\s+${key}\\s`).test(l)) ?? '';
+    expect(line('cut')).toMatch(/\bskip\s+unknown\s+cut off while submitting/);
+    expect(line('new')).toMatch(/\bsubmit\s+new prompt/);
+    expect(dry.stdout).toMatch(/2 prompts .* 1 would be submitted/);
+
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(1); // an unknown outcome is not a finished job
+    expect(h.sandbox.jobs().map((j) => j.prompt)).toEqual(['Fresh [pr]']);
+    expect(await ledger(h)).toMatchObject([
+      { prompt_key: 'cut', status: 'unknown', error: 'cut off while submitting; outcome unknown' },
+      { prompt_key: 'new', status: 'completed' },
+    ]);
+    // --resubmit-unknown: both say it is submitted again.
+    const again = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run', '--resubmit-unknown']);
+    expect(again.stdout).toMatch(/2 prompts .* 1 would be submitted/);
+  });
+
+  it('dry-runs 100,000 prompts in under 5 s with one read of the ledger', async () => {
+    const txt = join(h.dir, 'many.txt');
+    writeFileSync(txt, Array.from({ length: 100_000 }, (_, i) => `Review page /docs/section-${i} for broken links [pr]`).join('\n'));
+    // A ledger that already knows some of them.
+    writeFileSync(join(h.dir, 'few.txt'), Array.from({ length: 3 }, (_, i) => `Review page /docs/section-${i} for broken links [pr]`).join('\n'));
+    expect((await h.run(['jobs', 'submit', join(h.dir, 'few.txt'), ...FAST])).code).toBe(0);
+    const started = performance.now();
+    const result = await h.run(['jobs', 'submit', txt, ...FAST, '--dry-run']);
+    const elapsed = performance.now() - started;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/100000 prompts .* 99997 would be submitted; no request made/);
+    expect(elapsed).toBeLessThan(5_000);
+  });
+});

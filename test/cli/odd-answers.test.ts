@@ -1,0 +1,156 @@
+/** Odd answers from the API (issue 8, items 9–11): each gets a clear, correct response. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getAgentJob } from '../../src/api/agent.js';
+import { HttpClient } from '../../src/api/http-client.js';
+import { DataError } from '../../src/core/errors.js';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
+
+async function rows<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    await db.close();
+  }
+}
+
+const jobRows = (h: Harness) =>
+  rows<{ prompt: string; status: string; pr_link: string | null; error: string | null; flags: string | null; post_started: boolean }>(
+    h,
+    'SELECT prompt, status, pr_link, error, flags, post_started_at IS NOT NULL AS post_started FROM agent_jobs ORDER BY prompt',
+  );
+
+describe('odd answers from the API', () => {
+  let h: Harness;
+  let file: string;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { jobs: { pollsToFinish: 2 } });
+    file = join(h.dir, 'prompts.txt');
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  describe('a 2xx body that carries error (item 9)', () => {
+    it('is an error showing the server text, on a job poll', async () => {
+      h.sandbox.addFault({ kind: 'body', match: { method: 'GET', path: '/job/' }, body: '{"error":"Job store unavailable"}' });
+      const job = (await fetch(`${h.sandbox.url}/v2/agent/docs/job`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'x [pr]' }),
+      }).then((r) => r.json())) as { id: string };
+      const client = new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: h.sandbox.url, minBackoffMs: 1, maxBackoffMs: 2 });
+      const poll = getAgentJob(client, 'docs', job.id);
+      await expect(poll).rejects.toThrow(DataError);
+      await expect(getAgentJob(client, 'docs', job.id)).resolves.toMatchObject({ id: job.id });
+      h.sandbox.addFault({ kind: 'body', match: { method: 'GET', path: '/job/' }, body: '{"error":"Job store unavailable"}' });
+      await expect(getAgentJob(client, 'docs', job.id)).rejects.toThrow(/HTTP 200 with an error: Job store unavailable/);
+    });
+
+    it('is logged with the server text during a batch, and never stored as an empty active job', async () => {
+      writeFileSync(file, 'Fix the quickstart [pr]\n');
+      h.sandbox.addFault({ kind: 'body', match: { method: 'GET', path: '/job/' }, body: '{"error":"Job store unavailable"}' });
+      const result = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(result.code).toBe(0);
+      const warning = logLines(result).find((l) => l.event === 'job warning');
+      expect(warning).toMatchObject({ prompt: 'Fix the quickstart [pr]', message: expect.stringMatching(/Job store unavailable/) });
+      expect(await jobRows(h)).toMatchObject([{ status: 'completed', pr_link: expect.stringMatching(/\/pull\/\d+$/) }]);
+    });
+
+    it('fails the window of an export with the server text', async () => {
+      h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body: '{"error":"Analytics warehouse offline"}', times: Infinity });
+      const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
+      expect(result.code).toBe(1);
+      expect(logLines(result).find((l) => l.event === 'window failed')).toMatchObject({ error: expect.stringMatching(/Analytics warehouse offline/) });
+      expect(h.requests('/visitors')).toBe(1); // not retried: it would only say the same
+    });
+  });
+
+  describe('job statuses (item 10)', () => {
+    it.each(['cancelled', 'COMPLETED'])('keeps the unknown status %s verbatim; a timeout never overwrites it', async (status) => {
+      writeFileSync(file, 'Odd status [pr]\n');
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { status }, times: Infinity });
+      const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '20']);
+      expect(result.code).toBe(1);
+      expect(await jobRows(h)).toMatchObject([{ status, error: `still ${status} after 20 s` }]);
+      expect(logLines(result).filter((l) => l.event === 'job warning' && String(l.message).includes(`'${status}'`))).toHaveLength(1);
+      const again = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '20']);
+      expect(again.code).toBe(1);
+      expect(h.requests('/job', 'POST')).toBe(1);
+      expect(await jobRows(h)).toMatchObject([{ status }]);
+    });
+
+    it.each([
+      [401, /the API rejected the key \(HTTP 401[^)]*\): check DOCPIPE_API_KEY/],
+      [403, /the API refused to create jobs \(HTTP 403.*write scope/],
+      [404, /the API does not know project 'docs' \(HTTP 404.*check --project/],
+    ])('a %d on POST stops the batch with a clear message, leaving the prompts pending', async (status, message) => {
+      writeFileSync(file, 'First [pr]\nSecond [pr]\nThird [pr]\n');
+      h.sandbox.addFault({ kind: 'server-error', status, match: { method: 'POST' }, times: Infinity });
+      const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1']);
+      expect(result.code).toBe(1);
+      expect(h.requests('/job', 'POST')).toBe(1);
+      expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', message: expect.stringMatching(message) });
+      const text = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1', '--log-format', 'text']);
+      expect(text.stdout).toMatch(message);
+      expect(h.requests('/job', 'POST')).toBe(2);
+      const ledger = await jobRows(h);
+      expect(ledger.map((r) => r.status)).toEqual(['pending']);
+      expect(ledger[0]).toMatchObject({ post_started: false });
+      // Nothing was created, so a later run submits every prompt.
+      h.sandbox.clearFaults();
+      const later = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(later.code).toBe(0);
+      expect(h.sandbox.jobs()).toHaveLength(3);
+    });
+
+    it('flags a prLink that is not a URL instead of storing it', async () => {
+      writeFileSync(file, 'Bad link [pr]\n');
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { prLink: 'see the dashboard' }, times: Infinity });
+      const result = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(result.code).toBe(0);
+      expect(await jobRows(h)).toMatchObject([{ status: 'completed', pr_link: null, flags: 'pr_link_not_url' }]);
+      expect(logLines(result).some((l) => l.event === 'job warning' && /not a URL.*see the dashboard/.test(String(l.message)))).toBe(true);
+    });
+
+    it('never lets a later null erase a stored prLink', async () => {
+      writeFileSync(file, 'Link then none [nopr]\n');
+      // The first poll shows a link; the job then completes with prLink null.
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { prLink: 'https://github.com/acme/docs/pull/9' } });
+      const result = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(result.code).toBe(0);
+      expect(h.requests('/job/', 'GET')).toBe(2);
+      expect(await jobRows(h)).toMatchObject([{ status: 'completed', pr_link: 'https://github.com/acme/docs/pull/9' }]);
+    });
+  });
+
+  it('stores counts beyond 64 bits, infinite or null as NULL with a flag, and loads the window (item 11)', async () => {
+    const body =
+      '{"totals":{"human":1e400,"ai":3,"total":4},"visitors":[' +
+      '{"path":"/huge","human":18446744073709551616,"ai":1,"total":2},' +
+      '{"path":"/inf","human":1e999,"ai":1,"total":2},' +
+      '{"path":"/null","human":null,"ai":1,"total":1},' +
+      '{"path":"/ok","human":2,"ai":1,"total":2}],"hasMore":false}';
+    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 2, windowsFailed: 0 });
+    const loaded = await rows(h, `SELECT path, human, flags FROM page_visitors WHERE window_start = '2026-03-01' ORDER BY path`);
+    expect(loaded).toEqual([
+      { path: '/huge', human: null, flags: 'count_out_of_range' },
+      { path: '/inf', human: null, flags: 'count_out_of_range' },
+      { path: '/null', human: null, flags: 'count_missing' },
+      { path: '/ok', human: 2n, flags: null },
+    ]);
+    expect(await rows(h, 'SELECT DISTINCT human, ai, total, flags FROM visitor_totals')).toEqual([{ human: null, ai: 3n, total: 4n, flags: 'count_out_of_range' }]);
+    const [window] = await rows<{ warnings: string[] }>(h, `SELECT warnings FROM loaded_windows WHERE window_start = '2026-03-01'`);
+    expect(window?.warnings).toEqual(['1 row count_missing', '2 rows count_out_of_range', 'totals count_out_of_range']);
+  });
+});

@@ -1,0 +1,166 @@
+/** Output people read (issue 8, items 7 and 8): dates, tables, progress lines, query results. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { neutralise } from '../../src/core/neutralise.js';
+import { createLogger } from '../../src/core/logger.js';
+import { Database } from '../../src/load/database.js';
+import { fitWidths, formatDate, renderCsv, renderJsonLines, renderTable } from '../../src/cli/output/table.js';
+import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
+const ESC = '\u001b';
+
+describe('rendering', () => {
+  it.each([
+    ['2026-10-31T00:00:00.000Z', '2026-10-31'],
+    ['2026-10-31T06:05:04.000Z', '2026-10-31 06:05:04+00'],
+    ['2026-10-31T06:05:04.123Z', '2026-10-31 06:05:04.123+00'],
+  ])('formats the Date %s as %s', (iso, text) => {
+    expect(formatDate(new Date(iso))).toBe(text);
+  });
+
+  it('prints Dates as YYYY-MM-DD in table, CSV and JSON', () => {
+    const rows = [{ day: new Date('2026-10-31T00:00:00Z'), days: [new Date('2026-11-01T00:00:00Z')], n: 3n }];
+    for (const text of [renderTable(['day', 'days', 'n'], rows), renderCsv(['day', 'days', 'n'], rows), renderJsonLines(rows)]) {
+      expect(text).toContain('2026-10-31');
+      expect(text).toContain('2026-11-01');
+      expect(text).not.toMatch(/T00:00:00/);
+    }
+    expect(JSON.parse(renderJsonLines(rows))).toEqual({ day: '2026-10-31', days: ['2026-11-01'], n: 3 });
+  });
+
+  it.each([
+    [`${ESC}[2J${ESC}]0;owned${'\u0007'}`, '\\x1b[2J\\x1b]0;owned\\x07'],
+    ['\u009b31mred', '\\x9b31mred'],
+    ['abc\u202edef', 'abc\\u202edef'],
+    ['tab\tand ünïcödé 日本', 'tab\\x09and ünïcödé 日本'],
+    ['line\nforged', 'line\\x0aforged'],
+  ])('neutralises %j', (text, shown) => {
+    expect(neutralise(text)).toBe(shown);
+  });
+
+  it('shows escape sequences in table cells and text logs as escapes', () => {
+    const table = renderTable(['path'], [{ path: `/a${ESC}[31mred` }]);
+    expect(table).not.toContain(ESC);
+    expect(table).toContain('/a\\x1b[31mred');
+    let line = '';
+    createLogger({ format: 'text', write: (t) => (line += t) }).warn('window failed', { error: `bad ${ESC}[2J` });
+    expect(line).not.toContain(ESC);
+    expect(line).toContain('bad \\x1b[2J');
+  });
+
+  it('fits columns to a line width, shrinking the widest first', () => {
+    expect(fitWidths([10, 80, 40], ['a', 'b', 'c'], { lineWidth: 100 })).toEqual([10, 46, 40]);
+    expect(fitWidths([10, 80, 70], ['a', 'b', 'c'], { lineWidth: 100 })).toEqual([10, 43, 43]);
+    expect(fitWidths([10, 20], ['a', 'b'], { lineWidth: 100 })).toEqual([10, 20]);
+    // Never below a header or 8 characters, even when that cannot fit.
+    expect(fitWidths([13, 30], ['a_long_header', 'b'], { lineWidth: 10 })).toEqual([13, 8]);
+  });
+
+  it('shrinks the columns named first, down to their minimum, before the others', () => {
+    const headers = ['key', 'prompt', 'result'];
+    expect(fitWidths([23, 90, 45], headers, { lineWidth: 100, shrinkFirst: ['prompt'], minWidths: { key: 23, prompt: 24 } })).toEqual([23, 28, 45]);
+    expect(fitWidths([23, 90, 70], headers, { lineWidth: 100, shrinkFirst: ['prompt'], minWidths: { key: 23, prompt: 24 } })).toEqual([23, 24, 49]);
+  });
+});
+
+describe('docpipe output', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(NOW, { jobs: { pollsToFinish: 1 } });
+    await (await Database.open(h.db)).close();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const SQL = `SELECT DATE '2026-10-31' AS day, TIMESTAMPTZ '2026-10-31 06:00:00+00' AS at, chr(27) || '[2Jgone' AS evil`;
+
+  it.each(['table', 'csv', 'json'])('query prints dates as YYYY-MM-DD in %s', async (format) => {
+    const result = await h.run(['query', SQL, '--format', format]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('2026-10-31');
+    expect(result.stdout).toContain('2026-10-31 06:00:00+00');
+    expect(result.stdout).not.toMatch(/T00:00:00|\.000Z/);
+    if (format === 'json') expect(JSON.parse(result.stdout)).toMatchObject({ day: '2026-10-31' });
+    if (format === 'table') {
+      expect(result.stdout).not.toContain(ESC);
+      expect(result.stdout).toContain('\\x1b[2Jgone');
+    }
+  });
+
+  it('query prints dates of real tables as YYYY-MM-DD', async () => {
+    expect((await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02'])).code).toBe(0);
+    const result = await h.run(['query', 'SELECT window_start, window_end FROM visitor_totals', '--format', 'json']);
+    expect(JSON.parse(result.stdout)).toEqual({ window_start: '2026-03-01', window_end: '2026-03-02' });
+  });
+
+  it("query keeps DuckDB's 'Did you mean' hint on one line", async () => {
+    const result = await h.run(['query', 'SELECT * FROM visitor_total']);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.some((l) => /Table with name visitor_total does not exist!.*Did you mean \\?"visitor_totals\\?"\?/.test(l))).toBe(true);
+  });
+
+  it('query prints the result of each statement', async () => {
+    const result = await h.run(['query', "SELECT 1 AS first_col; SET threads = 1; SELECT 'two' AS second_col, 2 AS n"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/first_col\n-+\n\s*1\n\(1 row\)\n\nsecond_col\s+n\n/);
+    const csv = await h.run(['query', 'SELECT 1 AS a; SELECT 2 AS b', '--format', 'csv']);
+    expect(csv.stdout).toBe('a\n1\n\nb\n2\n');
+  });
+
+  describe('jobs', () => {
+    let file: string;
+    const long = 'Rewrite the whole getting-started guide so that every code sample works on Windows, macOS and Linux alike [pr]';
+    beforeEach(() => {
+      file = join(h.dir, 'prompts.txt');
+      writeFileSync(file, `${long}\nShort one with an escape ${ESC}[2J inside [nopr]\nWill fail [fail]\n`);
+    });
+
+    it('jobs list fits 100 columns as a table, and CSV and JSON carry every column', async () => {
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { error: 'Merge conflict in docs.json' }, times: Infinity });
+      expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);
+      const table = await h.run(['jobs', 'list']);
+      const lines = table.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(2 + 3 + 1);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+      expect(lines[0]).toMatch(/^key\s+status\s+prompt\s+result$/);
+      expect(table.stdout).not.toContain(ESC);
+      // Keys and pull-request links are shown whole; the prompt gives way.
+      for (const job of h.sandbox.jobs().filter((j) => j.prLink)) expect(table.stdout).toContain(job.prLink);
+      expect(table.stdout).toMatch(/sha256:[0-9a-f]{16}\s/);
+      expect(table.stdout).toMatch(/failed .*Merge conflict/);
+
+      const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
+        'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls'];
+      const csv = await h.run(['jobs', 'list', '--format', 'csv']);
+      expect(csv.stdout.split('\n')[0]).toBe(columns.join(','));
+      expect(csv.stdout).toContain(long);
+      const json = (await h.run(['jobs', 'list', '--format', 'json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(json).toHaveLength(3);
+      for (const row of json) expect(Object.keys(row)).toEqual(columns);
+      expect(json.find((r) => r.prompt === long)).toMatchObject({ model: 'claude-sonnet-4-5', attempts: 1, pr_link: expect.stringMatching(/\/pull\//) });
+    });
+
+    it('progress lines show the start of the prompt, and a failed job shows the reason the API gave', async () => {
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { error: 'Merge conflict in docs.json' }, times: Infinity });
+      const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1']);
+      const submitted = logLines(result).filter((l) => l.event === 'job submitted');
+      expect(submitted.map((l) => l.prompt)).toEqual([
+        'Rewrite the whole getting-started guide so that…',
+        `Short one with an escape ${ESC}[2J inside [nopr]`,
+        'Will fail [fail]',
+      ]);
+      const jobs = summaryOf(result).jobs as { prompt: string; status: string; error: string | null }[];
+      expect(jobs.find((j) => j.status === 'failed')).toMatchObject({ prompt: 'Will fail [fail]', error: 'Merge conflict in docs.json' });
+
+      const text = await h.run(['jobs', 'submit', file, ...FAST, '--log-format', 'text']);
+      expect(text.stdout).toMatch(/Will fail \[fail\]\s+failed\s+\(Merge conflict in docs\.json\)/);
+      expect(text.stdout).not.toContain(ESC);
+      expect(readFileSync(h.db).length).toBeGreaterThan(0);
+    });
+  });
+});

@@ -3,6 +3,7 @@ import { METRICS, type Metric } from '../../core/domain.js';
 import { UsageError } from '../../core/errors.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
 import { isClosed } from '../../extract/plan-export.js';
+import { resolveRange } from '../../extract/relative-range.js';
 import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -11,8 +12,9 @@ import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } fro
 function builder(yargs: Argv) {
   return waitOptions(yargs)
     .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
-    .option('from', { type: 'string', demandOption: true, describe: 'first day, YYYY-MM-DD (UTC)' })
-    .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
+    .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
+    .option('to', { type: 'string', describe: 'end day, exclusive like the API' })
+    .option('last', { type: 'string', describe: 'instead of --from/--to: the last 7d, 4w or 3m up to today (exclusive), in whole windows' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
     .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
     .option('lookback-days', {
@@ -32,9 +34,13 @@ export function exportCommand(ctx: CliContext): CommandModule {
       if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
         throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
       }
-      const windows = planWindows(args.from, args.to, args.window);
-      checkNotFuture(windows, ctx.io.clock.now(), args.to);
+      const range = resolveRange(args, args.window, ctx.io.clock.now());
+      const windows = planWindows(range.from, range.to, args.window);
+      checkNotFuture(windows, ctx.io.clock.now(), range.to);
       const projects = requireProjects(args);
+      if (range.last !== undefined) {
+        loggerFor(ctx.io, args).info('range', { last: range.last, from: range.from, to: range.to, window: args.window, windows: windows.length });
+      }
       const open = windows.filter((w) => !isClosed(w, ctx.io.clock.now()));
       if (open.length > 0) {
         loggerFor(ctx.io, args).warn('window not closed yet', {

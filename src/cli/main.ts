@@ -15,6 +15,7 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { syncCommand } from './commands/sync.js';
 import { jobsCommand } from './commands/jobs.js';
 import { doctorCommand } from './commands/doctor.js';
+import { dumpCommand } from './commands/dump.js';
 import type { SessionOptions } from './session.js';
 
 export interface RunCliOptions {
@@ -69,6 +70,7 @@ function buildParser(argv: string[], ctx: CliContext) {
     .command(jobsCommand(ctx))
     .command(sandboxCommand(ctx))
     .command(doctorCommand(ctx))
+    .command(dumpCommand(ctx))
     .demandCommand(1, 'name a command: export, sync, query, jobs, sandbox or doctor')
     .strict()
     .help()

@@ -25,6 +25,7 @@ SELECT project_id, week_start, CAST(week_start + 7 AS DATE) AS week_end,
        ai_share,
        round(ai_share - lag(ai_share) OVER w, 4) AS ai_share_change,
        views_total,
+       complete,
        round(100.0 * (views_total - lag(views_total) OVER w) / nullif(lag(views_total) OVER w, 0), 1) AS views_change_pct,
        CASE
          WHEN NOT loaded THEN 'no weekly window loaded: export visitors --window week'

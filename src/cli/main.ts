@@ -16,6 +16,7 @@ import { syncCommand } from './commands/sync.js';
 import { jobsCommand } from './commands/jobs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { dumpCommand } from './commands/dump.js';
+import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from './session.js';
 
 export interface RunCliOptions {
@@ -71,6 +72,7 @@ function buildParser(argv: string[], ctx: CliContext) {
     .command(sandboxCommand(ctx))
     .command(doctorCommand(ctx))
     .command(dumpCommand(ctx))
+    .command(reportCommand(ctx))
     .demandCommand(1, 'name a command: export, sync, query, jobs, sandbox or doctor')
     .strict()
     .help()

@@ -158,6 +158,17 @@ describe('views', () => {
     ]);
   });
 
+  it('SHOW TABLES shows a reader the documented tables and views, and no staging table', async () => {
+    const shown = (await select(h, 'SHOW TABLES')).map((r) => String(r.name)).sort();
+    expect(shown).toEqual(
+      [
+        'agent_jobs', 'daily_page_views', 'daily_page_visitors', 'daily_site', 'docpipe_meta', 'flagged_rows',
+        'latest_top_pages', 'loaded_windows', 'monthly_site', 'page_views', 'page_visitors', 'request_log', 'runs',
+        'schema_version', 'site_windows', 'view_totals', 'visitor_totals', 'weekly_site', 'window_status',
+      ].sort(),
+    );
+  });
+
   it('every table and view a reader sees carries a comment, and so do the columns of the views', async () => {
     const relations = await select(
       h,

@@ -10,7 +10,6 @@ import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
 import { Database } from '../../load/database.js';
 import { readReportData } from '../../report/report-data.js';
-import { renderReportHtml } from '../../report/render-html.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { readerOptions } from '../session.js';
@@ -41,6 +40,9 @@ export function reportCommand(ctx: CliContext): CommandModule {
       );
       const out = resolve(args.out);
       mkdirSync(dirname(out), { recursive: true });
+      // Loaded here, not at start-up: the chart library is large, and every other command
+      // (a cron sync, a reader's query) would pay for parsing it.
+      const { renderReportHtml } = await import('../../report/render-html.js');
       writeFileSync(out, renderReportHtml(data));
       const logger = loggerFor(ctx.io, args);
       const summary = { path: out, from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), projects: data.projects.map((p) => p.projectId) };

@@ -2,7 +2,7 @@
  * `docpipe report` on a database built through the sandbox: the page's content against the
  * database, then the page in a real headless browser (Debian's chromium, playwright-core).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -103,6 +103,24 @@ describe('docpipe report', () => {
       expect(bad.stderr).toMatch(message);
     }
     expect(existsSync(join(h.dir, 'bad.html'))).toBe(false);
+  });
+});
+
+describe('the database the report reads', () => {
+  it('brings views left by an older release up to date before reading; a missing file is a usage error', async () => {
+    const copy = join(h.dir, 'older.duckdb');
+    copyFileSync(h.db, copy);
+    const older = await h.run(['query', '--write', '--db', copy, `DROP VIEW latest_top_pages; UPDATE docpipe_meta SET value = 'older' WHERE key = 'views_sha256'`]);
+    expect(older.code, older.stderr).toBe(0);
+    const out = join(h.dir, 'older.html');
+    const result = await h.run(['report', '--db', copy, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('Top pages of 2026-03-02 .. 2026-03-09 (week window)');
+
+    const missing = await h.run(['report', '--db', join(h.dir, 'nope.duckdb'), '--out', join(h.dir, 'nope.html')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/database '.*nope\.duckdb' does not exist/);
+    expect(existsSync(join(h.dir, 'nope.duckdb'))).toBe(false);
   });
 });
 

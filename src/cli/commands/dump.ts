@@ -11,12 +11,11 @@ import { DUMP_FORMATS, monthSpan, type DumpFilter, type DumpFormat } from '../..
 import { runDump } from '../../dump/run-dump.js';
 import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
-import { Database } from '../../load/database.js';
 import { newRunId } from '../../load/runs.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
-import { readerOptions } from '../session.js';
+import { withCurrentSchema } from '../session.js';
 
 function builder(yargs: Argv) {
   return yargs
@@ -44,7 +43,7 @@ export function dumpCommand(ctx: CliContext): CommandModule {
         logger.info('range', { ...(range.last ? { last: range.last } : {}), from: range.from, to: range.to, months_from: months.from, months_to: months.to });
       }
       const out = resolve(args.out);
-      const tables = await Database.with(args.db, readerOptions(ctx, args), (db) =>
+      const tables = await withCurrentSchema(ctx, args, (db) =>
         runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) }),
       );
       const scope = {

@@ -8,11 +8,10 @@ import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
-import { Database } from '../../load/database.js';
 import { readReportData } from '../../report/report-data.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
-import { readerOptions } from '../session.js';
+import { withCurrentSchema } from '../session.js';
 
 export const DEFAULT_REPORT_PATH = 'data/report.html';
 const DEFAULT_LAST = '30d';
@@ -35,7 +34,7 @@ export function reportCommand(ctx: CliContext): CommandModule {
       const now = ctx.io.clock.now();
       const range = resolveRange(args, 'day', now, DEFAULT_LAST);
       planWindows(range.from, range.to, 'range'); // checks the dates
-      const data = await Database.with(args.db, readerOptions(ctx, args), (db) =>
+      const data = await withCurrentSchema(ctx, args, (db) =>
         readReportData(db, { projects: args.project ?? [], from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), nowMs: now }),
       );
       const out = resolve(args.out);

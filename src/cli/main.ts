@@ -17,6 +17,8 @@ import { syncCommand } from './commands/sync.js';
 import { jobsCommand } from './commands/jobs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { statusCommand } from './commands/status.js';
+import { dumpCommand } from './commands/dump.js';
+import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from './session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
 import { numberOption } from './options.js';
@@ -44,7 +46,7 @@ export function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-const COMMANDS = 'export, sync, status, query, jobs, sandbox or doctor';
+const COMMANDS = 'export, sync, status, query, report, dump, jobs, sandbox or doctor';
 
 const MAIN_EPILOGUE = [
   'Every option can also be set in the environment as DOCPIPE_<OPTION>: DOCPIPE_API_KEY (the',
@@ -92,6 +94,8 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .command(sandboxCommand(ctx))
     .command(doctorCommand(ctx))
     .command(statusCommand(ctx))
+    .command(dumpCommand(ctx))
+    .command(reportCommand(ctx))
     .demandCommand(1, `name a command: ${COMMANDS}`)
     .recommendCommands()
     .strict()

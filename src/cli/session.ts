@@ -10,7 +10,8 @@ import { probeKey } from '../api/agent.js';
 import { HttpError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { FailureBreaker } from '../api/failure-breaker.js';
-import type { OpenOptions } from '../load/database.js';
+import { Database, requireDatabaseFile, type OpenOptions } from '../load/database.js';
+import { schemaIsCurrent } from '../load/migrations.js';
 import { RequestLog } from '../load/request-log.js';
 import { Store } from '../load/store.js';
 import { RequestJournal } from '../spool/request-journal.js';
@@ -57,6 +58,26 @@ export function readerOptions(
     onLockWait: (holder) =>
       loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
   };
+}
+
+/**
+ * Reads the database read-only, as `readerOptions` does, after bringing an older schema or
+ * older views up to this release's (a short write, the first time only): commands that read
+ * this release's views (report, dump) then work on a database no writer has opened since an
+ * upgrade.
+ */
+export async function withCurrentSchema<T>(
+  ctx: { io: CliIo },
+  args: Pick<GlobalArgs, 'logFormat' | 'verbose' | 'db' | 'lockTimeout'>,
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
+  requireDatabaseFile(args.db);
+  const reader = readerOptions(ctx, args);
+  if (!(await Database.with(args.db, reader, (db) => schemaIsCurrent(db)))) {
+    const { readOnly: _readOnly, ...writer } = reader;
+    await Database.with(args.db, { ...writer, mustExist: true }, () => Promise.resolve());
+  }
+  return Database.with(args.db, reader, work);
 }
 
 export interface SessionOptions {

@@ -80,6 +80,20 @@ export async function checkReadable(db: Executor): Promise<void> {
 const VIEWS_FILE = 'views.sql';
 const VIEWS_KEY = 'views_sha256';
 
+function viewsChecksum(): string {
+  return createHash('sha256').update(readSqlFile(VIEWS_FILE)).digest('hex');
+}
+
+/**
+ * Whether the schema and the views are this release's: a read-only open reads an older
+ * database as it is, so a command that needs this release's views checks first.
+ */
+export async function schemaIsCurrent(db: Executor): Promise<boolean> {
+  if ((await readSchemaVersion(db)) !== currentSchemaVersion()) return false;
+  const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });
+  return row?.value === viewsChecksum();
+}
+
 export interface MigrationResult {
   from: number;
   to: number;
@@ -94,7 +108,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
   const from = await readSchemaVersion(db);
   refuseNewer(from);
   const views = readSqlFile(VIEWS_FILE);
-  const viewsSha = createHash('sha256').update(views).digest('hex');
+  const viewsSha = viewsChecksum();
   const pending = listMigrations().filter((m) => m.version > from);
   if (pending.length === 0) {
     const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });

@@ -1,7 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
-import { GRAINS, type Grain } from '../../extract/windows.js';
+import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';
+import { resolveRange } from '../../extract/relative-range.js';
+import { loggerFor } from '../io.js';
 import { requireProjects } from '../api-key.js';
 import { commandHelp } from '../help.js';
 import { numberOption } from '../options.js';
@@ -11,8 +13,9 @@ import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } fro
 function builder(yargs: Argv) {
   return waitOptions(yargs)
     .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
-    .option('from', { type: 'string', demandOption: true, describe: 'first day, YYYY-MM-DD (UTC)' })
-    .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
+    .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
+    .option('to', { type: 'string', describe: 'end day, exclusive like the API' })
+    .option('last', { type: 'string', describe: 'instead of --from/--to: the last 7d, 4w or 3m up to today (exclusive), in whole windows' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
     .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
     .option(
@@ -31,6 +34,7 @@ function builderWithHelp(yargs: Argv) {
       ['export views --from 2026-10-05 --to 2026-11-02 --window week', 'page views per ISO week (Monday to Monday)'],
       ['export visitors --from 2026-10-01 --to 2026-11-01 --window range', 'one window: the uniques of the whole month'],
       ['export visitors --from 2026-01-01 --to 2026-11-01 --wait', 'a long backfill that sleeps for the hourly budget'],
+      ['export visitors --last 4w --window week', 'the last four whole ISO weeks'],
     ],
     epilogue:
       'Windows already loaded and settled are skipped (--refresh fetches them again). Needs DOCPIPE_API_KEY and\n' +
@@ -44,16 +48,21 @@ export function exportCommand(ctx: CliContext): CommandModule {
     describe: 'export unique visitors or page views for a date range into DuckDB',
     builder: builderWithHelp,
     handler: async (args) => {
+      const range = resolveRange(args, args.window, ctx.io.clock.now());
       const project = requireProjects(args);
       const maxWaitMs = maxWaitMsOf(args);
       const perHour = args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
+      if (range.last !== undefined) {
+        const windows = planWindows(range.from, range.to, args.window).length;
+        loggerFor(ctx.io, args).info('range', { last: range.last, from: range.from, to: range.to, window: args.window, windows });
+      }
       ctx.exitCode = await runAnalytics(ctx, args, perHour, (common) =>
         exportAnalytics({
           ...common,
           project,
           metric: args.metric as Metric,
-          from: args.from,
-          to: args.to,
+          from: range.from,
+          to: range.to,
           window: args.window,
           refresh: args.refresh,
           lookbackDays: args['lookback-days'],

@@ -1,0 +1,28 @@
+-- Pages whose share of AI visitors rose the most between the two newest complete weekly
+-- windows (export --window week), per project. Both weeks' uniques are read from their own
+-- weekly windows. Pages with fewer than 10 unique visitors in either week are left out (a
+-- share of a handful of visitors is noise); edit min_visitors to change that.
+-- May: compare ai_share between windows of the same grain. May not: sum or average the
+-- uniques of the two weeks.
+WITH params AS (SELECT 10 AS min_visitors),
+weeks AS (
+  SELECT project_id, window_start, window_end,
+         row_number() OVER (PARTITION BY project_id ORDER BY window_end DESC) AS age
+  FROM window_status
+  WHERE metric = 'visitors' AND grain = 'week' AND complete
+),
+cur AS (SELECT p.* FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end) WHERE w.age = 1),
+prev AS (SELECT p.* FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end) WHERE w.age = 2)
+SELECT cur.project_id, cur.path,
+       prev.window_start AS previous_week, cur.window_start AS week,
+       prev.total AS previous_visitors, cur.total AS visitors,
+       round(prev.ai / prev.total, 4) AS previous_ai_share,
+       round(cur.ai / cur.total, 4) AS ai_share,
+       round(cur.ai / cur.total - prev.ai / prev.total, 4) AS ai_share_change
+FROM cur
+JOIN prev USING (project_id, path)
+CROSS JOIN params
+WHERE cur.total >= params.min_visitors AND prev.total >= params.min_visitors
+  AND cur.ai / cur.total > prev.ai / prev.total
+ORDER BY ai_share_change DESC, cur.project_id, cur.path
+LIMIT 20;

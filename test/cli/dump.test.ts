@@ -1,0 +1,158 @@
+/** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { DUMP_TABLES } from '../../src/dump/plan-dump.js';
+import type { Harness } from './harness.js';
+import { PROJECT, buildFixture, select } from './analytics-fixture.js';
+import { summaryOf } from './harness.js';
+
+const OTHER = 'other docs/2'; // a project id that needs escaping in a folder name
+
+let h: Harness;
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else out.push(relative(dir, join(d, e.name)));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** Row counts per table and project, as DuckDB reads the lake back. */
+async function lakeCounts(dir: string, format = 'parquet'): Promise<Record<string, Record<string, number>>> {
+  const db = await Database.open(':memory:');
+  try {
+    const counts: Record<string, Record<string, number>> = {};
+    for (const { name } of DUMP_TABLES) {
+      const reader = format === 'parquet' ? 'read_parquet' : 'read_csv';
+      const rows = await db.all<{ project_id: string; n: bigint }>(
+        `SELECT project_id, count(*) AS n FROM ${reader}('${dir}/${name}/**/*.${format}', hive_partitioning = true) GROUP BY ALL`,
+      );
+      counts[name] = Object.fromEntries(rows.map((r) => [String(r.project_id), Number(r.n)]));
+    }
+    return counts;
+  } finally {
+    await db.close();
+  }
+}
+
+async function dbCounts(where = 'true'): Promise<Record<string, Record<string, number>>> {
+  const counts: Record<string, Record<string, number>> = {};
+  for (const { name, dateSql } of DUMP_TABLES) {
+    const rows = await select<{ project_id: string; n: bigint }>(
+      h,
+      `SELECT project_id, count(*) AS n FROM (SELECT *, ${dateSql} AS d FROM ${name}) WHERE ${where} GROUP BY ALL`,
+    );
+    counts[name] = Object.fromEntries(rows.map((r) => [String(r.project_id), Number(r.n)]));
+  }
+  return counts;
+}
+
+beforeAll(async () => {
+  h = await buildFixture({ paths: 40 });
+  const other = await h.run(['export', 'visitors', '--project', OTHER, '--from', '2026-02-26', '--to', '2026-03-04']);
+  expect(other.code, other.stderr).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('docpipe dump', () => {
+  it('writes every table as zstd Parquet under project_id=/year=/month=, and DuckDB reads back every row', async () => {
+    const out = join(h.dir, 'lake');
+    const result = await h.run(['dump', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const expected = await dbCounts();
+    expect(expected.page_visitors?.[PROJECT]).toBeGreaterThan(1000);
+    expect(expected.agent_jobs?.[PROJECT]).toBe(5);
+    expect(await lakeCounts(out)).toEqual(expected);
+    const summary = summaryOf(result) as { tables: { table: string; rows: number }[] };
+    expect(summary.tables.map((t) => [t.table, t.rows])).toEqual(
+      DUMP_TABLES.map((t) => [t.name, Object.values(expected[t.name] ?? {}).reduce((a, b) => a + b, 0)]),
+    );
+    const listed = files(out);
+    expect(listed).toContain('page_visitors/project_id=docs/year=2026/month=2/data_0.parquet');
+    expect(listed).toContain('page_visitors/project_id=docs/year=2026/month=3/data_0.parquet');
+    expect(listed).toContain(`visitor_totals/project_id=${encodeURIComponent(OTHER)}/year=2026/month=2/data_0.parquet`);
+    expect(listed.every((f) => !f.startsWith('.'))).toBe(true); // no staging left behind
+    const db = await Database.open(':memory:');
+    try {
+      const codecs = await db.all<{ c: string }>(`SELECT DISTINCT compression AS c FROM parquet_metadata('${out}/page_views/**/*.parquet')`);
+      expect(codecs.map((r) => r.c)).toEqual(['ZSTD']);
+      // Values survive: the same sum of visitors per window, and the project id from the path.
+      const [lake] = await db.all<{ s: bigint }>(
+        `SELECT sum(total) AS s FROM read_parquet('${out}/page_visitors/**/*.parquet', hive_partitioning = true) WHERE project_id = '${OTHER}'`,
+      );
+      const [orig] = await select<{ s: bigint }>(h, `SELECT sum(total) AS s FROM page_visitors WHERE project_id = '${OTHER}'`);
+      expect(Number(lake!.s)).toBe(Number(orig!.s));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('is safe to re-run: it replaces the files, never doubles the rows', async () => {
+    const out = join(h.dir, 'rerun');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    const first = files(out);
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    expect(files(out)).toEqual(first);
+    expect(await lakeCounts(out)).toEqual(await dbCounts());
+  });
+
+  it('--project rewrites that project only; --last rewrites the months it overlaps only', async () => {
+    const out = join(h.dir, 'scoped');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    const febDocs = join(out, 'page_visitors/project_id=docs/year=2026/month=2/data_0.parquet');
+    const marDocs = join(out, 'page_visitors/project_id=docs/year=2026/month=3/data_0.parquet');
+    const febOther = join(out, `page_visitors/project_id=${encodeURIComponent(OTHER)}/year=2026/month=2/data_0.parquet`);
+    const before = (f: string): number => statSync(f).mtimeMs;
+    const [feb, mar, other] = [before(febDocs), before(marDocs), before(febOther)];
+    await new Promise((r) => setTimeout(r, 20));
+
+    const byProject = await h.run(['dump', '--out', out, '--project', OTHER]);
+    expect(byProject.code, byProject.stderr).toBe(0);
+    expect([before(febDocs), before(marDocs)]).toEqual([feb, mar]);
+    expect(before(febOther)).toBeGreaterThan(other);
+
+    // Today is 2026-03-10: the last 7 days are in March, so only March is rewritten.
+    const last = await h.run(['dump', '--out', out, '--last', '7d', '--log-format', 'json']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(summaryOf(last)).toMatchObject({ from: '2026-03-03', to: '2026-03-10', last: '7d' });
+    expect(before(febDocs)).toBe(feb);
+    expect(before(marDocs)).toBeGreaterThan(mar);
+    const march = summaryOf(last) as { tables: { table: string; rows: number }[] };
+    const expected = await dbCounts(`d >= DATE '2026-03-01' AND d < DATE '2026-04-01'`);
+    expect(march.tables.find((t) => t.table === 'page_visitors')?.rows).toBe(
+      Object.values(expected.page_visitors ?? {}).reduce((a, b) => a + b, 0),
+    );
+    // Whatever was rewritten, the lake still holds every row once.
+    expect(await lakeCounts(out)).toEqual(await dbCounts());
+  });
+
+  it('--format csv writes the same rows as CSV with a header', async () => {
+    const out = join(h.dir, 'csv');
+    const result = await h.run(['dump', '--out', out, '--format', 'csv', '--project', PROJECT]);
+    expect(result.code, result.stderr).toBe(0);
+    const expected = await dbCounts(`project_id = '${PROJECT}'`);
+    expect(await lakeCounts(out, 'csv')).toEqual(expected);
+  });
+
+  it.each([
+    [['--last', '7x'], /invalid --last '7x'/],
+    [['--from', '2026-03-01'], /--from 2026-03-01 needs --to/],
+    [['--format', 'orc'], /format/],
+  ])('refuses %j with exit 2, naming the bad value', async (extra, message) => {
+    const result = await h.run(['dump', '--out', join(h.dir, 'bad'), ...extra]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+  });
+});

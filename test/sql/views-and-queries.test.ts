@@ -1,0 +1,295 @@
+/**
+ * Every view of sql/views.sql and every query of sql/queries/ on a database built through the
+ * sandbox (./analytics-fixture.ts), each result recomputed here from the base tables.
+ */
+import { copyFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Harness } from '../cli/harness.js';
+import { MISSING_WEEK, PROJECT, buildFixture, runQueryFile, select } from '../cli/analytics-fixture.js';
+
+interface WindowRow {
+  window_start: string;
+  window_end: string;
+  human: number;
+  ai: number;
+  total: number;
+}
+interface PageRow extends WindowRow {
+  path: string;
+}
+
+const day = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10);
+const share = (ai: number, total: number): number | null => (total > 0 ? ai / total : null);
+
+let h: Harness;
+let visitorTotals: WindowRow[];
+let viewTotals: WindowRow[];
+
+async function totals(table: string): Promise<WindowRow[]> {
+  const rows = await select(h, `SELECT window_start, window_end, human, ai, total FROM ${table} ORDER BY window_start, window_end`);
+  return rows.map((r) => ({
+    window_start: day(r.window_start),
+    window_end: day(r.window_end),
+    human: Number(r.human),
+    ai: Number(r.ai),
+    total: Number(r.total),
+  }));
+}
+
+async function pages(table: string, start: string, end: string): Promise<PageRow[]> {
+  const rows = await select(
+    h,
+    `SELECT path, window_start, window_end, human, ai, total FROM ${table} WHERE window_start = '${start}' AND window_end = '${end}'`,
+  );
+  return rows.map((r) => ({
+    path: String(r.path),
+    window_start: day(r.window_start),
+    window_end: day(r.window_end),
+    human: Number(r.human),
+    ai: Number(r.ai),
+    total: Number(r.total),
+  }));
+}
+
+const daysBetween = (a: string, b: string): number => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000);
+
+beforeAll(async () => {
+  h = await buildFixture();
+  visitorTotals = await totals('visitor_totals');
+  viewTotals = await totals('view_totals');
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('views', () => {
+  it('daily_site: one row per day window, with the AI share of visitors and of views', async () => {
+    const rows = await select(h, 'SELECT * FROM daily_site ORDER BY day');
+    const days = visitorTotals.filter((w) => daysBetween(w.window_start, w.window_end) === 1);
+    expect(days).toHaveLength(38); // 02-01 .. 03-10
+    expect(rows.map((r) => day(r.day))).toEqual(days.map((w) => w.window_start));
+    for (const [i, w] of days.entries()) {
+      const row = rows[i]!;
+      expect(Number(row.visitors_total)).toBe(w.total);
+      expect(Number(row.ai_share)).toBeCloseTo(share(w.ai, w.total)!, 4);
+      const v = viewTotals.find((x) => x.window_start === w.window_start && x.window_end === w.window_end)!;
+      expect(Number(row.views_total)).toBe(v.total);
+      expect(Number(row.views_ai_share)).toBeCloseTo(share(v.ai, v.total)!, 4);
+    }
+    // Only today (fetched while running) is incomplete.
+    expect(rows.filter((r) => r.complete === false).map((r) => day(r.day))).toEqual(['2026-03-10']);
+    // The AI share varies from day to day: the column is not a constant.
+    expect(new Set(rows.map((r) => r.ai_share)).size).toBeGreaterThan(5);
+  });
+
+  it('daily_page_views: the day rows of page_views with their AI share', async () => {
+    const rows = await select(h, `SELECT * FROM daily_page_views WHERE day = '2026-03-03'`);
+    const expected = await pages('page_views', '2026-03-03', '2026-03-04');
+    expect(expected.length).toBeGreaterThan(250);
+    expect(rows).toHaveLength(expected.length);
+    const byPath = new Map(rows.map((r) => [String(r.path), r]));
+    for (const p of expected) {
+      const row = byPath.get(p.path)!;
+      expect(Number(row.total)).toBe(p.total);
+      if (p.total > 0) expect(Number(row.ai_share)).toBeCloseTo(share(p.ai, p.total)!, 4);
+      else expect(row.ai_share).toBeNull();
+    }
+    const [count] = await select<{ n: bigint }>(h, 'SELECT count(DISTINCT day) AS n FROM daily_page_views');
+    expect(Number(count!.n)).toBe(38); // day windows only: no week or month rows
+  });
+
+  it('weekly_site: weekly windows only, never a sum of days, the running week marked incomplete', async () => {
+    const rows = await select(h, 'SELECT * FROM weekly_site ORDER BY week_start');
+    const weeks = visitorTotals.filter((w) => daysBetween(w.window_start, w.window_end) === 7);
+    expect(rows.map((r) => day(r.week_start))).toEqual(['2026-02-02', '2026-02-09', '2026-02-23', '2026-03-02', '2026-03-09']);
+    expect(weeks.map((w) => w.window_start)).toEqual(rows.map((r) => day(r.week_start)));
+    for (const [i, w] of weeks.entries()) {
+      expect(Number(rows[i]!.visitors_total)).toBe(w.total);
+      expect(Number(rows[i]!.ai_share)).toBeCloseTo(share(w.ai, w.total)!, 4);
+    }
+    // Uniques are not additive: the week is less than the sum of its days.
+    const week = weeks.find((w) => w.window_start === '2026-03-02')!;
+    const daySum = visitorTotals
+      .filter((w) => daysBetween(w.window_start, w.window_end) === 1 && w.window_start >= '2026-03-02' && w.window_start < '2026-03-09')
+      .reduce((n, w) => n + w.total, 0);
+    expect(week.total).toBeLessThan(daySum);
+    expect(rows.map((r) => r.complete)).toEqual([true, true, true, true, false]);
+  });
+
+  it('monthly_site: the monthly window of February only', async () => {
+    const rows = await select(h, 'SELECT * FROM monthly_site');
+    const month = visitorTotals.find((w) => w.window_start === '2026-02-01' && w.window_end === '2026-03-01')!;
+    expect(rows).toHaveLength(1);
+    expect(day(rows[0]!.month_start)).toBe('2026-02-01');
+    expect(day(rows[0]!.month_end)).toBe('2026-03-01');
+    expect(Number(rows[0]!.visitors_total)).toBe(month.total);
+    expect(rows[0]!.complete).toBe(true);
+  });
+
+  it('latest_top_pages: the top 10 of the newest complete window of each grain, naming it', async () => {
+    const rows = await select(h, 'SELECT * FROM latest_top_pages ORDER BY grain, rank');
+    const windows = new Map<string, [string, string]>();
+    for (const r of rows) windows.set(String(r.grain), [day(r.window_start), day(r.window_end)]);
+    // Today and the running week were fetched before they ended: never picked.
+    expect(Object.fromEntries(windows)).toEqual({
+      day: ['2026-03-09', '2026-03-10'],
+      week: ['2026-03-02', '2026-03-09'],
+      month: ['2026-02-01', '2026-03-01'],
+    });
+    for (const [grain, [start, end]] of windows) {
+      const expected = (await pages('page_visitors', start, end)).sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : 1)).slice(0, 10);
+      const views = new Map((await pages('page_views', start, end)).map((p) => [p.path, p.total]));
+      const got = rows.filter((r) => r.grain === grain);
+      expect(got.map((r) => [Number(r.rank), r.path, Number(r.visitors)])).toEqual(expected.map((p, i) => [i + 1, p.path, p.total]));
+      expect(got.map((r) => Number(r.views))).toEqual(expected.map((p) => views.get(p.path)));
+    }
+  });
+
+  it('window_status names each window grain and completeness', async () => {
+    const rows = await select(h, `SELECT grain, complete, count(*) AS n FROM window_status WHERE metric = 'visitors' GROUP BY ALL ORDER BY ALL`);
+    expect(rows.map((r) => [r.grain, r.complete, Number(r.n)])).toEqual([
+      ['day', false, 1],
+      ['day', true, 37],
+      ['month', true, 1],
+      ['week', false, 1],
+      ['week', true, 4],
+    ]);
+  });
+
+  it('SHOW TABLES shows a reader the documented tables and views, and no staging table', async () => {
+    const shown = (await select(h, 'SHOW TABLES')).map((r) => String(r.name)).sort();
+    expect(shown).toEqual(
+      [
+        'agent_jobs', 'agent_messages', 'daily_page_views', 'daily_page_visitors', 'daily_site', 'docpipe_meta', 'flagged_rows',
+        'latest_top_pages', 'loaded_windows', 'monthly_site', 'page_views', 'page_visitors', 'request_log', 'runs',
+        'schema_version', 'site_windows', 'view_totals', 'visitor_totals', 'weekly_site', 'window_status',
+      ].sort(),
+    );
+  });
+
+  it('every table and view a reader sees carries a comment, and so do the columns of the views', async () => {
+    const relations = await select(
+      h,
+      `SELECT table_name AS name, comment FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
+       UNION ALL
+       SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database() AND NOT internal`,
+    );
+    expect(relations.length).toBeGreaterThan(15);
+    expect(relations.filter((r) => !r.comment).map((r) => r.name)).toEqual([]);
+    const [undescribed] = await select<{ n: bigint }>(
+      h,
+      `SELECT count(*) AS n FROM duckdb_columns()
+       WHERE database_name = current_database() AND comment IS NULL AND column_name <> 'project_id'
+         AND table_name IN ('daily_site', 'weekly_site', 'monthly_site', 'latest_top_pages', 'site_windows')`,
+    );
+    expect(Number(undescribed!.n)).toBe(0);
+    const [comment] = await select(h, `SELECT comment FROM duckdb_views() WHERE view_name = 'weekly_site'`);
+    expect(String(comment!.comment)).toMatch(/weekly windows only/);
+  });
+});
+
+describe('sql/queries', () => {
+  it('every query file runs on the fixture', async () => {
+    for (const file of readdirSync('sql/queries').filter((f) => f.endsWith('.sql'))) {
+      const result = await h.run(['query', '--file', `sql/queries/${file}`, '--format', 'json']);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+    }
+  });
+
+  it('top-pages.sql: the newest complete week, named in every row', async () => {
+    const rows = await runQueryFile(h, 'top-pages.sql');
+    expect(rows).toHaveLength(10);
+    expect(new Set(rows.map((r) => `${r.grain} ${day(r.window_start)} ${day(r.window_end)}`))).toEqual(new Set(['week 2026-03-02 2026-03-09']));
+    const expected = (await pages('page_visitors', '2026-03-02', '2026-03-09')).sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : 1));
+    expect(rows.map((r) => r.path)).toEqual(expected.slice(0, 10).map((p) => p.path));
+  });
+
+  it('rising-ai-share.sql: pages whose AI share rose between the two newest complete weeks', async () => {
+    const rows = await runQueryFile(h, 'rising-ai-share.sql');
+    const cur = await pages('page_visitors', '2026-03-02', '2026-03-09');
+    const prev = new Map((await pages('page_visitors', '2026-02-23', '2026-03-02')).map((p) => [p.path, p]));
+    const expected = cur
+      .flatMap((c) => {
+        const p = prev.get(c.path);
+        if (!p || c.total < 10 || p.total < 10) return [];
+        const change = c.ai / c.total - p.ai / p.total;
+        return change > 0 ? [{ path: c.path, change }] : [];
+      })
+      .sort((a, b) => b.change - a.change || (a.path < b.path ? -1 : 1))
+      .slice(0, 20);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.path)).toEqual(expected.map((e) => e.path));
+    for (const [i, e] of expected.entries()) expect(Number(rows[i]!.ai_share_change)).toBeCloseTo(e.change, 4);
+    expect(new Set(rows.map((r) => `${day(r.previous_week)} ${day(r.week)}`))).toEqual(new Set(['2026-02-23 2026-03-02']));
+  });
+
+  it('new-and-vanished-pages.sql: pages present in one of the two newest complete weeks only', async () => {
+    // Every page of the sandbox has visitors every week; on a copy of the database, one page
+    // is removed from the newest week (vanished) and another from the week before (new).
+    const copy = join(h.dir, 'churn.duckdb');
+    copyFileSync(h.db, copy);
+    const [gone, born] = (await pages('page_visitors', '2026-03-02', '2026-03-09')).map((p) => p.path).sort().slice(0, 2);
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `DELETE FROM page_visitors WHERE (path = '${gone}' AND window_start = '2026-03-02' AND window_end = '2026-03-09')
+         OR (path = '${born}' AND window_start = '2026-02-23' AND window_end = '2026-03-02')`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--file', 'sql/queries/new-and-vanished-pages.sql', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r.change, r.path])).toEqual([['new', born], ['vanished', gone]]);
+    expect(new Set(rows.map((r) => `${day(r.previous_week)} ${day(r.week)}`))).toEqual(new Set(['2026-02-23 2026-03-02']));
+    expect(Number(rows[0]!.visitors)).toBe((await pages('page_visitors', '2026-03-02', '2026-03-09')).find((p) => p.path === born)!.total);
+  });
+
+  it('new-and-vanished-pages.sql agrees with the raw tables of the fixture', async () => {
+    const rows = await runQueryFile(h, 'new-and-vanished-pages.sql');
+    const present = async (start: string, end: string): Promise<Set<string>> =>
+      new Set((await pages('page_visitors', start, end)).filter((p) => p.total > 0).map((p) => p.path));
+    const cur = await present('2026-03-02', '2026-03-09');
+    const prev = await present('2026-02-23', '2026-03-02');
+    const added = [...cur].filter((p) => !prev.has(p)).sort();
+    const vanished = [...prev].filter((p) => !cur.has(p)).sort();
+    expect(rows.filter((r) => r.change === 'new').map((r) => r.path).sort()).toEqual(added);
+    expect(rows.filter((r) => r.change === 'vanished').map((r) => r.path).sort()).toEqual(vanished);
+  });
+
+  it('week-over-week.sql: weekly windows only, with a note for the missing and the partial week', async () => {
+    const rows = await runQueryFile(h, 'week-over-week.sql');
+    expect(rows.map((r) => day(r.week_start))).toEqual(['2026-02-02', '2026-02-09', MISSING_WEEK, '2026-02-23', '2026-03-02', '2026-03-09']);
+    const byWeek = new Map(rows.map((r) => [day(r.week_start), r]));
+    expect(byWeek.get(MISSING_WEEK)).toMatchObject({ visitors_total: null, note: expect.stringMatching(/no weekly window loaded/) });
+    expect(byWeek.get('2026-02-23')).toMatchObject({ previous_visitors: null, note: expect.stringMatching(/week before/) });
+    expect(byWeek.get('2026-03-09')!.note).toMatch(/partial/);
+    expect(byWeek.get('2026-03-02')!.note).toBeNull();
+    const weekly = (start: string): WindowRow => visitorTotals.find((w) => w.window_start === start && daysBetween(w.window_start, w.window_end) === 7)!;
+    const [a, b] = [weekly('2026-02-23'), weekly('2026-03-02')];
+    expect(Number(byWeek.get('2026-03-02')!.previous_visitors)).toBe(a.total);
+    expect(Number(byWeek.get('2026-03-02')!.visitors_change_pct)).toBeCloseTo((100 * (b.total - a.total)) / a.total, 1);
+  });
+
+  it('job-success-rate.sql: outcomes and rates from the ledger', async () => {
+    const rows = await runQueryFile(h, 'job-success-rate.sql');
+    const jobs = await select(h, 'SELECT status, pr_link FROM agent_jobs');
+    const count = (f: (j: (typeof jobs)[number]) => boolean): number => jobs.filter(f).length;
+    const finished = count((j) => ['completed', 'failed', 'archived', 'rejected'].includes(String(j.status)));
+    expect(finished).toBe(5);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        project_id: PROJECT,
+        prompts: jobs.length,
+        completed: count((j) => j.status === 'completed'),
+        with_pr: count((j) => j.status === 'completed' && j.pr_link !== null),
+        failed: count((j) => j.status === 'failed'),
+        archived: count((j) => j.status === 'archived'),
+        finished,
+        success_rate: expect.closeTo(count((j) => j.status === 'completed') / finished, 4),
+        pr_rate: expect.closeTo(count((j) => j.pr_link !== null) / finished, 4),
+      }),
+    ]);
+    expect(rows[0]).toMatchObject({ completed: 3, failed: 1, archived: 1 });
+  });
+});

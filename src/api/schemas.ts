@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DataError } from '../core/errors.js';
-import type { ApiRow, Counts, Metric } from '../core/domain.js';
+import type { ApiRow, Counts, PageMetric } from '../core/domain.js';
 
 const counts = { human: z.number(), ai: z.number(), total: z.number() };
 const totalsSchema = z.object(counts);
@@ -30,7 +30,7 @@ function describeIssue(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-export function parseAnalyticsPage(metric: Metric, json: unknown, context: string): AnalyticsPage {
+export function parseAnalyticsPage(metric: PageMetric, json: unknown, context: string): AnalyticsPage {
   const result = pageSchemas[metric].safeParse(json);
   if (!result.success) {
     throw new DataError(`${context} returned an unexpected body (${describeIssue(result.error)})`);

@@ -4,8 +4,16 @@
  * none of them imports another's internals.
  */
 
-export const METRICS = ['visitors', 'views'] as const;
+/**
+ * Every analytics endpoint docpipe exports, by its command-line name. Their paging, page
+ * size, schema and table are declared in src/api/endpoints.ts.
+ */
+export const METRICS = ['visitors', 'views', 'feedback', 'feedback-by-page', 'searches', 'assistant', 'caller-stats'] as const;
 export type Metric = (typeof METRICS)[number];
+
+/** The offset-paged metrics with per-page rows and totals (the tables doctor checks). */
+export const PAGE_METRICS = ['visitors', 'views'] as const satisfies readonly Metric[];
+export type PageMetric = (typeof PAGE_METRICS)[number];
 
 /** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
 export interface Window {
@@ -18,11 +26,12 @@ export function windowKey(window: Window): string {
   return `${window.start}/${window.end}`;
 }
 
-export interface Counts {
+// A type, not an interface, so that it is also a Record<string, number> (a walk's totals).
+export type Counts = {
   human: number;
   ai: number;
   total: number;
-}
+};
 
 /** One row of `/visitors` or `/views`. */
 export interface ApiRow extends Counts {

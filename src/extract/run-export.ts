@@ -222,13 +222,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       let walk: CompletedWalk;
       try {
         walk = await walkWindow(
-          (offset) =>
+          (at) =>
             fetchAnalyticsPage(client, {
               metric: item.metric,
               projectId: item.projectId,
               dateFrom: item.window.start,
               dateTo: item.window.end,
-              offset,
+              ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
               ...(options.signal ? { signal: options.signal } : {}),
             }),
           spooled,

@@ -187,7 +187,8 @@ export const ENDPOINTS: Readonly<Record<Metric, EndpointDeclaration>> = {
     table: 'assistant_caller_stats',
     parse: (json) => {
       const b = z.object({ web: z.number(), api: z.number(), other: z.number(), total: z.number() }).parse(json);
-      return { totals: b, rows: [], hasMore: false };
+      // The window's one row in assistant_caller_stats.
+      return { totals: b, rows: [{ path: 'caller-stats' }], hasMore: false };
     },
   }),
 };

@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
+import { isEventStream } from '../../api/endpoints.js';
 import { METRICS, type Metric } from '../../core/domain.js';
 import { UsageError } from '../../core/errors.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
@@ -10,7 +11,7 @@ import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } fro
 
 function builder(yargs: Argv) {
   return waitOptions(yargs)
-    .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
+    .positional('metric', { choices: METRICS, demandOption: true, describe: 'the analytics endpoint to export' })
     .option('from', { type: 'string', demandOption: true, describe: 'first day, YYYY-MM-DD (UTC)' })
     .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
@@ -25,12 +26,16 @@ function builder(yargs: Argv) {
 export function exportCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'export <metric>',
-    describe: 'export unique visitors or page views for a date range into DuckDB',
+    describe: 'export an analytics endpoint (visitors, views, feedback, searches, assistant, ...) for a date range into DuckDB',
     builder,
     handler: async (args) => {
       const lookbackDays = args['lookback-days'];
       if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
         throw new UsageError(`invalid --lookback-days '${String(lookbackDays)}': expected a whole number >= 0`);
+      }
+      const metric = args.metric as Metric;
+      if (isEventStream(metric) && args.window !== 'day') {
+        throw new UsageError(`invalid --window '${args.window}' for ${metric}: events are fetched and replaced one day window at a time; use --window day`);
       }
       const windows = planWindows(args.from, args.to, args.window);
       checkNotFuture(windows, ctx.io.clock.now(), args.to);
@@ -45,7 +50,7 @@ export function exportCommand(ctx: CliContext): CommandModule {
       }
       ctx.exitCode = await runAnalytics(ctx.io, args, {
         command: `export ${args.metric}`,
-        tasks: projects.map((projectId) => ({ metric: args.metric as Metric, projectId, grain: args.window, windows })),
+        tasks: projects.map((projectId) => ({ metric, projectId, grain: args.window, windows })),
         refresh: args.refresh,
         lookbackDays,
         perHour: args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR,

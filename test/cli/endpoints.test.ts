@@ -3,6 +3,8 @@
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
  * event streams replaced per day window.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
 import type { Metric } from '../../src/core/domain.js';
@@ -184,5 +186,51 @@ describe('docpipe export of window aggregates', () => {
     const [sum] = await query<{ n: bigint; total: bigint }>(h, `SELECT count(*) AS n, sum(total) AS total FROM feedback_by_page`);
     expect(sum?.n).toBe(100n);
     expect(Number(sum?.total)).toBeLessThan(400); // the rest is out of reach
+  });
+});
+
+describe('docpipe sync over every endpoint', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('visitors and views go first, then the rest newest first; event streams by day under a weekly pipeline; the budget stop leaves the rest', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 } });
+    const file = join(h.dir, 'nightly.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        projects: ['docs'],
+        metrics: ['feedback', 'searches', 'visitors', 'views'],
+        start: '2026-03-02',
+        windows: ['week', 'day'],
+        lookbackDays: 2,
+      }),
+    );
+    // 8 day windows (03-02..03-09) and 1 week per aggregate; 8 day windows for feedback.
+    const first = await h.run(['sync', file, '--max-requests', '24']);
+    expect(first.code).toBe(75);
+    const order = h.sandbox.requests.map((r) => `${r.path.split('/').slice(4).join('/')} ${r.query.dateFrom}..${r.query.dateTo}`);
+    expect(order).toHaveLength(24);
+    // 18 windows of visitors and views (one page each at 100 paths), before anything else.
+    expect(order.slice(0, 18).every((line) => /^(visitors|views) /.test(line))).toBe(true);
+    expect(order[0]).toBe('visitors 2026-03-02..2026-03-09');
+    // Then the other endpoints: the week first (its pages), then the newest days.
+    const windowsInOrder = order.slice(18).filter((line, i, all) => line !== all[i - 1]);
+    expect(windowsInOrder.slice(0, 3)).toEqual(['searches 2026-03-02..2026-03-09', 'searches 2026-03-09..2026-03-10', 'feedback 2026-03-09..2026-03-10']);
+    const feedbackSpans = await query<{ span: bigint }>(h, `SELECT DISTINCT window_end - window_start AS span FROM loaded_windows WHERE metric = 'feedback'`);
+    expect(feedbackSpans).toEqual([{ span: 1n }]);
+
+    const rest = await h.run(['sync', file]);
+    expect(rest.code, rest.stderr).toBe(0);
+    const windows = await query<{ metric: string; n: bigint }>(h, `SELECT metric, count(*) AS n FROM loaded_windows GROUP BY metric ORDER BY metric`);
+    expect(windows).toEqual([
+      { metric: 'feedback', n: 8n },
+      { metric: 'searches', n: 9n },
+      { metric: 'views', n: 9n },
+      { metric: 'visitors', n: 9n },
+    ]);
   });
 });

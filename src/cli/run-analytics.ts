@@ -9,7 +9,9 @@ import { resolveApiKey } from './api-key.js';
 import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
 import { createSession, createWorkspace, type SessionOptions } from './session.js';
-import { runStatus } from '../core/outcome.js';
+import { runExitCode, runStatus } from '../core/outcome.js';
+import type { Window } from '../core/domain.js';
+import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -52,9 +54,11 @@ export interface AnalyticsRunOptions {
   maxWaitMs: number;
   /** Client overrides for tests and the benchmark. */
   http?: SessionOptions['http'];
+  /** `export assistant --threads`: then fetch the threads of these projects' conversations in the range. */
+  threads?: { projects: string[]; range: Window };
 }
 
-export function formatSummary(s: ExportSummary & { retries: number }): string {
+export function formatSummary(s: ExportSummary & { retries: number; threads?: ThreadsSummary }): string {
   const windows = (n: number): string => `${n} window${n === 1 ? '' : 's'}`;
   const parts = [
     `${windows(s.windowsPlanned)} planned`,
@@ -76,7 +80,10 @@ export function formatSummary(s: ExportSummary & { retries: number }): string {
         : s.stopped === 'fatal'
           ? `\nstopped: ${s.stopMessage ?? ''}`
           : '';
-  return `${parts.join(', ')}${tail}\n`;
+  const threads = s.threads
+    ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsLeft} left`
+    : '';
+  return `${parts.join(', ')}${threads}${tail}\n`;
 }
 
 export async function runAnalytics(io: CliIo, args: GlobalArgs, options: AnalyticsRunOptions): Promise<ExitCode> {
@@ -127,7 +134,26 @@ export async function runAnalytics(io: CliIo, args: GlobalArgs, options: Analyti
     throw error;
   }
   progress.done();
-  const full = { ...summary, retries: session.stats.retries, runId };
+  let threads: ThreadsSummary | undefined;
+  if (options.threads && (summary.stopped === null || summary.stopped === 'locked')) {
+    threads = await runThreads({
+      store,
+      spool: workspace.spool,
+      client: session.client,
+      runId,
+      projects: options.threads.projects,
+      range: options.threads.range,
+      refresh: options.refresh,
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+    if (threads.stopped !== null && summary.stopped === null) {
+      summary.stopped = threads.stopped;
+      summary.stopMessage = threads.stopMessage;
+    }
+    summary.requests = session.budget.requestsUsed;
+    summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0 || threads.threadsFailed > 0);
+  }
+  const full = { ...summary, ...(threads ? { threads } : {}), retries: session.stats.retries, runId };
   const status = runStatus(summary.stopped, summary.exitCode);
   // Also moves the rest of the request journal into request_log.
   await store.write((tx) => finishRun(tx, runId, { status, exitCode: summary.exitCode, summary: full }, io.clock.now()));

@@ -234,3 +234,61 @@ describe('docpipe sync over every endpoint', () => {
     ]);
   });
 });
+
+describe('docpipe export assistant --threads', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  const threadRequests = (): { path: string; status: number }[] => (h ? h.sandbox.requests.filter((r) => r.path.includes('/assistant/threads/')) : []);
+
+  it('fetches each referenced thread once, keeps what a budget stop received, and resumes without fetching it again', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads'];
+    // 2 conversation windows, then 5 threads, then the run's budget is spent.
+    const first = await h.run([...args, '--max-requests', '7']);
+    expect(first.code, first.stderr).toBe(75);
+    expect(threadRequests()).toHaveLength(5);
+    const [loaded] = await query<{ threads: bigint; messages: bigint }>(
+      h,
+      `SELECT count(DISTINCT thread_id) AS threads, count(*) AS messages FROM assistant_messages`,
+    );
+    expect(loaded).toEqual({ threads: 5n, messages: 10n });
+
+    const second = await h.run(args);
+    expect(second.code, second.stderr).toBe(0);
+    const [referenced] = await query<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations WHERE thread_id IS NOT NULL`);
+    expect(Number(referenced?.n)).toBeGreaterThan(5);
+    // One request per thread in all, none twice.
+    const paths = threadRequests().map((r) => r.path);
+    expect(paths).toHaveLength(Number(referenced?.n));
+    expect(new Set(paths).size).toBe(paths.length);
+    const [after] = await query<{ threads: bigint; orphans: bigint }>(
+      h,
+      `SELECT count(DISTINCT thread_id) AS threads,
+              count(*) FILTER (WHERE thread_id NOT IN (SELECT thread_id FROM assistant_conversations WHERE thread_id IS NOT NULL)) AS orphans
+         FROM assistant_messages`,
+    );
+    expect(after).toEqual({ threads: referenced?.n, orphans: 0n });
+    const [match] = await query<{ n: bigint }>(
+      h,
+      `SELECT count(*) AS n FROM assistant_messages m JOIN assistant_conversations c USING (project_id, thread_id)
+        WHERE m.role = 'user' AND m.content = c.query`,
+    );
+    expect(match?.n).toBe(referenced?.n);
+
+    const third = await h.run(args);
+    expect(third.code).toBe(0);
+    expect(threadRequests()).toHaveLength(paths.length);
+    expect(summaryOf(third)).toMatchObject({ requests: 0 });
+  });
+
+  it('is refused for other endpoints', async () => {
+    h = await startHarness(NOW);
+    const result = await h.run(['export', 'feedback', '--project', 'docs', ...DAY, '--threads']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--threads is for 'export assistant', not 'feedback'/);
+  });
+});

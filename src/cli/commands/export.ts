@@ -16,6 +16,11 @@ function builder(yargs: Argv) {
     .option('to', { type: 'string', demandOption: true, describe: 'end day, exclusive like the API' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
     .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
+    .option('threads', {
+      type: 'boolean',
+      default: false,
+      describe: 'assistant only: also fetch the transcript of every thread the conversations reference (one request per thread)',
+    })
     .option('lookback-days', {
       type: 'number',
       default: 2,
@@ -37,6 +42,9 @@ export function exportCommand(ctx: CliContext): CommandModule {
       if (isEventStream(metric) && args.window !== 'day') {
         throw new UsageError(`invalid --window '${args.window}' for ${metric}: events are fetched and replaced one day window at a time; use --window day`);
       }
+      if (args.threads && metric !== 'assistant') {
+        throw new UsageError(`--threads is for 'export assistant', not '${metric}'`);
+      }
       const windows = planWindows(args.from, args.to, args.window);
       checkNotFuture(windows, ctx.io.clock.now(), args.to);
       const projects = requireProjects(args);
@@ -56,6 +64,7 @@ export function exportCommand(ctx: CliContext): CommandModule {
         perHour: args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR,
         maxWaitMs: maxWaitMsOf(args),
         maxRequests: args.maxRequests,
+        ...(args.threads ? { threads: { projects, range: { start: args.from, end: args.to } } } : {}),
         ...(ctx.http ? { http: ctx.http } : {}),
       });
     },

@@ -97,6 +97,31 @@ describe('walkWindow over cursor pages of the sandbox', () => {
   });
 });
 
+describe('a server that ignores the cursor', () => {
+  it('stops the run at the second page instead of walking the same page again', async () => {
+    const clock = new ManualClock(NOW);
+    const sandbox = await startSandbox({ now: () => clock.now(), engagement: { searchTermsPerDay: 250, exact: true } });
+    const dir = mkdtempSync(join(tmpdir(), 'docpipe-cursor-'));
+    try {
+      const client = new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: sandbox.url, clock });
+      let calls = 0;
+      // Every request goes out without its cursor: the server answers the first page again.
+      const fetch = () => {
+        calls++;
+        return fetchAnalyticsPage(client, { metric: 'searches', projectId: 'docs', dateFrom: window.start, dateTo: window.end, cursor: null });
+      };
+      const sink = new Spool(dir).walk({ metric: 'searches', projectId: 'docs' }, window);
+      const context = { metric: 'searches' as const, projectId: 'docs', window, runId: 'r', now: () => clock.now(), requestsSpent: () => calls };
+      await expect(walkWindow(fetch, sink, context)).rejects.toThrow(/the API ignores cursor: the page at page 2 of searches/);
+      expect(calls).toBe(2);
+      expect(sink.pages()).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('nextPosition', () => {
   const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ path: `/r${i}` }));
   it.each([

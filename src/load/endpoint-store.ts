@@ -26,6 +26,8 @@ interface RowLoad {
   key: string;
   /** Target column and its SQL over the item `r`, in insert order. */
   columns: readonly (readonly [string, string])[];
+  /** The item's counts (stored rounded): a non-integral one is a warning on its window. */
+  counts?: readonly string[];
 }
 
 const count = (x: string): string => `floor(${x} + 0.5)::BIGINT`;
@@ -37,6 +39,7 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
     array: 'searches',
     item: 'STRUCT(searchQuery VARCHAR, hits DOUBLE, ctr DOUBLE, topClickedPage VARCHAR, lastSearchedAt VARCHAR)',
     key: 'r.searchQuery',
+    counts: ['r.hits'],
     columns: [
       ['search_query', 'r.searchQuery'],
       ['hits', count('r.hits')],
@@ -50,6 +53,7 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
     array: 'feedback',
     item: 'STRUCT(path VARCHAR, thumbsUp DOUBLE, thumbsDown DOUBLE, code DOUBLE, total DOUBLE)',
     key: 'r.path',
+    counts: ['r.thumbsUp', 'r.thumbsDown', 'r.code', 'r.total'],
     columns: [
       ['path', 'r.path'],
       ['thumbs_up', count('r.thumbsUp')],
@@ -121,8 +125,9 @@ function spooledRows(spec: RowLoad, loads: readonly EndpointLoad[], events: bool
     .map(({ file, walk }) => `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`)
     .join(', ');
   const columns = spec.columns.map(([column, sql]) => `${inItem(sql)} AS ${column}`).join(', ');
+  const nonIntegral = (spec.counts ?? []).map((c) => `${inItem(c)} <> floor(${inItem(c)})`).join(' OR ') || 'false';
   return `
-    SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id
+    SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral
       FROM (SELECT unnest(body.${spec.array}) AS r, generate_subscripts(body.${spec.array}, 1) AS i, page, filename
               FROM read_json(${list}, format = 'newline_delimited', filename = true,
                              columns = {page: 'INTEGER', body: 'STRUCT(${spec.array} ${spec.item}[])'})) j
@@ -143,15 +148,24 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     const events = isEventStream(metric);
     const columns = ['project_id', 'window_start', 'window_end', ...spec.columns.map(([c]) => c), 'run_id'].join(', ');
     await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, window_start, window_end) IN (${keys})`);
-    if (events) {
-      // Staged once, so that events filed under another window can be moved here.
-      await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_events AS ${spooledRows(spec, loads, true)}`);
-      await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_events)`);
-      await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_events`);
-      await tx.run(`DROP TABLE docpipe_staged_events`);
-    } else {
-      await tx.run(`INSERT INTO ${spec.table} (${columns}) ${spooledRows(spec, loads, false)}`);
+    // Staged once: events filed under another window are moved here, and counts checked.
+    await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_rows AS ${spooledRows(spec, loads, events)}`);
+    if (events) await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_rows)`);
+    await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_rows`);
+    const flagged = await tx.all<{ p: string; s: string; e: string; n: bigint }>(
+      `SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, count(*) AS n
+         FROM docpipe_staged_rows WHERE non_integral GROUP BY ALL`,
+    );
+    await tx.run(`DROP TABLE docpipe_staged_rows`);
+    for (const f of flagged) {
+      const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
+      if (load) warnings.get(load.walk)?.push(`${f.n} row${f.n === 1n ? '' : 's'} non_integral (stored rounded)`);
     }
+  }
+  // Window totals are counts too.
+  for (const { walk } of loads) {
+    const odd = Object.entries(walk.totals).filter(([, v]) => !Number.isInteger(v));
+    if (odd.length > 0) warnings.get(walk)?.push(`totals non_integral (stored rounded): ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (metric === 'searches') {
     const values = loads

@@ -203,3 +203,51 @@ COMMENT ON COLUMN latest_top_pages.rank IS '1 = most unique visitors (ties broke
 COMMENT ON COLUMN latest_top_pages.visitors IS 'Unique visitors of the page over the window, read from that window.';
 COMMENT ON COLUMN latest_top_pages.ai_share IS 'ai / visitors, 0..1.';
 COMMENT ON COLUMN latest_top_pages.views IS 'Page views of the page over the same window; NULL when views were not exported for that window.';
+
+-- Unanswered assistant questions by category and by the page they were asked on (the path of
+-- page_url; NULL when the API captured no page). The documentation gaps, most asked first.
+CREATE OR REPLACE VIEW unanswered_questions AS
+SELECT project_id,
+       query_category,
+       nullif(regexp_replace(page_url, '^[a-z]+://[^/]+', ''), '') AS page_path,
+       count(*) AS unanswered,
+       min("timestamp") AS first_asked,
+       max("timestamp") AS last_asked,
+       list(query ORDER BY "timestamp" DESC)[1:5] AS recent_questions
+FROM assistant_conversations
+WHERE resolution_status = 'unanswered'
+GROUP BY ALL;
+COMMENT ON VIEW unanswered_questions IS 'Assistant questions left unanswered, by category and page: the documentation gaps, most asked first.';
+
+-- Search terms that never led to a click, over the day windows loaded (hits are events, so
+-- summing day windows is correct; other windows are left out so that nothing counts twice).
+CREATE OR REPLACE VIEW searches_without_clicks AS
+SELECT project_id, search_query, sum(hits) AS hits, count(*) AS days_searched,
+       min(window_start) AS first_day, max(last_searched_at) AS last_searched_at
+FROM searches
+WHERE window_end = window_start + INTERVAL 1 DAY
+GROUP BY project_id, search_query
+HAVING max(ctr) = 0;
+COMMENT ON VIEW searches_without_clicks IS 'Search terms that never led to a click, over the day windows loaded (hits summed over days: hits are events).';
+
+-- Page feedback per day beside the page's unique visitors that day (day windows; the
+-- feedback events are counted on the day of their window). negative_per_1000 relates thumbs
+-- down to readers, so busy pages do not top the list for being busy.
+CREATE OR REPLACE VIEW daily_page_feedback AS
+WITH f AS (
+  SELECT project_id, window_start AS day, path,
+         count(*) FILTER (WHERE source = 'contextual' AND helpful) AS thumbs_up,
+         count(*) FILTER (WHERE source = 'contextual' AND NOT helpful) AS thumbs_down,
+         count(*) FILTER (WHERE source = 'code_snippet') AS code_issues,
+         count(*) AS feedback
+  FROM feedback
+  GROUP BY ALL
+)
+SELECT f.project_id, f.day, f.path, f.thumbs_up, f.thumbs_down, f.code_issues, f.feedback,
+       v.total AS visitors,
+       round(1000.0 * f.thumbs_down / nullif(v.total, 0), 2) AS negative_per_1000
+FROM f
+LEFT JOIN page_visitors v
+  ON v.project_id = f.project_id AND v.path = f.path
+ AND v.window_start = f.day AND v.window_end = f.day + INTERVAL 1 DAY;
+COMMENT ON VIEW daily_page_feedback IS 'Page feedback per day beside the page''s unique visitors that day; negative_per_1000 relates thumbs down to readers.';

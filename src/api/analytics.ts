@@ -1,8 +1,8 @@
 import type { HttpClient } from './http-client.js';
 import type { Metric } from '../core/domain.js';
-import { parseAnalyticsPage, type AnalyticsPage } from './schemas.js';
+import { ENDPOINTS, pageQuery, parseEndpointPage, type PagePosition, type WalkPage } from './endpoints.js';
 
-/** The API's largest page; always asked for, since requests are the scarce resource. */
+/** The largest page of /visitors and /views; always asked for, since requests are the scarce resource. */
 export const MAX_PAGE_SIZE = 250;
 
 export interface PageQuery {
@@ -10,30 +10,35 @@ export interface PageQuery {
   projectId: string;
   dateFrom: string;
   dateTo: string;
-  offset: number;
-  /** @default 250 */
+  /** Offset paging: the offset. @default 0 */
+  offset?: number;
+  /** Cursor paging: the cursor of the page (none for the first). */
+  cursor?: string | null;
+  /** @default the endpoint's largest page */
   limit?: number;
   signal?: AbortSignal;
 }
 
 /** A page as parsed, and its body exactly as received (for the spool). */
 export interface ReceivedPage {
-  page: AnalyticsPage;
+  page: WalkPage;
   body: string;
 }
 
+/** The request path of an endpoint of a project. */
+export function endpointPath(metric: Metric, projectId: string): string {
+  return `/v1/analytics/${encodeURIComponent(projectId)}/${ENDPOINTS[metric].path}`;
+}
+
+/** Reads one page of any analytics endpoint, with the query its paging style takes. */
 export function fetchAnalyticsPage(client: HttpClient, query: PageQuery): Promise<ReceivedPage> {
-  const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/${query.metric}`;
+  const path = endpointPath(query.metric, query.projectId);
+  const at: PagePosition = ENDPOINTS[query.metric].paging === 'offset' ? (query.offset ?? 0) : (query.cursor ?? null);
   return client.request({
     method: 'GET',
     path,
-    query: {
-      dateFrom: query.dateFrom,
-      dateTo: query.dateTo,
-      limit: query.limit ?? MAX_PAGE_SIZE,
-      offset: query.offset,
-    },
-    parse: (json, body) => ({ page: parseAnalyticsPage(query.metric, json, `GET ${path}`), body }),
+    query: pageQuery(query.metric, query, at, query.limit),
+    parse: (json, body) => ({ page: parseEndpointPage(query.metric, json, `GET ${path}`), body }),
     ...(query.signal ? { signal: query.signal } : {}),
   });
 }

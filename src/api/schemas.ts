@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DataError } from '../core/errors.js';
-import type { ApiRow, Counts, Metric } from '../core/domain.js';
+import type { ApiRow, Counts, PageMetric } from '../core/domain.js';
 
 /**
  * A count: any JSON number (JSON.parse turns `1e400` into Infinity) or null. One odd count
@@ -37,7 +37,7 @@ function describeIssue(error: z.ZodError): string {
   return `${where}: ${issue.message}`;
 }
 
-export function parseAnalyticsPage(metric: Metric, json: unknown, context: string): AnalyticsPage {
+export function parseAnalyticsPage(metric: PageMetric, json: unknown, context: string): AnalyticsPage {
   const result = pageSchemas[metric].safeParse(json);
   if (!result.success) {
     throw new DataError(`${context} returned an unexpected body (${describeIssue(result.error)})`);

@@ -37,7 +37,7 @@ async function fetchOnly(url: string, from: string, to: string): Promise<{ rows:
   // Most recent first, like the export.
   for (const window of planWindows(from, to, 'day').reverse()) {
     const walked = await walkWindow(
-      (offset) => fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }),
+      (offset: number) => fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }),
       discardSink(),
       { metric: 'visitors', projectId: PROJECT, window, runId: 'bench', now: () => Date.now(), requestsSpent: () => requests },
     );

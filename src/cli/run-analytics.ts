@@ -57,7 +57,10 @@ export function formatSummary(s: AnalyticsResult): string {
         : s.stopped === 'fatal'
           ? `\nstopped: ${s.stopMessage ?? ''}`
           : '';
-  return `${parts.join(', ')}${tail}\n`;
+  const threads = s.threads
+    ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsLeft} left`
+    : '';
+  return `${parts.join(', ')}${threads}${tail}\n`;
 }
 
 /** Runs `exportAnalytics` or `syncPipeline` for a command: progress on stderr, the summary on stdout. */

@@ -4,8 +4,16 @@
  * none of them imports another's internals.
  */
 
-export const METRICS = ['visitors', 'views'] as const;
+/**
+ * Every analytics endpoint docpipe exports, by its command-line name. Their paging, page
+ * size, schema and table are declared in src/api/endpoints.ts.
+ */
+export const METRICS = ['visitors', 'views', 'feedback', 'feedback-by-page', 'searches', 'assistant', 'caller-stats'] as const;
 export type Metric = (typeof METRICS)[number];
+
+/** The offset-paged metrics with per-page rows and totals (the tables doctor checks). */
+export const PAGE_METRICS = ['visitors', 'views'] as const satisfies readonly Metric[];
+export type PageMetric = (typeof PAGE_METRICS)[number];
 
 /** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
 export interface Window {
@@ -20,13 +28,17 @@ export function windowKey(window: Window): string {
 
 /**
  * Counts as the API sent them. Null, or a number no BIGINT can hold (beyond 64 bits, or
- * infinite), is kept here as received; the loader stores it as NULL and flags it.
+ * infinite), is kept here as received; the loader stores it as NULL and flags it. A type, not
+ * an interface, so that it is also a Record of counts (a walk's totals).
  */
-export interface Counts {
+/** A page's totals, by name: visitors and views have human, ai and total; searches totalSearches. */
+export type Totals = Readonly<Record<string, number | null>>;
+
+export type Counts = {
   human: number | null;
   ai: number | null;
   total: number | null;
-}
+};
 
 /** One row of `/visitors` or `/views`. */
 export interface ApiRow extends Counts {

@@ -1,7 +1,8 @@
 /**
- * The page walker: reads one window's offset pages until `hasMore` is false, putting every
- * page body in the spool before the next request (DESIGN rule 9). Offsets advance by the
- * rows received (not by `limit`). Anything that suggests the data moved under the walk (a
+ * The page walker: reads one window's pages until the endpoint's paging says it is over
+ * (src/api/endpoints.ts: offset + `hasMore`, cursor + `hasMore`, a cursor that ends on null,
+ * or a single page), putting every page body in the spool before the next request (DESIGN
+ * rule 9). Offsets advance by the rows received (not by `limit`). Anything that suggests the data moved under the walk (a
  * repeated path, totals that change between pages, an empty page that claims more) restarts
  * the walk, a bounded number of times, before the window is loaded with a warning.
  *
@@ -10,9 +11,16 @@
  * other totals, the data moved since: that is drift, and the walk restarts.
  */
 import type { ReceivedPage } from '../api/analytics.js';
-import { parseAnalyticsPage, type AnalyticsPage } from '../api/schemas.js';
-import type { Counts, Series, Window } from '../core/domain.js';
-import { ApiFailingError, DataError } from '../core/errors.js';
+import {
+  ENDPOINTS,
+  nextPosition,
+  parseEndpointPage,
+  type PagePosition,
+  type Paging,
+  type WalkPage,
+} from '../api/endpoints.js';
+import type { Series, Totals, Window } from '../core/domain.js';
+import { ApiFailingError, DataError, HttpError } from '../core/errors.js';
 import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 
 export interface WalkOptions {
@@ -22,8 +30,11 @@ export interface WalkOptions {
   maxPages?: number;
 }
 
-/** Reads the page at `offset`. */
-export type PageFetcher = (offset: number) => Promise<ReceivedPage>;
+/**
+ * Reads the page at `at`: an offset, or a cursor (null for the first page). Declared as a
+ * method so that a fetcher of one paging style (`(offset: number) => ...`) fits too.
+ */
+export type PageFetcher = { fetch(at: PagePosition): Promise<ReceivedPage> }['fetch'];
 
 /** Where a walk keeps its pages: the spool (SpoolWalk), or anything with the same calls. */
 export interface PageSink {
@@ -48,28 +59,47 @@ export interface WalkContext extends Series {
 }
 
 /** Pure: the next offset, or null when the walk is over. */
-export function nextOffset(offset: number, page: AnalyticsPage): number | null {
-  if (!page.hasMore) return null;
-  return offset + page.rows.length;
+export function nextOffset(offset: number, page: WalkPage): number | null {
+  const next = nextPosition('offset', offset, page);
+  return typeof next === 'number' ? next : null;
 }
 
-function sameTotals(a: Counts, b: Counts): boolean {
-  return a.human === b.human && a.ai === b.ai && a.total === b.total;
+function sameTotals(a: Totals, b: Totals): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => a[k] === b[k]);
 }
 
 /** Pure bookkeeping of one walk: where it is, what it has seen, and what looked like drift. */
 export class WalkProgress {
+  /** Offset paging: the next offset, null once the walk is over. */
   offset: number | null = 0;
+  /** Cursor paging: the cursor of the next page (null: the first page). */
+  cursor: string | null = null;
+  private done = false;
   pages = 0;
-  totals: Counts | undefined;
+  totals: Totals | undefined;
   repeatedPaths = false;
   readonly drift: string[] = [];
+  /** Warnings the pages themselves gave (e.g. a truncated unpaged listing). */
+  readonly pageWarnings: string[] = [];
   private readonly seen = new Set<string>();
   /** A fingerprint of each page taken (first path, last path, row count). */
   private readonly pageFingerprints = new Set<string>();
 
+  constructor(readonly paging: Paging = 'offset') {}
+
   get finished(): boolean {
-    return this.offset === null;
+    return this.done;
+  }
+
+  /** Where the next page is. */
+  get position(): PagePosition {
+    return this.paging === 'offset' ? (this.offset ?? 0) : this.cursor;
+  }
+
+  /** The position as the drift lines name it. */
+  private get where(): string {
+    return this.paging === 'offset' ? `offset ${this.offset ?? 0}` : `page ${this.pages + 1}`;
   }
 
   /** Distinct paths seen: the rows the window will have. */
@@ -78,19 +108,19 @@ export class WalkProgress {
   }
 
   /** What the page at the current offset would show of drift, without taking it. */
-  driftOf(page: AnalyticsPage): string[] {
-    const at = this.offset ?? 0;
+  driftOf(page: WalkPage): string[] {
+    const at = this.where;
     const found: string[] = [];
-    if (this.totals !== undefined && !sameTotals(this.totals, page.totals)) found.push(`totals changed at offset ${at}`);
+    if (this.totals !== undefined && !sameTotals(this.totals, page.totals)) found.push(`totals changed at ${at}`);
     const onPage = new Set<string>();
     for (const row of page.rows) {
       if (this.seen.has(row.path) || onPage.has(row.path)) {
-        found.push(`path ${row.path} repeated at offset ${at}`);
+        found.push(`${this.paging === 'offset' ? 'path' : 'row'} ${row.path} repeated at ${at}`);
         break; // one is enough to know
       }
       onPage.add(row.path);
     }
-    if (page.rows.length === 0 && page.hasMore) found.push(`empty page with hasMore at offset ${at}`);
+    if (page.rows.length === 0 && page.hasMore) found.push(`empty page with hasMore at ${at}`);
     return found;
   }
 
@@ -98,15 +128,16 @@ export class WalkProgress {
    * Whether the page is an earlier page again, row for row: the server ignores `offset`.
    * Drift moves a few rows across a page boundary; it does not serve the same page twice.
    */
-  repeatsEarlierPage(page: AnalyticsPage): boolean {
+  repeatsEarlierPage(page: WalkPage): boolean {
     const fingerprint = fingerprintOf(page);
     return fingerprint !== undefined && this.pageFingerprints.has(fingerprint);
   }
 
   /** Takes the page at the current offset (drift and all) and moves on. */
-  accept(page: AnalyticsPage): void {
+  accept(page: WalkPage): void {
     const drift = this.driftOf(page);
     this.drift.push(...drift);
+    this.pageWarnings.push(...(page.warnings ?? []));
     const fingerprint = fingerprintOf(page);
     if (fingerprint !== undefined) this.pageFingerprints.add(fingerprint);
     this.totals ??= page.totals;
@@ -114,13 +145,16 @@ export class WalkProgress {
       if (this.seen.has(row.path)) this.repeatedPaths = true;
       else this.seen.add(row.path);
     }
+    const next = nextPosition(this.paging, this.position, page);
     this.pages++;
     // An empty page that claims more cannot move the offset: the walk ends here.
-    this.offset = page.rows.length === 0 ? null : nextOffset(this.offset ?? 0, page);
+    this.done = next === undefined;
+    if (this.paging === 'offset') this.offset = typeof next === 'number' ? next : null;
+    else this.cursor = typeof next === 'string' ? next : null;
   }
 }
 
-function fingerprintOf(page: AnalyticsPage): string | undefined {
+function fingerprintOf(page: WalkPage): string | undefined {
   const first = page.rows[0];
   const last = page.rows.at(-1);
   return first && last ? `${page.rows.length}\u0000${first.path}\u0000${last.path}` : undefined;
@@ -137,12 +171,12 @@ function summarise(drift: readonly string[]): string {
  * are dropped, to be fetched again.
  */
 function replay(sink: PageSink, context: WalkContext): WalkProgress {
-  const progress = new WalkProgress();
+  const progress = new WalkProgress(ENDPOINTS[context.metric].paging);
   for (const spooled of sink.recover()) {
-    let page: AnalyticsPage | undefined;
+    let page: WalkPage | undefined;
     if (!progress.finished) {
       try {
-        page = parseAnalyticsPage(context.metric, spooled.body, `spooled page ${spooled.index}`);
+        page = parseEndpointPage(context.metric, spooled.body, `spooled page ${spooled.index}`);
       } catch {
         page = undefined;
       }
@@ -169,32 +203,61 @@ export async function walkWindow(
 ): Promise<CompletedWalk> {
   const maxRewalks = options.maxRewalks ?? 3;
   const maxPages = options.maxPages ?? 2_000;
-  let state = sink.state();
+  const paging = ENDPOINTS[context.metric].paging;
+  const existing = sink.state();
+  let state: WalkState;
   let progress: WalkProgress;
   // Requests of earlier runs on this walk are known only as the pages they left.
   let spentBefore: number;
-  if (state === null) {
+  if (existing === null) {
     state = { walk: 1, startedAt: context.now(), pagesBefore: 0, requestsBefore: 0 };
     sink.begin(state);
-    progress = new WalkProgress();
+    progress = new WalkProgress(paging);
     spentBefore = 0;
   } else {
+    state = existing;
     progress = replay(sink, context);
     spentBefore = progress.pages;
   }
   let spentAtBegin = context.requestsSpent();
   const requestsOfWalk = (): number => spentBefore + context.requestsSpent() - spentAtBegin;
+  const restart = (pagesLost: number): void => {
+    state = {
+      walk: state.walk + 1,
+      startedAt: context.now(),
+      pagesBefore: state.pagesBefore + progress.pages + pagesLost,
+      requestsBefore: state.requestsBefore + requestsOfWalk(),
+    };
+    sink.begin(state);
+    progress = new WalkProgress(paging);
+    spentBefore = 0;
+    spentAtBegin = context.requestsSpent();
+  };
 
   try {
     while (!progress.finished) {
       if (progress.pages >= maxPages) {
         throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
       }
-      const { page, body } = await fetchPage(progress.offset ?? 0);
+      let received: ReceivedPage;
+      try {
+        received = await fetchPage(progress.position);
+      } catch (error) {
+        // A cursor the server no longer takes (it expired while the walk waited in the spool):
+        // the walk starts over, like after drift, a bounded number of times.
+        const cursorRefused = typeof progress.position === 'string' && error instanceof HttpError && error.status === 400;
+        if (cursorRefused && state.walk <= maxRewalks) {
+          restart(0);
+          continue;
+        }
+        throw error;
+      }
+      const { page, body } = received;
       if (progress.repeatsEarlierPage(page)) {
         // Re-walking cannot help: every walk would spend its requests on the same page.
+        const what = paging === 'offset' ? 'offset' : 'cursor';
         throw new ApiFailingError(
-          `the API ignores offset: the page at offset ${progress.offset ?? 0} of ${context.metric} ` +
+          `the API ignores ${what}: the page at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`} of ${context.metric} ` +
             `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
             `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`,
         );
@@ -203,16 +266,7 @@ export async function walkWindow(
       const last = state.walk > maxRewalks;
       if (drift.length > 0 && !last) {
         // Requests are scarce: stop a drifting walk at once and start the next one.
-        state = {
-          walk: state.walk + 1,
-          startedAt: context.now(),
-          pagesBefore: state.pagesBefore + progress.pages + 1,
-          requestsBefore: state.requestsBefore + requestsOfWalk(),
-        };
-        sink.begin(state);
-        progress = new WalkProgress();
-        spentBefore = 0;
-        spentAtBegin = context.requestsSpent();
+        restart(1);
         continue;
       }
       // On disk before the next request is sent.
@@ -231,12 +285,15 @@ export async function walkWindow(
     window: context.window,
     fetchedAt: state.startedAt,
     runId: context.runId,
-    totals: progress.totals ?? { human: 0, ai: 0, total: 0 },
+    totals: progress.totals ?? (paging === 'offset' ? { human: 0, ai: 0, total: 0 } : {}),
     rows: progress.rows,
     pages: state.pagesBefore + progress.pages,
     requests: state.requestsBefore + requestsOfWalk(),
     walks: state.walk,
-    warnings: drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`],
+    warnings: [
+      ...(drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
+      ...new Set(progress.pageWarnings),
+    ],
     repeatedPaths: progress.repeatedPaths,
   };
   sink.complete(completed);

@@ -3,7 +3,7 @@
  * at least `lookbackDays` after it ended; it is never fetched again unless refreshed. An
  * unsettled one is fetched again for late data, at most once per UTC day.
  */
-import { windowKey, type LoadedWindow, type Window } from '../core/domain.js';
+import { PAGE_METRICS, windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { COARSE_FIRST, addDays, utcToday, type Grain } from './windows.js';
 
 export type SkipReason = 'settled' | 'fetched-today';
@@ -70,4 +70,14 @@ export function orderFetches<T extends { grain: Grain; window: Window }>(items: 
     }
   }
   return ordered;
+}
+
+/**
+ * Pure: the order of a run over several endpoints under the one organization budget:
+ * visitors and views first, then the other endpoints; each part in `orderFetches` order
+ * (coarse grains take turns, newest first).
+ */
+export function orderAllFetches<T extends { metric: Metric; grain: Grain; window: Window }>(items: readonly T[]): T[] {
+  const isPage = (item: T): boolean => (PAGE_METRICS as readonly Metric[]).includes(item.metric);
+  return [...orderFetches(items.filter(isPage)), ...orderFetches(items.filter((item) => !isPage(item)))];
 }

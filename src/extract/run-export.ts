@@ -20,7 +20,7 @@ import { loadWindows, readLoadedWindows } from '../load/window-store.js';
 import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from '../load/spool-recovery.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
-import { orderFetches, planExport, type FetchReason } from './plan-export.js';
+import { orderAllFetches, planExport, type FetchReason } from './plan-export.js';
 import type { Grain } from './windows.js';
 
 export interface ExportTask {
@@ -165,7 +165,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       else fetches.push({ metric: task.metric, projectId: task.projectId, grain: task.grain, window: d.window, reason: d.reason });
     }
   }
-  const ordered = orderFetches(fetches);
+  const ordered = orderAllFetches(fetches);
   options.onPlan?.({ toFetch: fetches.length, skipped: summary.windowsSkipped, fromSpool: recovered.length });
 
   // Completed walks go to the loader; each batch is one short write, then its spool goes.
@@ -222,13 +222,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       let walk: CompletedWalk;
       try {
         walk = await walkWindow(
-          (offset) =>
+          (at) =>
             fetchAnalyticsPage(client, {
               metric: item.metric,
               projectId: item.projectId,
               dateFrom: item.window.start,
               dateTo: item.window.end,
-              offset,
+              ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
               ...(options.signal ? { signal: options.signal } : {}),
             }),
           spooled,

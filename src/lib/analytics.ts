@@ -6,9 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { FailureBreaker } from '../api/failure-breaker.js';
-import { METRICS, type Metric } from '../core/domain.js';
+import { METRICS, type Metric, type Window } from '../core/domain.js';
 import { EXIT, UsageError } from '../core/errors.js';
-import { runStatus } from '../core/outcome.js';
+import { runExitCode, runStatus } from '../core/outcome.js';
+import { isEventStream } from '../api/endpoints.js';
+import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed } from '../extract/plan-export.js';
 import {
   checkPipelineConfig,
@@ -63,6 +65,11 @@ export interface ExportAnalyticsOptions extends AnalyticsRunOptions {
   refresh?: boolean;
   /** A window is settled once fetched this many days after it ended. @default 2 */
   lookbackDays?: number;
+  /**
+   * `assistant` only: also fetch the transcript of every thread the range's conversations
+   * reference, into `assistant_messages` (one request per thread). @default false
+   */
+  threads?: boolean;
 }
 
 export interface SyncPipelineOptions extends AnalyticsRunOptions {
@@ -77,6 +84,8 @@ export interface AnalyticsResult extends ExportSummary {
   command: string;
   runId: string;
   retries: number;
+  /** With `threads`: how the thread transcripts went. */
+  threads?: ThreadsSummary;
 }
 
 interface CoreOptions {
@@ -87,6 +96,8 @@ interface CoreOptions {
   perHour: number;
   maxRequests: number | undefined;
   maxWaitMs: number;
+  /** `export assistant --threads`: then fetch the threads of these projects' conversations in the range. */
+  threads?: { projects: string[]; range: Window };
 }
 
 function checkPerHour(value: number): number {
@@ -147,7 +158,26 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
     throw error;
   }
-  const result: AnalyticsResult = { command: options.command, ...summary, retries: session.stats.retries, runId };
+  let threads: ThreadsSummary | undefined;
+  if (options.threads && (summary.stopped === null || summary.stopped === 'locked')) {
+    threads = await runThreads({
+      store,
+      spool: workspace.spool,
+      client: session.client,
+      runId,
+      projects: options.threads.projects,
+      range: options.threads.range,
+      refresh: options.refresh,
+      ...(common.signal ? { signal: common.signal } : {}),
+    });
+    if (threads.stopped !== null && summary.stopped === null) {
+      summary.stopped = threads.stopped;
+      summary.stopMessage = threads.stopMessage;
+    }
+    summary.requests = session.budget.requestsUsed;
+    summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0 || threads.threadsFailed > 0);
+  }
+  const result: AnalyticsResult = { command: options.command, ...summary, ...(threads ? { threads } : {}), retries: session.stats.retries, runId };
   const { command: _command, ...recorded } = result;
   // Also moves the rest of the request journal into request_log.
   await store.write((tx) =>
@@ -180,6 +210,12 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
   if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
     throw new UsageError(`invalid lookbackDays '${String(lookbackDays)}': expected a whole number >= 0`);
   }
+  if (isEventStream(options.metric) && grain !== 'day') {
+    throw new UsageError(`invalid window (--window) '${grain}' for ${options.metric}: events are fetched and replaced one day window at a time; use day`);
+  }
+  if (options.threads && options.metric !== 'assistant') {
+    throw new UsageError(`threads (--threads) are for 'export assistant', not '${options.metric}'`);
+  }
   const projects = projectList(options.project);
   const common = resolveCommon(options);
   const now = common.clock.now();
@@ -201,6 +237,7 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
     perHour: checkPerHour(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR),
     maxRequests: common.maxRequests,
     maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+    ...(options.threads ? { threads: { projects, range: { start: options.from, end: options.to } } } : {}),
   });
 }
 
@@ -245,10 +282,17 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
   // Explicit projects win over the file.
   const projects = resolveSyncProjects(config, options.projects, label);
   const now = common.clock.now();
-  const tasks = config.grains.flatMap((grain) => {
+  const aggregates = config.metrics.filter((m) => !isEventStream(m));
+  const events = config.metrics.filter((m) => isEventStream(m));
+  const tasks: ExportTask[] = config.grains.flatMap((grain) => {
     const windows = planSyncWindows(config, grain, now);
-    return projects.flatMap((projectId) => config.metrics.map((metric) => ({ metric, projectId, grain, windows })));
+    return projects.flatMap((projectId) => aggregates.map((metric) => ({ metric, projectId, grain, windows })));
   });
+  // Event streams are fetched one day window at a time, whatever grains the file keeps.
+  if (events.length > 0) {
+    const days = planSyncWindows(config, 'day', now);
+    tasks.push(...projects.flatMap((projectId) => events.map((metric) => ({ metric, projectId, grain: 'day' as const, windows: days }))));
+  }
   return runAnalytics(common, options, {
     command: `sync ${label}`,
     tasks,

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { windowKey, METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { JOURNAL_FILE } from '../spool/request-journal.js';
 import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
@@ -36,7 +36,7 @@ const toNumber = (v: number | bigint | null): number | null => (v === null ? nul
  */
 export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   const facts: WindowFacts[] = [];
-  for (const metric of METRICS) {
+  for (const metric of PAGE_METRICS) {
     const tables = METRIC_TABLES[metric];
     const rows = await db.all<{
       project_id: string;
@@ -233,7 +233,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
 }
 
 async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<number> {
-  const pages = METRIC_TABLES[r.metric].pages;
+  const pages = METRIC_TABLES[r.metric as PageMetric].pages;
   // Which copy stays does not matter to the grain; the first stored is kept, as the loader
   // keeps the first copy of a path a walk saw twice.
   const deleted = await tx.all(
@@ -248,7 +248,7 @@ async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<nu
 }
 
 async function deleteOrphans(tx: Executor, r: Targeted<'delete-orphans'>): Promise<{ pages: number; totals: number }> {
-  const tables = METRIC_TABLES[r.metric];
+  const tables = METRIC_TABLES[r.metric as PageMetric];
   // Checked again here: a window loaded since the check is not an orphan any more.
   const orphan = (table: string): string => `(project_id, window_start, window_end) IN (${windowTuple(r)})
     AND NOT EXISTS (SELECT 1 FROM loaded_windows l

@@ -9,7 +9,8 @@
  * kept here (the old copy of a window is deleted before the new one goes in, and a walk that
  * saw a path twice keeps its first copy) and checked by `docpipe doctor`.
  */
-import { windowKey, type Counts, type LoadedWindow, type Metric } from '../core/domain.js';
+import { PAGE_METRICS, windowKey, type Counts, type LoadedWindow, type Metric, type PageMetric } from '../core/domain.js';
+import { loadEndpointWindows } from './endpoint-store.js';
 import type { CompletedWalk } from '../spool/spool.js';
 import type { Executor } from './database.js';
 import { sqlString } from './sql-files.js';
@@ -17,7 +18,7 @@ import { sqlString } from './sql-files.js';
 export const METRIC_TABLES = {
   visitors: { totals: 'visitor_totals', pages: 'page_visitors', array: 'visitors' },
   views: { totals: 'view_totals', pages: 'page_views', array: 'views' },
-} as const satisfies Record<Metric, { totals: string; pages: string; array: string }>;
+} as const satisfies Record<PageMetric, { totals: string; pages: string; array: string }>;
 
 /** The row-quality flags, as `flags` lists them (comma-separated). */
 export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds', 'count_missing', 'count_out_of_range'] as const;
@@ -75,7 +76,7 @@ function countSql(value: number | null): string {
 const countsSql = (c: Counts): string => [c.human, c.ai, c.total].map(countSql).join(', ');
 
 /** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
-function spooledRows(metric: Metric, loads: readonly WindowLoad[], dedupe: boolean): string {
+function spooledRows(metric: PageMetric, loads: readonly WindowLoad[], dedupe: boolean): string {
   const list = `[${loads.map((l) => sqlString(l.file)).join(', ')}]`;
   const map = loads
     .map(({ file, walk }) =>
@@ -101,6 +102,8 @@ function spooledRows(metric: Metric, loads: readonly WindowLoad[], dedupe: boole
     : select;
 }
 
+const isPageMetric = (metric: Metric): metric is PageMetric => (PAGE_METRICS as readonly Metric[]).includes(metric);
+
 const PAGE_COLUMNS = 'project_id, window_start, window_end, path, human, ai, total, run_id, flags';
 
 /**
@@ -112,6 +115,10 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): P
   const warnings = new Map<CompletedWalk, string[]>();
   for (const metric of new Set(loads.map((l) => l.walk.metric))) {
     const mine = loads.filter((l) => l.walk.metric === metric);
+    if (!isPageMetric(metric)) {
+      for (const [walk, lines] of await loadEndpointWindows(tx, metric, mine)) warnings.set(walk, lines);
+      continue;
+    }
     const tables = METRIC_TABLES[metric];
     const keys = mine
       .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)})`)
@@ -139,7 +146,7 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): P
       }
     }
     const totals = mine
-      .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)}, ${countsSql(l.walk.totals)}, ${ts(l.walk.fetchedAt)}::TIMESTAMPTZ, ${sqlString(l.walk.runId)})`)
+      .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)}, ${countsSql(l.walk.totals as Counts)}, ${ts(l.walk.fetchedAt)}::TIMESTAMPTZ, ${sqlString(l.walk.runId)})`)
       .join(', ');
     const totalFlags = await tx.all<{ project_id: string; s: string; e: string; flags: string | null }>(
       `INSERT OR REPLACE INTO ${tables.totals} (project_id, window_start, window_end, human, ai, total, extracted_at, run_id, flags)

@@ -5,6 +5,7 @@
 import { arrivedShare, dayOf, isSettled, truncateToMinute } from './data-clock.js';
 import { computeDayCounts, type DayCounts } from './day-counts.js';
 import { LruCache } from './lru-cache.js';
+import { DEFAULT_ENGAGEMENT, Engagement, type EngagementShape } from './engagement.js';
 import { buildSiteModel, type SiteModel, type SiteShape } from './site-model.js';
 import { buildListing, type Listing, type Metric } from './window-listing.js';
 
@@ -18,9 +19,12 @@ export class AnalyticsData {
   private readonly days: LruCache<string, DayCounts>;
   private readonly listings = new LruCache<string, Listing>(LISTING_CACHE_SIZE);
 
+  private readonly engagements = new LruCache<string, Engagement>(MODEL_CACHE_SIZE);
+
   constructor(
     private readonly seed: number,
     private readonly shape: SiteShape,
+    private readonly engagementShape: EngagementShape = DEFAULT_ENGAGEMENT,
   ) {
     const bytesPerDay = Math.max(1, shape.paths) * 5 * 4;
     this.days = new LruCache(Math.min(1500, Math.max(32, Math.floor(DAY_CACHE_BYTES / bytesPerDay))));
@@ -43,13 +47,24 @@ export class AnalyticsData {
     return listing;
   }
 
-  private model(projectId: string): SiteModel {
+  /** The project's site (its pages), built once. */
+  model(projectId: string): SiteModel {
     let model = this.models.get(projectId);
     if (!model) {
       model = buildSiteModel(this.seed, projectId, this.shape);
       this.models.set(projectId, model);
     }
     return model;
+  }
+
+  /** The project's feedback, searches and assistant conversations. */
+  engagement(projectId: string): Engagement {
+    let found = this.engagements.get(projectId);
+    if (!found) {
+      found = new Engagement(this.model(projectId), this.engagementShape);
+      this.engagements.set(projectId, found);
+    }
+    return found;
   }
 
   private day(model: SiteModel, projectId: string, day: number, now: number): DayCounts {

@@ -44,7 +44,19 @@ function parseInteger(text: string): number | undefined {
   return Number(text);
 }
 
-export function parseAnalyticsQuery(params: URLSearchParams, nowMs: number): QueryResult {
+/** The page sizes of an endpoint. */
+export interface LimitRule {
+  /** @default 50 */
+  defaultLimit: number;
+  /** @default 250 */
+  maxLimit: number;
+}
+
+export function parseAnalyticsQuery(
+  params: URLSearchParams,
+  nowMs: number,
+  rule: LimitRule = { defaultLimit: DEFAULT_LIMIT, maxLimit: MAX_LIMIT },
+): QueryResult {
   const details: { message: string }[] = [];
 
   const dateTo = params.get('dateTo');
@@ -69,12 +81,12 @@ export function parseAnalyticsQuery(params: URLSearchParams, nowMs: number): Que
     }
   }
 
-  let limit: number | undefined = DEFAULT_LIMIT;
+  let limit: number | undefined = rule.defaultLimit;
   const limitText = params.get('limit');
   if (limitText !== null) {
     limit = parseInteger(limitText);
-    if (limit === undefined || limit < 1 || limit > MAX_LIMIT) {
-      details.push({ message: `limit must be an integer from 1 to ${MAX_LIMIT}, got "${limitText}"` });
+    if (limit === undefined || limit < 1 || limit > rule.maxLimit) {
+      details.push({ message: `limit must be an integer from 1 to ${rule.maxLimit}, got "${limitText}"` });
     }
   }
 

@@ -4,6 +4,8 @@
  */
 import type { AnalyticsData } from './analytics-data.js';
 import { parseAnalyticsQuery } from './analytics-query.js';
+import type { Engagement } from './engagement.js';
+import { ENGAGEMENT_LIMITS, engagementPage, threadResponse, type EngagementResource } from './engagement-routes.js';
 import type { JobStore } from './agent-jobs.js';
 import type { RateLimits } from './rate-limits.js';
 import { errorResponse, faultResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
@@ -71,9 +73,18 @@ export function handleApiRequest(request: ApiRequest, context: ApiContext, optio
     return plain(faultResponse(429, 'Rate limit exceeded', { retryAfter: String(Math.ceil(wait / 1000)) }));
   }
 
-  if (version === 'v1' && area === 'analytics' && id === undefined && request.method === 'GET') {
-    if (resource === 'visitors' || resource === 'views') {
+  if (version === 'v1' && area === 'analytics' && request.method === 'GET') {
+    if (id === undefined && (resource === 'visitors' || resource === 'views')) {
       return analyticsPage(resource, projectId, request.query, context, options);
+    }
+    const data = (): Engagement => context.analytics.engagement(projectId);
+    if (resource === 'assistant' && id === 'threads' && action !== undefined) {
+      return plain(threadResponse(action, data(), context.now()));
+    }
+    if (action !== undefined || resource === undefined) return plain(NOT_FOUND());
+    const name = id === undefined ? resource : `${resource}/${id}`;
+    if (Object.hasOwn(ENGAGEMENT_LIMITS, name)) {
+      return plain(engagementPage(name as EngagementResource, request.query, data(), context.now()));
     }
     return plain(NOT_FOUND());
   }

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { JobStore, type SandboxJob } from './agent-jobs.js';
 import { AnalyticsData } from './analytics-data.js';
+import { DEFAULT_ENGAGEMENT, type EngagementShape } from './engagement.js';
 import { handleApiRequest, isDriftable } from './api-routes.js';
 import { DEFAULT_SLOW_MS, FaultQueue, type FaultSpec } from './faults.js';
 import { RateLimits, type RateLimitOptions } from './rate-limits.js';
@@ -43,6 +44,8 @@ export interface SandboxOptions {
     /** Floor of a page's daily visitors; 0 lets the long tail have empty days. @default 0 */
     minDailyVisitors?: number;
   };
+  /** Feedback, searches and assistant traffic a day (see ./engagement.ts). @default DEFAULT_ENGAGEMENT */
+  engagement?: Partial<EngagementShape>;
   jobs?: {
     /** GETs of a job before it shows its outcome. @default 2 */
     pollsToFinish?: number;
@@ -135,10 +138,11 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = resolveOptions(options);
-  const analytics = new AnalyticsData(config.seed, {
-    paths: config.paths,
-    minDailyVisitors: config.minDailyVisitors,
-  });
+  const analytics = new AnalyticsData(
+    config.seed,
+    { paths: config.paths, minDailyVisitors: config.minDailyVisitors },
+    { ...DEFAULT_ENGAGEMENT, ...options.engagement },
+  );
   const jobStore = new JobStore({ pollsToFinish: config.pollsToFinish, now: config.now });
   const limits = options.rateLimits ? new RateLimits(options.rateLimits === true ? {} : options.rateLimits) : undefined;
   const faults = new FaultQueue();

@@ -33,7 +33,7 @@ import {
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { METRICS, type Counts, type Metric, type Series, type Window } from '../core/domain.js';
+import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 
 /** The spool folder of a database file (`:memory:` databases get one per process). */
 export function spoolDirFor(dbPath: string): string {
@@ -96,8 +96,12 @@ export interface CompletedWalk {
   /** When the final walk started: the time the data is as of. */
   fetchedAt: number;
   runId: string;
-  totals: Counts;
-  /** Distinct paths (the rows the window will have). */
+  /**
+   * The window-level numbers of the walk's pages: human/ai/total (visitors, views),
+   * totalSearches (searches), web/api/other/total (caller stats), none for the rest.
+   */
+  totals: Totals;
+  /** Distinct row identities: paths, search queries or event ids (the rows the window will have). */
   rows: number;
   pages: number;
   requests: number;

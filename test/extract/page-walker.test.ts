@@ -40,9 +40,9 @@ describe('walkWindow', () => {
     now: () => Date.parse('2026-03-05T00:00:00Z'),
     requestsSpent: () => spent,
   });
-  const walk = (fetch: PageFetcher, options = {}) =>
+  const walk = (fetch: (offset: number) => Promise<ReceivedPage>, options = {}) =>
     walkWindow(
-      (offset) => {
+      (offset: number) => {
         spent++;
         return fetch(offset);
       },

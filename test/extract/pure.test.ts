@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideWindow, isSettled, planExport } from '../../src/extract/plan-export.js';
-import { planClosedWindows } from '../../src/extract/windows.js';
-import { windowKey } from '../../src/core/domain.js';
+import { decideWindow, isSettled, orderAllFetches, planExport } from '../../src/extract/plan-export.js';
+import { planClosedWindows, type Grain } from '../../src/extract/windows.js';
+import { windowKey, type Metric } from '../../src/core/domain.js';
 import { checkPipelineConfig } from '../../src/extract/pipeline-config.js';
 
 describe('planExport', () => {
@@ -55,5 +55,25 @@ describe('checkPipelineConfig', () => {
     expect(check.errors).toEqual(['start: 2026-01-07 is not a Monday (week windows start on Monday)']);
     const bad = checkPipelineConfig({ projects: [], start: 'x', extra: 1 });
     expect(bad.errors.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('orderAllFetches', () => {
+  const item = (metric: Metric, grain: Grain, start: string, end: string) => ({ metric, grain, window: { start, end } });
+  it('puts visitors and views first, then the other endpoints, each coarse grains in turn and newest first', () => {
+    const items = [
+      item('feedback', 'day', '2026-03-01', '2026-03-02'),
+      item('searches', 'week', '2026-02-23', '2026-03-02'),
+      item('feedback', 'day', '2026-03-02', '2026-03-03'),
+      item('visitors', 'day', '2026-03-01', '2026-03-02'),
+      item('views', 'day', '2026-03-02', '2026-03-03'),
+    ];
+    expect(orderAllFetches(items).map((i) => `${i.metric} ${i.window.start}`)).toEqual([
+      'views 2026-03-02',
+      'visitors 2026-03-01',
+      'searches 2026-02-23',
+      'feedback 2026-03-02',
+      'feedback 2026-03-01',
+    ]);
   });
 });

@@ -212,6 +212,30 @@ describe('a database written by docpipe 0.1.0', () => {
     });
   });
 
+  it('0003: takes the other endpoints after the upgrade, beside every row 0.1.0 wrote', async () => {
+    for (const metric of ['searches', 'feedback', 'assistant', 'feedback-by-page', 'caller-stats']) {
+      const result = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03', '--db', db]);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    await withDb(db, async (d) => {
+      // Every row 0.1.0 wrote is unchanged; loaded_windows gained the new windows beside its own.
+      const { loaded_windows: windows, ...rest } = await snapshot((sql) => d.all(sql));
+      const { loaded_windows: windowsBefore, ...restBefore } = before;
+      expect(rest).toEqual(restBefore);
+      expect(windows).toEqual(expect.arrayContaining(windowsBefore));
+      expect(windows.length).toBe(windowsBefore.length + 5);
+      const [counts] = await d.all<Record<string, bigint>>(
+        `SELECT (SELECT count(*) FROM searches) AS searches, (SELECT count(*) FROM search_totals) AS search_totals,
+                (SELECT count(*) FROM feedback) AS feedback, (SELECT count(*) FROM assistant_conversations) AS conversations,
+                (SELECT count(*) FROM feedback_by_page) AS by_page, (SELECT count(*) FROM assistant_caller_stats) AS callers`,
+      );
+      expect(counts).toMatchObject({ search_totals: 1n, callers: 1n });
+      for (const table of ['searches', 'feedback', 'conversations', 'by_page']) expect(counts![table]).toBeGreaterThan(0n);
+      const metrics = await d.all<{ metric: string }>(`SELECT DISTINCT metric FROM loaded_windows ORDER BY metric`);
+      expect(metrics.map((m) => m.metric)).toEqual(['assistant', 'caller-stats', 'feedback', 'feedback-by-page', 'searches', 'views', 'visitors']);
+    });
+  });
+
   it('ends up with exactly the schema a fresh database gets', async () => {
     const fresh = join(h.dir, 'fresh.duckdb');
     const schema = (d: Database) =>

@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
+import { isEventStream } from '../../api/endpoints.js';
 import { METRICS, type Metric } from '../../core/domain.js';
 import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';
@@ -12,12 +13,17 @@ import { DEFAULT_REQUESTS_PER_HOUR, maxWaitMsOf, runAnalytics, waitOptions } fro
 
 function builder(yargs: Argv) {
   return waitOptions(yargs)
-    .positional('metric', { choices: METRICS, demandOption: true, describe: 'what to export' })
+    .positional('metric', { choices: METRICS, demandOption: true, describe: 'the analytics endpoint to export' })
     .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
     .option('to', { type: 'string', describe: 'end day, exclusive like the API' })
     .option('last', { type: 'string', describe: 'instead of --from/--to: the last 7d, 4w or 3m up to today (exclusive), in whole windows' })
     .option('window', { choices: GRAINS, default: 'day' as Grain, describe: 'window size' })
     .option('refresh', { type: 'boolean', default: false, describe: 'fetch windows even if loaded and settled' })
+    .option('threads', {
+      type: 'boolean',
+      default: false,
+      describe: 'assistant only: also fetch the transcript of every thread the conversations reference (one request per thread)',
+    })
     .option(
       'lookback-days',
       numberOption('lookback-days', { integer: true, min: 0 }, {
@@ -35,6 +41,7 @@ function builderWithHelp(yargs: Argv) {
       ['export visitors --from 2026-10-01 --to 2026-11-01 --window range', 'one window: the uniques of the whole month'],
       ['export visitors --from 2026-01-01 --to 2026-11-01 --wait', 'a long backfill that sleeps for the hourly budget'],
       ['export visitors --last 4w --window week', 'the last four whole ISO weeks'],
+      ['export assistant --last 7d --threads', 'assistant conversations of the last week, with their threads'],
     ],
     epilogue:
       'Windows already loaded and settled are skipped (--refresh fetches them again). Needs DOCPIPE_API_KEY and\n' +
@@ -45,7 +52,7 @@ function builderWithHelp(yargs: Argv) {
 export function exportCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'export <metric>',
-    describe: 'export unique visitors or page views for a date range into DuckDB',
+    describe: 'export an analytics endpoint (visitors, views, feedback, searches, assistant, ...) for a date range into DuckDB',
     builder: builderWithHelp,
     handler: async (args) => {
       const range = resolveRange(args, args.window, ctx.io.clock.now());
@@ -68,6 +75,7 @@ export function exportCommand(ctx: CliContext): CommandModule {
           lookbackDays: args['lookback-days'],
           requestsPerHour: perHour,
           maxWaitMs,
+          threads: args.threads,
         }),
       );
     },

@@ -1,0 +1,15 @@
+-- Pages with the most negative feedback, with their readers: thumbs down summed over the
+-- day windows loaded (feedback entries are events, so they add up), beside the page's average
+-- daily unique visitors over the same days (uniques are averaged, never summed).
+SELECT path,
+       sum(thumbs_down) AS thumbs_down,
+       sum(thumbs_up) AS thumbs_up,
+       sum(code_issues) AS code_issues,
+       count(*) AS days_with_feedback,
+       round(avg(visitors), 1) AS avg_daily_visitors,
+       round(1000.0 * sum(thumbs_down) / nullif(sum(visitors), 0), 2) AS negative_per_1000_visitor_days
+FROM daily_page_feedback
+GROUP BY path
+HAVING sum(thumbs_down) > 0
+ORDER BY thumbs_down DESC, negative_per_1000_visitor_days DESC NULLS LAST, path
+LIMIT 25;

@@ -1,0 +1,77 @@
+/** The views and ready-made queries over the feedback, searches and assistant tables. */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { startHarness, type Harness } from './harness.js';
+
+async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    await db.close();
+  }
+}
+
+const jsonRows = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('views over the other endpoints', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('2026-03-10T06:00:00Z', { site: { paths: 60 }, engagement: { feedbackPerDay: 40, conversationsPerDay: 60, searchTermsPerDay: 80 } });
+    for (const metric of ['visitors', 'feedback', 'searches', 'assistant']) {
+      const result = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-06']);
+      expect(result.code, result.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('unanswered_questions counts every unanswered conversation once, by category and page', async () => {
+    const [base] = await query<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_conversations WHERE resolution_status = 'unanswered'`);
+    const [view] = await query<{ n: bigint; groups: bigint }>(h, `SELECT sum(unanswered) AS n, count(*) AS groups FROM unanswered_questions`);
+    expect(Number(base?.n)).toBeGreaterThan(0);
+    expect(view?.n).toBe(base?.n);
+    expect(Number(view?.groups)).toBeGreaterThan(1);
+    const paths = await query<{ page_path: string | null }>(h, `SELECT DISTINCT page_path FROM unanswered_questions WHERE page_path IS NOT NULL`);
+    expect(paths.every((p) => p.page_path?.startsWith('/'))).toBe(true);
+  });
+
+  it('searches_without_clicks holds exactly the terms with no click on any day, hits summed over day windows', async () => {
+    const view = await query<{ search_query: string; hits: bigint }>(h, `SELECT search_query, hits FROM searches_without_clicks ORDER BY search_query`);
+    const base = await query<{ search_query: string; hits: bigint }>(
+      h,
+      `SELECT search_query, sum(hits) AS hits FROM searches GROUP BY search_query HAVING bool_and(top_clicked_page IS NULL) ORDER BY search_query`,
+    );
+    expect(view.length).toBeGreaterThan(0);
+    expect(view).toEqual(base);
+  });
+
+  it('daily_page_feedback sets thumbs down beside the same day\'s visitors', async () => {
+    const rows = await query<{ thumbs_down: bigint; visitors: bigint | null; day: unknown }>(h, `SELECT thumbs_down, visitors, day FROM daily_page_feedback`);
+    const [events] = await query<{ n: bigint }>(h, `SELECT count(*) FILTER (WHERE source = 'contextual' AND NOT helpful) AS n FROM feedback`);
+    expect(rows.reduce((s, r) => s + r.thumbs_down, 0n)).toBe(events?.n);
+    expect(rows.some((r) => r.visitors !== null)).toBe(true);
+  });
+
+  it('the ready-made queries run, and the prompt query gives one prompt per page with unanswered questions', async () => {
+    for (const file of ['unanswered-questions.sql', 'searches-without-clicks.sql', 'negative-feedback-pages.sql']) {
+      const result = await h.run(['query', '--file', join('sql/queries', file), '--format', 'json']);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+      expect(jsonRows(result.stdout).length, file).toBeGreaterThan(0);
+    }
+    const prompts = await h.run(['query', '--file', 'sql/queries/prompts-unanswered-questions.sql', '--format', 'json']);
+    expect(prompts.code, prompts.stderr).toBe(0);
+    const rows = jsonRows(prompts.stdout) as { id: string; prompt: string }[];
+    const pages = await query<{ n: bigint }>(h, `SELECT count(DISTINCT page_path) AS n FROM unanswered_questions WHERE page_path IS NOT NULL`);
+    expect(rows).toHaveLength(Number(pages[0]?.n));
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    expect(rows[0]?.prompt).toMatch(/^Readers asked the docs assistant these questions on the page \/.+\?/);
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * `docpipe export` of the endpoints beyond visitors and views, against the sandbox: each
+ * pagination style, the page sizes, the minimum number of requests, atomic window loads and
+ * event streams replaced per day window.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/api/endpoints.js';
+import type { Metric } from '../../src/core/domain.js';
+import { Database } from '../../src/load/database.js';
+import { SANDBOX_API_KEY, type SandboxOptions } from '../../src/sandbox/server.js';
+import { startHarness, summaryOf, type Harness } from './harness.js';
+
+const NOW = '2026-03-10T06:00:00Z';
+const DAY = ['--from', '2026-03-02', '--to', '2026-03-03'];
+
+async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
+  const db = await Database.open(h.db);
+  try {
+    return await db.all<T>(sql);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Requests the sandbox received for exactly this endpoint (not its sub-paths). */
+function requestsOf(h: Harness, metric: Metric): { query: Record<string, string> }[] {
+  const suffix = `/docs/${ENDPOINTS[metric].path}`;
+  return h.sandbox.requests.filter((r) => r.path.endsWith(suffix));
+}
+
+async function apiJson(h: Harness, path: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${h.sandbox.url}/v1/analytics/docs/${path}`, { headers: { authorization: `Bearer ${SANDBOX_API_KEY}` } });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+const exact = (shape: { feedbackPerDay?: number; conversationsPerDay?: number; searchTermsPerDay?: number }): SandboxOptions => ({
+  site: { paths: 300 },
+  engagement: { feedbackPerDay: 0, conversationsPerDay: 0, searchTermsPerDay: 0, exact: true, ...shape },
+});
+
+describe('docpipe export of cursor-paged endpoints', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // rows per day and the page size the endpoint takes: ceil(rows / size) requests, no more.
+  const cases = [
+    { metric: 'feedback', table: 'feedback', shape: { feedbackPerDay: 230 }, rows: 230, size: 100 },
+    { metric: 'searches', table: 'searches', shape: { searchTermsPerDay: 250 }, rows: 250, size: 100 },
+    { metric: 'assistant', table: 'assistant_conversations', shape: { conversationsPerDay: 2100 }, rows: 2100, size: 1000 },
+  ] as const;
+
+  it.each(cases)('$metric: every row in ceil(rows/$size) requests at the largest page, cursor from the second on; a re-run makes none', async (c) => {
+    h = await startHarness(NOW, exact(c.shape));
+    const first = await h.run(['export', c.metric, '--project', 'docs', ...DAY]);
+    expect(first.code, first.stderr).toBe(0);
+    const sent = requestsOf(h, c.metric);
+    expect(sent).toHaveLength(Math.ceil(c.rows / c.size));
+    expect(sent.every((r) => r.query.limit === String(c.size))).toBe(true);
+    // The first page has no cursor, every later one the cursor the page before gave.
+    expect(sent.map((r) => 'cursor' in r.query)).toEqual(sent.map((_, i) => i > 0));
+    expect(summaryOf(first)).toMatchObject({ windowsLoaded: 1, rows: c.rows, requests: sent.length });
+    const [stored] = await query<{ n: bigint; distinct_keys: bigint }>(
+      h,
+      `SELECT count(*) AS n, count(DISTINCT ${c.metric === 'searches' ? 'search_query' : 'id'}) AS distinct_keys FROM ${c.table}`,
+    );
+    expect(stored).toEqual({ n: BigInt(c.rows), distinct_keys: BigInt(c.rows) });
+    const [window] = await query<{ metric: string; row_count: bigint; pages: number; requests: number }>(
+      h,
+      `SELECT metric, row_count, pages, requests FROM loaded_windows`,
+    );
+    expect(window).toEqual({ metric: c.metric, row_count: BigInt(c.rows), pages: sent.length, requests: sent.length });
+
+    const again = await h.run(['export', c.metric, '--project', 'docs', ...DAY]);
+    expect(again.code).toBe(0);
+    expect(requestsOf(h, c.metric)).toHaveLength(sent.length);
+    expect(summaryOf(again)).toMatchObject({ windowsSkipped: 1, requests: 0 });
+  });
+
+  it.each([
+    { metric: 'feedback', shape: { feedbackPerDay: 100 } },
+    { metric: 'searches', shape: { searchTermsPerDay: 100 } },
+    { metric: 'assistant', shape: { conversationsPerDay: 1000 } },
+  ] as const)('$metric: exactly one full page is one request (the last page has a null cursor)', async (c) => {
+    h = await startHarness(NOW, exact(c.shape));
+    const result = await h.run(['export', c.metric, '--project', 'docs', ...DAY]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(requestsOf(h, c.metric)).toHaveLength(1);
+    expect(summaryOf(result)).toMatchObject({ rows: ENDPOINTS[c.metric].maxLimit });
+  });
+
+  it.each(['feedback', 'searches', 'assistant', 'feedback-by-page', 'caller-stats'] as const)(
+    '%s: an empty window is one request and a loaded window with no rows',
+    async (metric) => {
+      h = await startHarness(NOW, exact({}));
+      const result = await h.run(['export', metric, '--project', 'docs', ...DAY]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(requestsOf(h, metric)).toHaveLength(1);
+      const rows = await query<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows WHERE metric = '${metric}'`);
+      // Caller stats always have their one row of counts (zeros here).
+      expect(rows).toEqual([{ row_count: metric === 'caller-stats' ? 1n : 0n, warnings: [] }]);
+    },
+  );
+
+  it('feedback is replaced per day window: a refresh doubles nothing, and the rows are the API\'s', async () => {
+    h = await startHarness(NOW, { site: { paths: 300 }, engagement: { feedbackPerDay: 40 } });
+    const range = ['--from', '2026-03-02', '--to', '2026-03-05'];
+    expect((await h.run(['export', 'feedback', '--project', 'docs', ...range])).code).toBe(0);
+    const snapshot = `SELECT id, window_start, path, comment, created_at, source, status, helpful, contact, code, filename, lang FROM feedback ORDER BY id`;
+    const before = await query(h, snapshot);
+    const refreshed = await h.run(['export', 'feedback', '--project', 'docs', ...range, '--refresh']);
+    expect(refreshed.code).toBe(0);
+    expect(await query(h, snapshot)).toEqual(before);
+    // What the API serves for the middle day, id for id, with the shape-specific fields.
+    const api = (await apiJson(h, 'feedback?dateFrom=2026-03-03&dateTo=2026-03-04&limit=100')) as { feedback: { id: string; source: string; code?: string }[] };
+    const stored = await query<{ id: string; source: string; code: string | null }>(
+      h,
+      `SELECT id, source, code FROM feedback WHERE window_start = '2026-03-03' ORDER BY id`,
+    );
+    expect(stored).toEqual(api.feedback.map((f) => ({ id: f.id, source: f.source, code: f.code ?? null })).sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(stored.length).toBeGreaterThan(0);
+  });
+
+  it('event streams take day windows only', async () => {
+    h = await startHarness(NOW);
+    const result = await h.run(['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-09', '--window', 'week']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid window \(--window\) 'week' for assistant/);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('docpipe export of window aggregates', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('searches and caller stats: a week is the sum of its days (counts add up), one row per window', async () => {
+    h = await startHarness(NOW, { site: { paths: 300 } });
+    const week = ['--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-09'];
+    for (const metric of ['searches', 'caller-stats'] as const) {
+      expect((await h.run(['export', metric, ...week])).code).toBe(0);
+      expect((await h.run(['export', metric, ...week, '--window', 'week'])).code).toBe(0);
+    }
+    expect(requestsOf(h, 'caller-stats')).toHaveLength(8);
+    const totals = await query<{ days: bigint; week: bigint }>(
+      h,
+      `SELECT sum(total_searches) FILTER (WHERE window_end - window_start = 1) AS days,
+              sum(total_searches) FILTER (WHERE window_end - window_start = 7) AS week FROM search_totals`,
+    );
+    expect(totals[0]?.days).toBe(totals[0]?.week);
+    expect(Number(totals[0]?.week)).toBeGreaterThan(0);
+    const hits = await query<{ days: bigint; week: bigint }>(
+      h,
+      `SELECT sum(hits) FILTER (WHERE window_end - window_start = 1) AS days,
+              sum(hits) FILTER (WHERE window_end - window_start = 7) AS week FROM searches`,
+    );
+    expect(hits[0]?.days).toBe(totals[0]?.week);
+    const callers = await query<{ span: number; web: bigint; api: bigint; other: bigint; total: bigint }>(
+      h,
+      `SELECT (window_end - window_start) AS span, sum(web) AS web, sum(api) AS api, sum(other) AS other, sum(total) AS total
+         FROM assistant_caller_stats GROUP BY span ORDER BY span`,
+    );
+    expect(callers).toHaveLength(2);
+    expect(callers[0]).toMatchObject({ web: callers[1]?.web, api: callers[1]?.api, other: callers[1]?.other, total: callers[1]?.total });
+    const api = (await apiJson(h, 'assistant/caller-stats?dateFrom=2026-03-02&dateTo=2026-03-09')) as { total: number };
+    expect(callers[1]?.total).toBe(BigInt(api.total));
+  });
+
+  it('feedback by page: one request a window, and a warning when the API says there were more than it returns', async () => {
+    h = await startHarness(NOW, { site: { paths: 2000 }, engagement: { feedbackPerDay: 400, exact: true } });
+    const result = await h.run(['export', 'feedback-by-page', '--project', 'docs', ...DAY]);
+    expect(result.code, result.stderr).toBe(0);
+    const sent = requestsOf(h, 'feedback-by-page');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.query.limit).toBe('100');
+    const [window] = await query<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows`);
+    expect(window?.row_count).toBe(100n);
+    expect(window?.warnings.join('\n')).toMatch(/says there are more; it has no pagination/);
+    const [sum] = await query<{ n: bigint; total: bigint }>(h, `SELECT count(*) AS n, sum(total) AS total FROM feedback_by_page`);
+    expect(sum?.n).toBe(100n);
+    expect(Number(sum?.total)).toBeLessThan(400); // the rest is out of reach
+  });
+});
+
+describe('docpipe sync over every endpoint', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('visitors and views go first, then the rest newest first; event streams by day under a weekly pipeline; the budget stop leaves the rest', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 } });
+    const file = join(h.dir, 'nightly.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        projects: ['docs'],
+        metrics: ['feedback', 'searches', 'visitors', 'views'],
+        start: '2026-03-02',
+        windows: ['week', 'day'],
+        lookbackDays: 2,
+      }),
+    );
+    // 8 day windows (03-02..03-09) and 1 week per aggregate; 8 day windows for feedback.
+    const first = await h.run(['sync', file, '--max-requests', '24']);
+    expect(first.code).toBe(75);
+    const order = h.sandbox.requests.map((r) => `${r.path.split('/').slice(4).join('/')} ${r.query.dateFrom}..${r.query.dateTo}`);
+    expect(order).toHaveLength(24);
+    // 18 windows of visitors and views (one page each at 100 paths), before anything else.
+    expect(order.slice(0, 18).every((line) => /^(visitors|views) /.test(line))).toBe(true);
+    expect(order[0]).toBe('visitors 2026-03-02..2026-03-09');
+    // Then the other endpoints: the week first (its pages), then the newest days.
+    const windowsInOrder = order.slice(18).filter((line, i, all) => line !== all[i - 1]);
+    expect(windowsInOrder.slice(0, 3)).toEqual(['searches 2026-03-02..2026-03-09', 'searches 2026-03-09..2026-03-10', 'feedback 2026-03-09..2026-03-10']);
+    const feedbackSpans = await query<{ span: bigint }>(h, `SELECT DISTINCT window_end - window_start AS span FROM loaded_windows WHERE metric = 'feedback'`);
+    expect(feedbackSpans).toEqual([{ span: 1n }]);
+
+    const rest = await h.run(['sync', file]);
+    expect(rest.code, rest.stderr).toBe(0);
+    const windows = await query<{ metric: string; n: bigint }>(h, `SELECT metric, count(*) AS n FROM loaded_windows GROUP BY metric ORDER BY metric`);
+    expect(windows).toEqual([
+      { metric: 'feedback', n: 8n },
+      { metric: 'searches', n: 9n },
+      { metric: 'views', n: 9n },
+      { metric: 'visitors', n: 9n },
+    ]);
+  });
+});
+
+describe('docpipe export assistant --threads', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  const threadRequests = (): { path: string; status: number }[] => (h ? h.sandbox.requests.filter((r) => r.path.includes('/assistant/threads/')) : []);
+
+  it('fetches each referenced thread once, keeps what a budget stop received, and resumes without fetching it again', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads'];
+    // 2 conversation windows, then 5 threads, then the run's budget is spent.
+    const first = await h.run([...args, '--max-requests', '7']);
+    expect(first.code, first.stderr).toBe(75);
+    expect(threadRequests()).toHaveLength(5);
+    const [loaded] = await query<{ threads: bigint; messages: bigint }>(
+      h,
+      `SELECT count(DISTINCT thread_id) AS threads, count(*) AS messages FROM assistant_messages`,
+    );
+    expect(loaded).toEqual({ threads: 5n, messages: 10n });
+
+    const second = await h.run(args);
+    expect(second.code, second.stderr).toBe(0);
+    const [referenced] = await query<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations WHERE thread_id IS NOT NULL`);
+    expect(Number(referenced?.n)).toBeGreaterThan(5);
+    // One request per thread in all, none twice.
+    const paths = threadRequests().map((r) => r.path);
+    expect(paths).toHaveLength(Number(referenced?.n));
+    expect(new Set(paths).size).toBe(paths.length);
+    const [after] = await query<{ threads: bigint; orphans: bigint }>(
+      h,
+      `SELECT count(DISTINCT thread_id) AS threads,
+              count(*) FILTER (WHERE thread_id NOT IN (SELECT thread_id FROM assistant_conversations WHERE thread_id IS NOT NULL)) AS orphans
+         FROM assistant_messages`,
+    );
+    expect(after).toEqual({ threads: referenced?.n, orphans: 0n });
+    const [match] = await query<{ n: bigint }>(
+      h,
+      `SELECT count(*) AS n FROM assistant_messages m JOIN assistant_conversations c USING (project_id, thread_id)
+        WHERE m.role = 'user' AND m.content = c.query`,
+    );
+    expect(match?.n).toBe(referenced?.n);
+
+    const third = await h.run(args);
+    expect(third.code).toBe(0);
+    expect(threadRequests()).toHaveLength(paths.length);
+    expect(summaryOf(third)).toMatchObject({ requests: 0 });
+  });
+
+  it('is refused for other endpoints', async () => {
+    h = await startHarness(NOW);
+    const result = await h.run(['export', 'feedback', '--project', 'docs', ...DAY, '--threads']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/threads \(--threads\) are for 'export assistant', not 'feedback'/);
+  });
+});

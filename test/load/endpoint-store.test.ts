@@ -1,0 +1,84 @@
+/** Loading the other endpoints from spooled pages into a real DuckDB file. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Metric, Window } from '../../src/core/domain.js';
+import { Database } from '../../src/load/database.js';
+import { loadWindows, type WindowLoad } from '../../src/load/window-store.js';
+import { Spool } from '../../src/spool/spool.js';
+
+const day = (start: string, end: string): Window => ({ start, end });
+
+describe('loading searches, feedback and assistant windows', () => {
+  let dir: string;
+  let spool: Spool;
+  let db: Database;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-endpoint-load-'));
+    spool = new Spool(join(dir, 'spool'));
+    db = await Database.open(join(dir, 'test.duckdb'));
+  });
+  afterEach(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function spooled(metric: Metric, window: Window, bodies: unknown[], totals: Record<string, number> = {}, runId = 'run-1'): WindowLoad {
+    const walk = spool.walk({ metric, projectId: 'proj' }, window);
+    walk.begin({ walk: 1, startedAt: 0, pagesBefore: 0, requestsBefore: 0 });
+    bodies.forEach((body, i) => walk.writePage(i, JSON.stringify(body)));
+    walk.close();
+    return {
+      file: walk.pagesFile,
+      walk: { metric, projectId: 'proj', window, fetchedAt: Date.parse(`${window.end}T06:00:00Z`), runId, totals, rows: 0, pages: bodies.length, requests: bodies.length, walks: 1, warnings: [], repeatedPaths: false },
+    };
+  }
+
+  const search = (searchQuery: string, hits: number, ctr = 0.5) => ({ searchQuery, hits, ctr, topClickedPage: ctr > 0 ? '/a' : null, lastSearchedAt: '2026-03-02T10:00:00Z' });
+
+  it('searches: rows and totals per window; a non-integral count is kept rounded and warned about', async () => {
+    const load = spooled('searches', day('2026-03-02', '2026-03-03'), [
+      { searches: [search('api key', 10), search('sso', 2.5, 0)], totalSearches: 12.5, nextCursor: 'x' },
+      { searches: [search('webhooks', 1)], totalSearches: 12.5, nextCursor: null },
+    ], { totalSearches: 12.5 });
+    const warnings = await db.transaction((tx) => loadWindows(tx, [load]));
+    expect(warnings.get(load.walk)).toEqual(['1 row non_integral (stored rounded)', 'totals non_integral (stored rounded): totalSearches 12.5']);
+    expect(await db.all(`SELECT search_query, hits, ctr, top_clicked_page FROM searches ORDER BY hits DESC`)).toEqual([
+      { search_query: 'api key', hits: 10n, ctr: 0.5, top_clicked_page: '/a' },
+      { search_query: 'sso', hits: 3n, ctr: 0, top_clicked_page: null },
+      { search_query: 'webhooks', hits: 1n, ctr: 0.5, top_clicked_page: '/a' },
+    ]);
+    expect(await db.all(`SELECT total_searches FROM search_totals`)).toEqual([{ total_searches: 13n }]);
+    const [bookkeeping] = await db.all<{ metric: string; warnings: string[] }>(`SELECT metric, warnings FROM loaded_windows`);
+    expect(bookkeeping).toEqual({ metric: 'searches', warnings: warnings.get(load.walk) });
+  });
+
+  it('events: a window replaces its events, and an event that moved to another window is not doubled', async () => {
+    const conv = (id: string, ts: string) => ({
+      id, timestamp: ts, query: `q ${id}`, response: 'r', sources: [{ title: 'T', url: 'https://d/x' }],
+      resolutionStatus: 'answered', queryCategory: null, pageUrl: null, threadId: null,
+    });
+    const first = spooled('assistant', day('2026-03-02', '2026-03-03'), [
+      { conversations: [conv('A', '2026-03-02T10:00:00Z'), conv('B', '2026-03-02T23:59:59Z')], nextCursor: null, hasMore: false },
+    ]);
+    await db.transaction((tx) => loadWindows(tx, [first]));
+    // Later, B is served under the next day, and A's day is fetched again without it.
+    const next = spooled('assistant', day('2026-03-03', '2026-03-04'), [{ conversations: [conv('B', '2026-03-03T00:00:01Z')], nextCursor: null, hasMore: false }], {}, 'run-2');
+    await db.transaction((tx) => loadWindows(tx, [next]));
+    const again = spooled('assistant', day('2026-03-02', '2026-03-03'), [{ conversations: [conv('A', '2026-03-02T10:00:00Z')], nextCursor: null, hasMore: false }], {}, 'run-3');
+    await db.transaction((tx) => loadWindows(tx, [again]));
+    expect(await db.all(`SELECT id, strftime(window_start, '%Y-%m-%d') AS day, response_type, sources FROM assistant_conversations ORDER BY id`)).toEqual([
+      { id: 'A', day: '2026-03-02', response_type: 'answer', sources: [{ title: 'T', url: 'https://d/x' }] },
+      { id: 'B', day: '2026-03-03', response_type: 'answer', sources: [{ title: 'T', url: 'https://d/x' }] },
+    ]);
+  });
+
+  it('a load that fails half-way leaves the window as it was', async () => {
+    const good = spooled('feedback-by-page', day('2026-03-02', '2026-03-03'), [{ feedback: [{ path: '/a', thumbsUp: 1, thumbsDown: 2, code: 0, total: 3 }], hasMore: false }]);
+    await db.transaction((tx) => loadWindows(tx, [good]));
+    const broken = spooled('feedback-by-page', day('2026-03-02', '2026-03-03'), [{ feedback: [{ path: '/b', thumbsUp: 1, thumbsDown: 0, code: 0, total: 1 }], hasMore: false }], {}, 'run-2');
+    await expect(db.transaction((tx) => loadWindows(tx, [{ ...broken, file: join(dir, 'missing.jsonl') }]))).rejects.toThrow();
+    expect(await db.all(`SELECT path, thumbs_down, run_id FROM feedback_by_page`)).toEqual([{ path: '/a', thumbs_down: 2n, run_id: 'run-1' }]);
+  });
+});

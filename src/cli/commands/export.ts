@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from 'yargs';
-import { isEventStream } from '../../api/endpoints.js';
 import { METRICS, type Metric } from '../../core/domain.js';
 import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';

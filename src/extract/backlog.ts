@@ -8,6 +8,7 @@
  */
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { MAX_PAGE_SIZE } from '../api/analytics.js';
+import { ENDPOINTS } from '../api/endpoints.js';
 import { HOUR_MS } from '../api/request-budget.js';
 import { decideWindow, isSettled } from './plan-export.js';
 import { closedUntil, parseDay, type Grain } from './windows.js';
@@ -70,10 +71,16 @@ export function grainOf(window: Window): Grain {
   return 'range';
 }
 
-/** Pages a walk of `rows` rows takes (an empty window still costs one request). */
-export function pagesForRows(rows: number): number {
-  return Math.max(1, Math.ceil(rows / MAX_PAGE_SIZE));
+/**
+ * Pages a walk of `rows` rows takes at a page size (an empty window still costs one request;
+ * an endpoint without paging always one).
+ */
+export function pagesForRows(rows: number, pageSize: number | null = MAX_PAGE_SIZE): number {
+  return pageSize === null ? 1 : Math.max(1, Math.ceil(rows / pageSize));
 }
+
+/** The page size a metric's walk uses: its endpoint's largest page, or none (one request a window). */
+const pageSizeOf = (metric: Metric): number | null => ENDPOINTS[metric].maxLimit ?? null;
 
 function average(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
@@ -85,7 +92,7 @@ function recentAveragePages(known: readonly KnownWindow[]): number | undefined {
     .filter((k) => k.rowCount !== null)
     .sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0))
     .slice(0, AVERAGE_OVER);
-  return average(recent.map((k) => pagesForRows(k.rowCount ?? 0)));
+  return average(recent.map((k) => pagesForRows(k.rowCount ?? 0, pageSizeOf(k.metric))));
 }
 
 const daysBetween = (from: string, to: string): number => Math.round(parseDay(to).diff(parseDay(from), 'days').days);
@@ -119,7 +126,7 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
       const inSpool = spooled.get(windowKey(window));
       if (inSpool?.completed) continue; // loaded from the spool, no request
       const known = byKey.get(windowKey(window));
-      const estimate = known?.rowCount != null ? pagesForRows(known.rowCount) : Math.round(fallback);
+      const estimate = known?.rowCount != null ? pagesForRows(known.rowCount, pageSizeOf(s.metric)) : Math.round(fallback);
       backlogRequests += Math.max(1, estimate - (inSpool?.pages ?? 0));
     }
     const newest = (list: readonly KnownWindow[]): Window | null => {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
+import { isEventStream } from '../api/endpoints.js';
 import { METRICS, projectIdProblem, type Metric } from '../core/domain.js';
 import { COARSE_FIRST, GRAINS, alignUp, parseDay, planClosedWindows, type Grain } from './windows.js';
 import type { Window } from '../core/domain.js';
@@ -129,4 +130,31 @@ export function resolveSyncProjects(config: PipelineConfig, override: readonly s
 /** The closed windows of one grain of a sync, as of `now`. */
 export function planSyncWindows(config: Pick<PipelineConfig, 'start'>, grain: SyncGrain, now: number): Window[] {
   return planClosedWindows(alignUp(config.start, grain), grain, now);
+}
+
+/** One series of a sync: a metric of a project at one grain, with its closed windows. */
+export interface SyncSeries {
+  metric: Metric;
+  projectId: string;
+  grain: SyncGrain;
+  windows: Window[];
+}
+
+/**
+ * Pure: what a sync of `config` covers as of `now`: each window aggregate at each of the
+ * pipeline's grains, and each event stream in day windows whatever the grains (its events
+ * are fetched and replaced one day at a time). `sync` runs it; `status` reports on it.
+ */
+export function planSyncSeries(config: PipelineConfig, projects: readonly string[], now: number): SyncSeries[] {
+  const aggregates = config.metrics.filter((m) => !isEventStream(m));
+  const events = config.metrics.filter((m) => isEventStream(m));
+  const series: SyncSeries[] = config.grains.flatMap((grain) => {
+    const windows = planSyncWindows(config, grain, now);
+    return projects.flatMap((projectId) => aggregates.map((metric) => ({ metric, projectId, grain, windows })));
+  });
+  if (events.length > 0) {
+    const days = planSyncWindows(config, 'day', now);
+    series.push(...projects.flatMap((projectId) => events.map((metric) => ({ metric, projectId, grain: 'day' as const, windows: days }))));
+  }
+  return series;
 }

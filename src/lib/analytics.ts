@@ -14,7 +14,7 @@ import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed } from '../extract/plan-export.js';
 import {
   checkPipelineConfig,
-  planSyncWindows,
+  planSyncSeries,
   resolveSyncProjects,
   type PipelineConfig,
 } from '../extract/pipeline-config.js';
@@ -282,17 +282,7 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
   // Explicit projects win over the file.
   const projects = resolveSyncProjects(config, options.projects, label);
   const now = common.clock.now();
-  const aggregates = config.metrics.filter((m) => !isEventStream(m));
-  const events = config.metrics.filter((m) => isEventStream(m));
-  const tasks: ExportTask[] = config.grains.flatMap((grain) => {
-    const windows = planSyncWindows(config, grain, now);
-    return projects.flatMap((projectId) => aggregates.map((metric) => ({ metric, projectId, grain, windows })));
-  });
-  // Event streams are fetched one day window at a time, whatever grains the file keeps.
-  if (events.length > 0) {
-    const days = planSyncWindows(config, 'day', now);
-    tasks.push(...projects.flatMap((projectId) => events.map((metric) => ({ metric, projectId, grain: 'day' as const, windows: days }))));
-  }
+  const tasks: ExportTask[] = planSyncSeries(config, projects, now);
   return runAnalytics(common, options, {
     command: `sync ${label}`,
     tasks,

@@ -3,13 +3,12 @@
  * and the last analytics run. Read-only, and no API request.
  */
 import { hostname } from 'node:os';
-import type { Metric } from '../core/domain.js';
+import { METRICS, type Metric } from '../core/domain.js';
 import type { KnownWindow } from '../extract/backlog.js';
 import { isProcessAlive } from '../spool/spool.js';
 import type { Executor } from './database.js';
 import { runIsAlive } from './doctor.js';
 import { runOwnerColumns } from './runs.js';
-import { METRIC_TABLES } from './window-store.js';
 
 export async function readKnownWindows(db: Executor): Promise<KnownWindow[]> {
   const rows = await db.all<{ metric: string; project_id: string; s: string; e: string; fetched_ms: number | bigint; row_count: number | bigint | null }>(
@@ -18,7 +17,7 @@ export async function readKnownWindows(db: Executor): Promise<KnownWindow[]> {
        FROM loaded_windows`,
   );
   return rows
-    .filter((r) => r.metric in METRIC_TABLES)
+    .filter((r) => (METRICS as readonly string[]).includes(r.metric))
     .map((r) => ({
       metric: r.metric as Metric,
       projectId: r.project_id,
@@ -76,4 +75,22 @@ export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null
     exitCode: row.exit_code,
     summary,
   };
+}
+
+/** Threads the loaded assistant conversations reference, and how many are fetched (`--threads`). */
+export async function readThreadBacklog(db: Executor): Promise<{ referenced: number; fetched: number }> {
+  const [tables] = await db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM duckdb_tables()
+      WHERE database_name = current_database() AND schema_name = 'main'
+        AND table_name IN ('assistant_conversations', 'assistant_messages')`,
+  );
+  if (Number(tables?.n ?? 0) < 2) return { referenced: 0, fetched: 0 }; // written by a release before them
+  const [row] = await db.all<{ referenced: bigint; fetched: bigint }>(
+    `WITH r AS (SELECT DISTINCT project_id, thread_id FROM assistant_conversations WHERE thread_id IS NOT NULL)
+     SELECT count(*) AS referenced,
+            count(*) FILTER (WHERE EXISTS (SELECT 1 FROM assistant_messages m
+                                            WHERE m.project_id = r.project_id AND m.thread_id = r.thread_id)) AS fetched
+       FROM r`,
+  );
+  return { referenced: Number(row?.referenced ?? 0), fetched: Number(row?.fetched ?? 0) };
 }

@@ -118,6 +118,31 @@ describe('docpipe status', () => {
     ]);
   });
 
+  it('covers every endpoint: aggregates at each grain, event streams by day, and assistant threads left', async () => {
+    const all = join(h.dir, 'all.json');
+    writeFileSync(all, JSON.stringify({ projects: ['docs'], metrics: ['searches', 'assistant'], start: '2026-03-02', windows: ['week', 'day'] }));
+    await h.run(['export', 'assistant', '--project', 'docs', '--from', '2026-03-07', '--to', '2026-03-09']);
+    await h.run(['export', 'searches', '--project', 'docs', '--from', '2026-03-08', '--to', '2026-03-09']);
+    const { report } = await (async () => {
+      const result = await h.run(['status', all, '--format', 'json']);
+      return { report: JSON.parse(result.stdout) as StatusReport };
+    })();
+    expect(report.series.map((s) => [s.metric, s.grain, s.windowsPlanned, s.windowsLoaded])).toEqual([
+      ['searches', 'week', 1, 0],
+      ['searches', 'day', 8, 1],
+      ['assistant', 'day', 8, 2], // events: day windows only, whatever the grains
+    ]);
+    const [conversations] = await h.run(['query', 'SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations', '--format', 'json']).then((r) =>
+      r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { n: number }),
+    );
+    expect(conversations!.n).toBeGreaterThan(0);
+    expect(report.threads).toEqual({ referenced: Number(conversations!.n), fetched: 0, requestsLeft: Number(conversations!.n) });
+    // A never-loaded series is estimated from the project's other windows at its own page size.
+    const assistantDay = report.series.find((s) => s.metric === 'assistant')!;
+    expect(assistantDay.backlogWindows).toBe(6);
+    expect(assistantDay.backlogRequests).toBeGreaterThanOrEqual(6);
+  });
+
   it('refuses a database that does not exist, naming it (exit 2)', async () => {
     const missing = join(h.dir, 'typo.duckdb');
     const result = await h.run(['status', file, '--db', missing]);
@@ -135,7 +160,9 @@ describe('backlog planners', () => {
     expect(grainOf({ start: '2026-02-01', end: '2026-02-20' })).toBe('range');
   });
   it('estimates pages from rows, an empty window costing one request', () => {
-    expect([0, 1, 250, 251, 6000].map(pagesForRows)).toEqual([1, 1, 1, 2, 24]);
+    expect([0, 1, 250, 251, 6000].map((rows) => pagesForRows(rows))).toEqual([1, 1, 1, 2, 24]);
+    expect([0, 100, 101, 1000].map((rows) => pagesForRows(rows, 100))).toEqual([1, 1, 2, 10]);
+    expect(pagesForRows(5000, null)).toBe(1); // an endpoint without paging: one request a window
   });
   it('falls back to the series average, then the project average, for windows never loaded', () => {
     const now = Date.parse('2026-03-10T06:00:00Z');

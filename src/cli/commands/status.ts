@@ -13,12 +13,12 @@ import type { Window } from '../../core/domain.js';
 import { formatDuration } from '../../core/duration.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { grainOf, planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
-import { PLACEHOLDER_PROJECT, planSyncWindows, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
+import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
 import { Database, requireDatabaseFile } from '../../load/database.js';
 import { plural } from '../../load/doctor.js';
 import { surveySpool } from '../../load/doctor-io.js';
 import { RequestLog } from '../../load/request-log.js';
-import { readKnownWindows, readLastAnalyticsRun, type LastRun } from '../../load/status-read.js';
+import { readKnownWindows, readLastAnalyticsRun, readThreadBacklog, type LastRun } from '../../load/status-read.js';
 import { Store } from '../../load/store.js';
 import { RequestJournal } from '../../spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../spool/spool.js';
@@ -65,6 +65,11 @@ export interface StatusReport {
   };
   lastRun: LastRun | null;
   spool: { walks: number; completedWalks: number; pages: number };
+  /**
+   * Assistant threads the loaded conversations reference, and how many are fetched: each one
+   * left costs a request of `export assistant --threads` (not in `backlogRequests`).
+   */
+  threads: { referenced: number; fetched: number; requestsLeft: number };
   series: SeriesStatus[];
   backlogWindows: number;
   backlogRequests: number;
@@ -113,9 +118,10 @@ export function statusCommand(ctx: CliContext): CommandModule {
       const now = ctx.io.clock.now();
       const pipeline = choosePipeline(ctx, args);
       const options = readerOptions(ctx, args);
-      const { known, lastRun } = await Database.with(args.db, options, async (db) => ({
+      const { known, lastRun, threads } = await Database.with(args.db, options, async (db) => ({
         known: await readKnownWindows(db),
         lastRun: await readLastAnalyticsRun(db),
+        threads: await readThreadBacklog(db),
       }));
       const spool = new Spool(spoolDirFor(args.db));
       const walks = surveySpool(spool).walks;
@@ -127,10 +133,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
 
       const filter = projectsOf(args);
       const series: SeriesPlan[] = pipeline
-        ? pipeline.config.grains.flatMap((grain) => {
-            const windows = planSyncWindows(pipeline.config, grain, now);
-            return pipeline.projects.flatMap((projectId) => pipeline.config.metrics.map((metric) => ({ projectId, metric, grain, windows })));
-          })
+        ? planSyncSeries(pipeline.config, pipeline.projects, now)
         : [...new Map(known
             .filter((k) => filter.length === 0 || filter.includes(k.projectId))
             .map((k) => {
@@ -166,6 +169,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
           completedWalks: walks.filter((w) => w.completed !== null).length,
           pages: walks.reduce((n, w) => n + w.pages, 0),
         },
+        threads: { ...threads, requestsLeft: threads.referenced - threads.fetched },
         series: statuses,
         backlogWindows: statuses.reduce((n, s) => n + s.backlogWindows, 0),
         backlogRequests,
@@ -219,6 +223,9 @@ function renderStatus(r: StatusReport, now: number): string {
     `spool: ${plural(r.spool.pages, 'page')} waiting in ${plural(r.spool.walks, 'walk')} ` +
       `(${r.spool.completedWalks} complete: the next run loads them without a request)`,
   );
+  if (r.threads.referenced > 0) {
+    lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);
+  }
   lines.push('');
   const rows = r.series.map((s) => ({
     project: s.projectId,

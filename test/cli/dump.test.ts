@@ -8,7 +8,7 @@ import type { Harness } from './harness.js';
 import { PROJECT, buildFixture, select } from './analytics-fixture.js';
 import { summaryOf } from './harness.js';
 
-const OTHER = 'other docs/2'; // a project id that needs escaping in a folder name
+const OTHER = 'other=docs:2'; // a project id that needs escaping in a folder name
 
 let h: Harness;
 

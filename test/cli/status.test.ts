@@ -101,7 +101,10 @@ describe('docpipe status', () => {
     expect(none.stderr).toMatch(/stale: views day of docs: nothing loaded/);
     const bad = await h.run(['status', file, '--check', '-1']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe("docpipe: invalid --check '-1': expected a whole number of days >= 0");
+    expect(bad.stderr.trim()).toBe("docpipe: invalid --check '-1': expected a whole number >= 0");
+    const typo = await h.run(['status', file, '--check', 'two']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim()).toBe("docpipe: invalid --check 'two': expected a whole number >= 0");
   });
 
   it('without a pipeline file shows what the database holds, per grain', async () => {

@@ -11,7 +11,7 @@ import { checkBaseUrl } from '../../api/http-client.js';
 import { HOUR_MS, planRequestSlot } from '../../api/request-budget.js';
 import type { Window } from '../../core/domain.js';
 import { formatDuration } from '../../core/duration.js';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT } from '../../core/errors.js';
 import { grainOf, planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
 import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
 import { Database, requireDatabaseFile } from '../../load/database.js';
@@ -26,6 +26,8 @@ import { projectsOf } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
+import { numberOption } from '../options.js';
+import { commandHelp } from '../help.js';
 import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
 import { DEFAULT_REQUESTS_PER_HOUR } from '../run-analytics.js';
 import { readerOptions } from '../session.js';
@@ -40,14 +42,18 @@ function builder(yargs: Argv) {
       describe: `pipeline file (default: ${DEFAULT_PIPELINE_FILE} when it names your projects; else what the database holds)`,
     })
     .option('format', { choices: STATUS_FORMATS, default: 'table' as StatusFormat, describe: 'a table, or one JSON object' })
-    .option('check', {
-      type: 'number',
-      describe: 'exit 1 when a series is more than this many days behind its newest closed window, or has nothing loaded (for alerting)',
-    })
-    .option('lookback-days', {
-      type: 'number',
-      describe: 'without a pipeline file: a window is settled once fetched this many days after it ended [default: 2]',
-    });
+    .option(
+      'check',
+      numberOption('check', { integer: true, min: 0 }, {
+        describe: 'exit 1 when a series is more than this many days behind its newest closed window, or has nothing loaded (for alerting)',
+      }),
+    )
+    .option(
+      'lookback-days',
+      numberOption('lookback-days', { integer: true, min: 0 }, {
+        describe: 'without a pipeline file: a window is settled once fetched this many days after it ended [default: 2]',
+      }),
+    );
 }
 
 /** The report `status --format json` prints: its keys are stable (README lists them). */
@@ -105,15 +111,17 @@ export function statusCommand(ctx: CliContext): CommandModule {
   return defineCommand({
     command: 'status [pipeline]',
     describe: 'where the warehouse stands: backlog, requests and ETA, budget used, last run, spool (no API request)',
-    builder,
+    builder: (yargs: Argv) =>
+      commandHelp(builder(yargs), {
+        examples: [
+          ['status pipelines/nightly.json', 'what is loaded and due, the requests left and when they are done'],
+          ['status --format json', 'one JSON object with stable keys, for monitoring'],
+          ['status pipelines/nightly.json --check 2', 'exit 1 when a series is more than 2 days behind (for alerting)'],
+        ],
+        epilogue: 'Reads the database (read-only) and the spool only: no API request. README lists the JSON keys.',
+      }),
     handler: async (args) => {
-      if (args.check !== undefined && !(Number.isInteger(args.check) && args.check >= 0)) {
-        throw new UsageError(`invalid --check '${String(args.check)}': expected a whole number of days >= 0`);
-      }
       const lookback = args['lookback-days'];
-      if (lookback !== undefined && !(Number.isInteger(lookback) && lookback >= 0)) {
-        throw new UsageError(`invalid --lookback-days '${String(lookback)}': expected a whole number >= 0`);
-      }
       requireDatabaseFile(args.db);
       const now = ctx.io.clock.now();
       const pipeline = choosePipeline(ctx, args);

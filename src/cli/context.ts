@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { ExitCode } from '../core/errors.js';
 import type { CliIo, GlobalArgs } from './io.js';
-import type { SessionOptions } from './session.js';
+import type { SessionOptions } from '../lib/session.js';
 
 /** Shared by the command modules of one CLI invocation. */
 export interface CliContext {

@@ -19,7 +19,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { statusCommand } from './commands/status.js';
 import { dumpCommand } from './commands/dump.js';
 import { reportCommand } from './commands/report.js';
-import type { SessionOptions } from './session.js';
+import type { SessionOptions } from '../lib/session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
 import { numberOption } from './options.js';
 

@@ -21,7 +21,7 @@ import {
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
-import { createSession, createWorkspace, type BudgetWait } from '../cli/session.js';
+import { createSession, createWorkspace, type BudgetWait } from './session.js';
 import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */

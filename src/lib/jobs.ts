@@ -9,7 +9,7 @@ import { JobLedger } from '../jobs/ledger.js';
 import { collect, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
-import { createSession, createWorkspace } from '../cli/session.js';
+import { createSession, createWorkspace } from './session.js';
 import { positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */

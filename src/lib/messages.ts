@@ -10,7 +10,7 @@ import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
-import { createWorkspace } from '../cli/session.js';
+import { createWorkspace } from './session.js';
 import { resolveCommon, type CommonOptions } from './common.js';
 import { agentSession, checkProject, resolveFollow, type JobFollowOptions } from './jobs.js';
 

@@ -7,7 +7,7 @@ import { closestWord } from '../../src/core/did-you-mean.js';
 import { projectIdProblem } from '../../src/core/domain.js';
 import { UsageError } from '../../src/core/errors.js';
 import { checkPipelineConfig } from '../../src/extract/pipeline-config.js';
-import { provesKey } from '../../src/cli/session.js';
+import { provesKey } from '../../src/lib/session.js';
 
 describe('parseNumberOption', () => {
   const whole = { integer: true, min: 0 };

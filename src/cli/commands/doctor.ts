@@ -15,7 +15,8 @@ import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderRows, renderTable } from '../output/table.js';
-import { createWorkspace, readerOptions } from '../session.js';
+import { readerOptions } from '../session.js';
+import { createWorkspace } from '../../lib/session.js';
 
 const DOCTOR_FORMATS = ['table', 'json'] as const;
 type DoctorFormat = (typeof DOCTOR_FORMATS)[number];

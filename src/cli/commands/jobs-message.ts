@@ -13,7 +13,7 @@ import { commonOf } from '../common-options.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { renderRows } from '../output/table.js';
-import { createWorkspace } from '../session.js';
+import { createWorkspace } from '../../lib/session.js';
 
 function builder(yargs: Argv) {
   return yargs

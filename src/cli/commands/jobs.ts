@@ -22,7 +22,8 @@ import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputForm
 import { commonOf } from '../common-options.js';
 import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
-import { createWorkspace, readerOptions } from '../session.js';
+import { readerOptions } from '../session.js';
+import { createWorkspace } from '../../lib/session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -146,6 +146,8 @@ describe('docpipe jobs submit', () => {
     expect(result.code).toBe(0);
     expect(h.sandbox.requests).toHaveLength(0);
     expect(result.stdout).toMatch(/5 prompts .* 5 would be submitted; no request made/);
+    // A dry run reads the ledger; it never creates a database that is not there.
+    expect(existsSync(h.db)).toBe(false);
   });
 
   it('writes --results as CSV and lists the ledger', async () => {

@@ -1,4 +1,4 @@
-import { accessSync, constants, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
@@ -12,7 +12,6 @@ import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
 import { requireDatabaseFile } from '../../load/database.js';
 import { Store } from '../../load/store.js';
-import { newRunId } from '../../load/runs.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
@@ -23,7 +22,6 @@ import { commonOf } from '../common-options.js';
 import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
 import { readerOptions } from '../session.js';
-import { createWorkspace } from '../../lib/session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -142,11 +140,11 @@ export async function submitEntries(
   const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
   if (args['dry-run']) {
-    const runId = newRunId(ctx.io.clock.now());
-    const workspace = createWorkspace(args, runId, logger);
-    const ledger = new JobLedger(workspace.store, runId);
-    // One read of the ledger, and the runner's own decision for each prompt.
-    const rows = await ledger.byKey(projectId);
+    // One read of the ledger (read-only, beside other readers; none yet: nothing was submitted),
+    // and the runner's own decision for each prompt. A dry run never creates the database.
+    const rows = existsSync(args.db)
+      ? await new JobLedger(new Store(args.db, readerOptions(ctx, args)), '').byKey(projectId)
+      : new Map<string, LedgerRow>();
     const plan = batch.entries.map((entry) => {
       const decision = decidePrompt(entry, rows.get(entry.key), { resubmitUnknown: args['resubmit-unknown'] });
       if (decision.warning) logger.warn('prompt id reused', { key: entry.key, warning: decision.warning });

@@ -14,6 +14,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { renderRows } from '../output/table.js';
 import { createWorkspace } from '../../lib/session.js';
+import { countsLine, stopLine } from '../output/batch-summary.js';
 
 function builder(yargs: Argv) {
   return yargs
@@ -115,15 +116,8 @@ export function messageCommand(ctx: CliContext): CommandModule {
         resendUnknown: args['resubmit-unknown'],
         onEvent,
       });
-      const counts = Object.entries(result.counts).map(([k, v]) => `${v} ${k}`).join(', ');
-      const stopped =
-        result.stopped === 'budget'
-          ? `\nstopped sending on the request budget (${result.stopMessage ?? ''}); run again to continue`
-          : result.stopped === 'interrupted'
-            ? '\ninterrupted; everything so far is saved, run again to resume'
-            : result.stopped === 'fatal'
-              ? `\nstopped: ${result.stopMessage ?? ''}`
-              : '';
+      const counts = countsLine(result.counts);
+      const stopped = stopLine(result, 'sending', 'messages not yet sent stay pending');
       if (logger.format === 'json') {
         ctx.io.stdout(
           JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, counts: result.counts, stopped: result.stopped, messages: result.rows.map(record) }) + '\n',

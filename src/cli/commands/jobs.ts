@@ -19,6 +19,7 @@ import { commandHelp } from '../help.js';
 import { numberOption } from '../options.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { commonOf } from '../common-options.js';
+import { countsLine, stopLine } from '../output/batch-summary.js';
 import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
 import { readerOptions } from '../session.js';
@@ -180,15 +181,8 @@ export async function submitEntries(
   if (args.results) writeResults(args.results, summary.rows);
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
-  const counts = Object.entries(summary.counts).map(([k, v]) => `${v} ${k}`).join(', ');
-  const stopped =
-    summary.stopped === 'budget'
-      ? `\nstopped submitting on the request budget (${summary.stopMessage ?? ''}); run again to continue`
-      : summary.stopped === 'interrupted'
-        ? '\ninterrupted; everything so far is saved, run again to resume'
-        : summary.stopped === 'fatal'
-          ? `\nstopped: ${summary.stopMessage ?? ''}; prompts not yet submitted stay pending, run again to continue`
-          : '';
+  const counts = countsLine(summary.counts);
+  const stopped = stopLine(summary, 'submitting', 'prompts not yet submitted stay pending');
   if (logger.format === 'json') {
     ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { Database } from '../../src/load/database.js';
 import { Store } from '../../src/load/store.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../src/spool/spool.js';
@@ -466,11 +467,13 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const file = join(dir, 'prompts.txt');
     writeFileSync(file, Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`).join('\n'));
     const submit = ['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.5'];
-    // A dry run creates the database (and asks nothing of the API).
+    // A dry run asks nothing of the API, and creates no database.
     const dry = await docpipe([...submit, '--dry-run']).done;
     expect(dry.code, dry.stderr).toBe(0);
-    expect(existsSync(db)).toBe(true);
+    expect(existsSync(db)).toBe(false);
     expect(sandbox.requests).toHaveLength(0);
+    // An existing database, as an analyst's would be.
+    await Database.with(db, {}, () => Promise.resolve());
 
     const reading = await readers(db);
     const started = Date.now();

@@ -8,17 +8,16 @@ function jobPath(projectId: string, id?: string): string {
 }
 
 /**
- * POST a new job. Not idempotent: only retried where the server provably created nothing.
- * `hooks` let the job ledger mark each attempt as it goes out and as its answer comes back.
+ * POSTs `{prompt}` and reads the job the API answers with. Not idempotent: a request in flight
+ * is never aborted, and it is retried only where the server provably received nothing.
  */
-export function createAgentJob(
+function postPrompt(
   client: HttpClient,
-  projectId: string,
+  path: string,
   prompt: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
   hooks: Pick<RequestOptions<AgentJob>, 'beforeSend' | 'afterSend'> = {},
 ): Promise<AgentJob> {
-  const path = jobPath(projectId);
   return client.request({
     ...hooks,
     method: 'POST',
@@ -29,6 +28,20 @@ export function createAgentJob(
     parse: (json) => parseAgentJob(json, `POST ${path}`),
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * POST a new job. Not idempotent: only retried where the server provably created nothing.
+ * `hooks` let the job ledger mark each attempt as it goes out and as its answer comes back.
+ */
+export function createAgentJob(
+  client: HttpClient,
+  projectId: string,
+  prompt: string,
+  signal?: AbortSignal,
+  hooks: Pick<RequestOptions<AgentJob>, 'beforeSend' | 'afterSend'> = {},
+): Promise<AgentJob> {
+  return postPrompt(client, jobPath(projectId), prompt, signal, hooks);
 }
 
 export function getAgentJob(client: HttpClient, projectId: string, id: string, signal?: AbortSignal): Promise<AgentJob> {
@@ -52,16 +65,7 @@ export function sendAgentMessage(
   prompt: string,
   signal?: AbortSignal,
 ): Promise<AgentJob> {
-  const path = `${jobPath(projectId, jobId)}/message`;
-  return client.request({
-    method: 'POST',
-    path,
-    body: { prompt },
-    idempotent: false,
-    abortInFlight: false,
-    parse: (json) => parseAgentJob(json, `POST ${path}`),
-    ...(signal ? { signal } : {}),
-  });
+  return postPrompt(client, `${jobPath(projectId, jobId)}/message`, prompt, signal);
 }
 
 /** The job id the key check asks for; no job has it. */

@@ -27,20 +27,11 @@ import {
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor, writeFileAtomic } from '../../src/spool/spool.js';
-import { startHarness, summaryOf, type CliResult, type Harness } from './harness.js';
+import { startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAY = 86_400_000;
 const EXPORT = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04'];
-
-async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
-  const db = await Database.open(h.db);
-  try {
-    return await db.all<T>(sql);
-  } finally {
-    db.close();
-  }
-}
 
 async function exec(h: Harness, sql: string): Promise<void> {
   const db = await Database.open(h.db);
@@ -158,12 +149,12 @@ describe('docpipe doctor', () => {
     expect(fixed.code).toBe(0);
     expect(rowsOf(fixed).find((r) => r.status === 'fixed')).toMatchObject({ check: 'grain' });
     expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/deleted 1 extra copy, kept one row per path \(safe/);
-    const [counts] = await query<{ rows: bigint; paths: bigint }>(
+    const [counts] = await queryDb<{ rows: bigint; paths: bigint }>(
       h,
       `SELECT count(*) AS rows, count(DISTINCT path) AS paths FROM page_visitors WHERE window_start = '2026-03-02'`,
     );
     expect(counts!.rows).toBe(counts!.paths);
-    const [lw] = await query<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-02'`);
+    const [lw] = await queryDb<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-02'`);
     expect(lw!.row_count).toBe(counts!.rows);
     expect((await doctor(h)).code).toBe(0);
   });
@@ -191,7 +182,7 @@ describe('docpipe doctor', () => {
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
     expect(summaryOf(fixed)).toMatchObject({ fixed: 2, finding: 0, info: 1 });
-    const after = await query<{ run_id: string; status: string; finished: string | null }>(
+    const after = await queryDb<{ run_id: string; status: string; finished: string | null }>(
       h,
       `SELECT run_id, status, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished FROM runs
         WHERE run_id IN ('dead-run', 'old-run', 'live-run') ORDER BY run_id`,
@@ -226,9 +217,9 @@ describe('docpipe doctor', () => {
       `visitors docs [2026-03-05, 2026-03-06): loaded a completed walk of ${rows} rows from the spool (no request)`,
     ]);
     expect(
-      await query(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-05' AND window_end = '2026-03-06'`),
+      await queryDb(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-05' AND window_end = '2026-03-06'`),
     ).toEqual([{ run_id: 'crashed-run', row_count: BigInt(rows) }]);
-    expect(await query(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-05'`)).toEqual([{ n: BigInt(rows) }]);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-05'`)).toEqual([{ n: BigInt(rows) }]);
     expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
     // The export agrees that the window is loaded: it asks for nothing.
     const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
@@ -241,11 +232,11 @@ describe('docpipe doctor', () => {
     const checked = await doctor(h);
     expect(checked.code).toBe(1);
     expect(rowsOf(checked).find((r) => r.check === 'spool')?.detail).toMatch(/the database has overtaken: --fix discards it/);
-    const before = await query(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`);
+    const before = await queryDb(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`);
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
     expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/discarded a completed walk the database had overtaken/);
-    expect(await query(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`)).toEqual(before);
+    expect(await queryDb(h, `SELECT run_id, fetched_at FROM loaded_windows WHERE window_start = '2026-03-02'`)).toEqual(before);
     expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
   });
 
@@ -291,7 +282,7 @@ describe('docpipe doctor', () => {
     });
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
-    expect(await query(h, `SELECT run_id, status, duration_ms FROM request_log WHERE request_id = '${id}'`)).toEqual([
+    expect(await queryDb(h, `SELECT run_id, status, duration_ms FROM request_log WHERE request_id = '${id}'`)).toEqual([
       { run_id: 'lost-run', status: 200, duration_ms: 12 },
     ]);
     expect(readdirSync(spool.requestsDir)).toEqual([]);
@@ -305,11 +296,11 @@ describe('docpipe doctor', () => {
     const windows = rowsOf(checked).filter((r) => r.check === 'windows');
     expect(windows).toHaveLength(1);
     expect(windows[0]!.detail).toMatch(/^visitors docs \[2026-03-03, 2026-03-04\): loaded_windows\.row_count is (\d+), the page table holds (\d+) paths$/);
-    const [before] = await query<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
+    const [before] = await queryDb<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(1);
     expect(summaryOf(fixed)).toMatchObject({ finding: 1, fixed: 0 });
-    expect(await query(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([before]);
+    expect(await queryDb(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([before]);
   });
 
   it('finds page and totals rows of a window that was never loaded; --fix deletes them', async () => {
@@ -323,11 +314,11 @@ describe('docpipe doctor', () => {
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
     expect(
-      await query(h, `SELECT (SELECT count(*) FROM page_visitors WHERE window_start = '2026-03-01') AS pages,
+      await queryDb(h, `SELECT (SELECT count(*) FROM page_visitors WHERE window_start = '2026-03-01') AS pages,
                              (SELECT count(*) FROM visitor_totals WHERE window_start = '2026-03-01') AS totals`),
     ).toEqual([{ pages: 0n, totals: 0n }]);
     // The other windows are untouched.
-    expect(await query(h, `SELECT count(*) AS n FROM visitor_totals`)).toEqual([{ n: 2n }]);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM visitor_totals`)).toEqual([{ n: 2n }]);
   });
 
   it('export recovers a spooled walk through the same path: loaded first, not fetched, overtaken ones dropped', async () => {
@@ -340,7 +331,7 @@ describe('docpipe doctor', () => {
     // 2026-03-01 was loaded, 2026-03-03 came from the spool: only 2026-03-02 is fetched (2 pages).
     expect(summaryOf(result)).toMatchObject({ windowsLoaded: 2, windowsFromSpool: 1, windowsSkipped: 2, requests: 2 });
     expect(h.requests('/visitors') - before).toBe(2);
-    expect(await query(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([
+    expect(await queryDb(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([
       { run_id: 'crashed-run', row_count: BigInt(rows) },
     ]);
     expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);

@@ -1,17 +1,7 @@
 /** The views and ready-made queries over the feedback, searches and assistant tables. */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/load/database.js';
-import { startHarness, type Harness } from './harness.js';
-
-async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
-  const db = await Database.open(h.db);
-  try {
-    return await db.all<T>(sql);
-  } finally {
-    await db.close();
-  }
-}
+import { startHarness, type Harness, queryDb } from './harness.js';
 
 const jsonRows = (stdout: string): Record<string, unknown>[] =>
   stdout
@@ -34,18 +24,18 @@ describe('views over the other endpoints', () => {
   });
 
   it('unanswered_questions counts every unanswered conversation once, by category and page', async () => {
-    const [base] = await query<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_conversations WHERE resolution_status = 'unanswered'`);
-    const [view] = await query<{ n: bigint; groups: bigint }>(h, `SELECT sum(unanswered) AS n, count(*) AS groups FROM unanswered_questions`);
+    const [base] = await queryDb<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_conversations WHERE resolution_status = 'unanswered'`);
+    const [view] = await queryDb<{ n: bigint; groups: bigint }>(h, `SELECT sum(unanswered) AS n, count(*) AS groups FROM unanswered_questions`);
     expect(Number(base?.n)).toBeGreaterThan(0);
     expect(view?.n).toBe(base?.n);
     expect(Number(view?.groups)).toBeGreaterThan(1);
-    const paths = await query<{ page_path: string | null }>(h, `SELECT DISTINCT page_path FROM unanswered_questions WHERE page_path IS NOT NULL`);
+    const paths = await queryDb<{ page_path: string | null }>(h, `SELECT DISTINCT page_path FROM unanswered_questions WHERE page_path IS NOT NULL`);
     expect(paths.every((p) => p.page_path?.startsWith('/'))).toBe(true);
   });
 
   it('searches_without_clicks holds exactly the terms with no click on any day, hits summed over day windows', async () => {
-    const view = await query<{ search_query: string; hits: bigint }>(h, `SELECT search_query, hits FROM searches_without_clicks ORDER BY search_query`);
-    const base = await query<{ search_query: string; hits: bigint }>(
+    const view = await queryDb<{ search_query: string; hits: bigint }>(h, `SELECT search_query, hits FROM searches_without_clicks ORDER BY search_query`);
+    const base = await queryDb<{ search_query: string; hits: bigint }>(
       h,
       `SELECT search_query, sum(hits) AS hits FROM searches GROUP BY search_query HAVING bool_and(top_clicked_page IS NULL) ORDER BY search_query`,
     );
@@ -54,8 +44,8 @@ describe('views over the other endpoints', () => {
   });
 
   it('daily_page_feedback sets thumbs down beside the same day\'s visitors', async () => {
-    const rows = await query<{ thumbs_down: bigint; visitors: bigint | null; day: unknown }>(h, `SELECT thumbs_down, visitors, day FROM daily_page_feedback`);
-    const [events] = await query<{ n: bigint }>(h, `SELECT count(*) FILTER (WHERE source = 'contextual' AND NOT helpful) AS n FROM feedback`);
+    const rows = await queryDb<{ thumbs_down: bigint; visitors: bigint | null; day: unknown }>(h, `SELECT thumbs_down, visitors, day FROM daily_page_feedback`);
+    const [events] = await queryDb<{ n: bigint }>(h, `SELECT count(*) FILTER (WHERE source = 'contextual' AND NOT helpful) AS n FROM feedback`);
     expect(rows.reduce((s, r) => s + r.thumbs_down, 0n)).toBe(events?.n);
     expect(rows.some((r) => r.visitors !== null)).toBe(true);
   });
@@ -69,7 +59,7 @@ describe('views over the other endpoints', () => {
     const prompts = await h.run(['query', '--file', 'sql/queries/prompts-unanswered-questions.sql', '--format', 'json']);
     expect(prompts.code, prompts.stderr).toBe(0);
     const rows = jsonRows(prompts.stdout) as { id: string; prompt: string }[];
-    const pages = await query<{ n: bigint }>(h, `SELECT count(DISTINCT page_path) AS n FROM unanswered_questions WHERE page_path IS NOT NULL`);
+    const pages = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT page_path) AS n FROM unanswered_questions WHERE page_path IS NOT NULL`);
     expect(rows).toHaveLength(Number(pages[0]?.n));
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(rows[0]?.prompt).toMatch(/^Readers asked the docs assistant these questions on the page \/.+\?/);

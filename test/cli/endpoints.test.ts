@@ -8,21 +8,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
 import type { Metric } from '../../src/core/domain.js';
-import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY, type SandboxOptions } from '../../src/sandbox/server.js';
-import { startHarness, summaryOf, type Harness } from './harness.js';
+import { startHarness, summaryOf, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAY = ['--from', '2026-03-02', '--to', '2026-03-03'];
-
-async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
-  const db = await Database.open(h.db);
-  try {
-    return await db.all<T>(sql);
-  } finally {
-    await db.close();
-  }
-}
 
 /** Requests the sandbox received for exactly this endpoint (not its sub-paths). */
 function requestsOf(h: Harness, metric: Metric): { query: Record<string, string> }[] {
@@ -64,12 +54,12 @@ describe('docpipe export of cursor-paged endpoints', () => {
     // The first page has no cursor, every later one the cursor the page before gave.
     expect(sent.map((r) => 'cursor' in r.query)).toEqual(sent.map((_, i) => i > 0));
     expect(summaryOf(first)).toMatchObject({ windowsLoaded: 1, rows: c.rows, requests: sent.length });
-    const [stored] = await query<{ n: bigint; distinct_keys: bigint }>(
+    const [stored] = await queryDb<{ n: bigint; distinct_keys: bigint }>(
       h,
       `SELECT count(*) AS n, count(DISTINCT ${c.metric === 'searches' ? 'search_query' : 'id'}) AS distinct_keys FROM ${c.table}`,
     );
     expect(stored).toEqual({ n: BigInt(c.rows), distinct_keys: BigInt(c.rows) });
-    const [window] = await query<{ metric: string; row_count: bigint; pages: number; requests: number }>(
+    const [window] = await queryDb<{ metric: string; row_count: bigint; pages: number; requests: number }>(
       h,
       `SELECT metric, row_count, pages, requests FROM loaded_windows`,
     );
@@ -100,7 +90,7 @@ describe('docpipe export of cursor-paged endpoints', () => {
       const result = await h.run(['export', metric, '--project', 'docs', ...DAY]);
       expect(result.code, result.stderr).toBe(0);
       expect(requestsOf(h, metric)).toHaveLength(1);
-      const rows = await query<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows WHERE metric = '${metric}'`);
+      const rows = await queryDb<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows WHERE metric = '${metric}'`);
       // Caller stats always have their one row of counts (zeros here).
       expect(rows).toEqual([{ row_count: metric === 'caller-stats' ? 1n : 0n, warnings: [] }]);
     },
@@ -111,13 +101,13 @@ describe('docpipe export of cursor-paged endpoints', () => {
     const range = ['--from', '2026-03-02', '--to', '2026-03-05'];
     expect((await h.run(['export', 'feedback', '--project', 'docs', ...range])).code).toBe(0);
     const snapshot = `SELECT id, window_start, path, comment, created_at, source, status, helpful, contact, code, filename, lang FROM feedback ORDER BY id`;
-    const before = await query(h, snapshot);
+    const before = await queryDb(h, snapshot);
     const refreshed = await h.run(['export', 'feedback', '--project', 'docs', ...range, '--refresh']);
     expect(refreshed.code).toBe(0);
-    expect(await query(h, snapshot)).toEqual(before);
+    expect(await queryDb(h, snapshot)).toEqual(before);
     // What the API serves for the middle day, id for id, with the shape-specific fields.
     const api = (await apiJson(h, 'feedback?dateFrom=2026-03-03&dateTo=2026-03-04&limit=100')) as { feedback: { id: string; source: string; code?: string }[] };
-    const stored = await query<{ id: string; source: string; code: string | null }>(
+    const stored = await queryDb<{ id: string; source: string; code: string | null }>(
       h,
       `SELECT id, source, code FROM feedback WHERE window_start = '2026-03-03' ORDER BY id`,
     );
@@ -149,20 +139,20 @@ describe('docpipe export of window aggregates', () => {
       expect((await h.run(['export', metric, ...week, '--window', 'week'])).code).toBe(0);
     }
     expect(requestsOf(h, 'caller-stats')).toHaveLength(8);
-    const totals = await query<{ days: bigint; week: bigint }>(
+    const totals = await queryDb<{ days: bigint; week: bigint }>(
       h,
       `SELECT sum(total_searches) FILTER (WHERE window_end - window_start = 1) AS days,
               sum(total_searches) FILTER (WHERE window_end - window_start = 7) AS week FROM search_totals`,
     );
     expect(totals[0]?.days).toBe(totals[0]?.week);
     expect(Number(totals[0]?.week)).toBeGreaterThan(0);
-    const hits = await query<{ days: bigint; week: bigint }>(
+    const hits = await queryDb<{ days: bigint; week: bigint }>(
       h,
       `SELECT sum(hits) FILTER (WHERE window_end - window_start = 1) AS days,
               sum(hits) FILTER (WHERE window_end - window_start = 7) AS week FROM searches`,
     );
     expect(hits[0]?.days).toBe(totals[0]?.week);
-    const callers = await query<{ span: number; web: bigint; api: bigint; other: bigint; total: bigint }>(
+    const callers = await queryDb<{ span: number; web: bigint; api: bigint; other: bigint; total: bigint }>(
       h,
       `SELECT (window_end - window_start) AS span, sum(web) AS web, sum(api) AS api, sum(other) AS other, sum(total) AS total
          FROM assistant_caller_stats GROUP BY span ORDER BY span`,
@@ -180,10 +170,10 @@ describe('docpipe export of window aggregates', () => {
     const sent = requestsOf(h, 'feedback-by-page');
     expect(sent).toHaveLength(1);
     expect(sent[0]?.query.limit).toBe('100');
-    const [window] = await query<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows`);
+    const [window] = await queryDb<{ row_count: bigint; warnings: string[] }>(h, `SELECT row_count, warnings FROM loaded_windows`);
     expect(window?.row_count).toBe(100n);
     expect(window?.warnings.join('\n')).toMatch(/says there are more; it has no pagination/);
-    const [sum] = await query<{ n: bigint; total: bigint }>(h, `SELECT count(*) AS n, sum(total) AS total FROM feedback_by_page`);
+    const [sum] = await queryDb<{ n: bigint; total: bigint }>(h, `SELECT count(*) AS n, sum(total) AS total FROM feedback_by_page`);
     expect(sum?.n).toBe(100n);
     expect(Number(sum?.total)).toBeLessThan(400); // the rest is out of reach
   });
@@ -220,12 +210,12 @@ describe('docpipe sync over every endpoint', () => {
     // Then the other endpoints: the week first (its pages), then the newest days.
     const windowsInOrder = order.slice(18).filter((line, i, all) => line !== all[i - 1]);
     expect(windowsInOrder.slice(0, 3)).toEqual(['searches 2026-03-02..2026-03-09', 'searches 2026-03-09..2026-03-10', 'feedback 2026-03-09..2026-03-10']);
-    const feedbackSpans = await query<{ span: bigint }>(h, `SELECT DISTINCT window_end - window_start AS span FROM loaded_windows WHERE metric = 'feedback'`);
+    const feedbackSpans = await queryDb<{ span: bigint }>(h, `SELECT DISTINCT window_end - window_start AS span FROM loaded_windows WHERE metric = 'feedback'`);
     expect(feedbackSpans).toEqual([{ span: 1n }]);
 
     const rest = await h.run(['sync', file]);
     expect(rest.code, rest.stderr).toBe(0);
-    const windows = await query<{ metric: string; n: bigint }>(h, `SELECT metric, count(*) AS n FROM loaded_windows GROUP BY metric ORDER BY metric`);
+    const windows = await queryDb<{ metric: string; n: bigint }>(h, `SELECT metric, count(*) AS n FROM loaded_windows GROUP BY metric ORDER BY metric`);
     expect(windows).toEqual([
       { metric: 'feedback', n: 8n },
       { metric: 'searches', n: 9n },
@@ -251,7 +241,7 @@ describe('docpipe export assistant --threads', () => {
     const first = await h.run([...args, '--max-requests', '7']);
     expect(first.code, first.stderr).toBe(75);
     expect(threadRequests()).toHaveLength(5);
-    const [loaded] = await query<{ threads: bigint; messages: bigint }>(
+    const [loaded] = await queryDb<{ threads: bigint; messages: bigint }>(
       h,
       `SELECT count(DISTINCT thread_id) AS threads, count(*) AS messages FROM assistant_messages`,
     );
@@ -259,20 +249,20 @@ describe('docpipe export assistant --threads', () => {
 
     const second = await h.run(args);
     expect(second.code, second.stderr).toBe(0);
-    const [referenced] = await query<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations WHERE thread_id IS NOT NULL`);
+    const [referenced] = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations WHERE thread_id IS NOT NULL`);
     expect(Number(referenced?.n)).toBeGreaterThan(5);
     // One request per thread in all, none twice.
     const paths = threadRequests().map((r) => r.path);
     expect(paths).toHaveLength(Number(referenced?.n));
     expect(new Set(paths).size).toBe(paths.length);
-    const [after] = await query<{ threads: bigint; orphans: bigint }>(
+    const [after] = await queryDb<{ threads: bigint; orphans: bigint }>(
       h,
       `SELECT count(DISTINCT thread_id) AS threads,
               count(*) FILTER (WHERE thread_id NOT IN (SELECT thread_id FROM assistant_conversations WHERE thread_id IS NOT NULL)) AS orphans
          FROM assistant_messages`,
     );
     expect(after).toEqual({ threads: referenced?.n, orphans: 0n });
-    const [match] = await query<{ n: bigint }>(
+    const [match] = await queryDb<{ n: bigint }>(
       h,
       `SELECT count(*) AS n FROM assistant_messages m JOIN assistant_conversations c USING (project_id, thread_id)
         WHERE m.role = 'user' AND m.content = c.query`,

@@ -4,19 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+import { logLines, startHarness, summaryOf, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const HOUR = 3_600_000;
-
-async function query<T extends Record<string, unknown>>(h: Harness, sql: string): Promise<T[]> {
-  const db = await Database.open(h.db);
-  try {
-    return await db.all<T>(sql);
-  } finally {
-    db.close();
-  }
-}
 
 /** Every row the sandbox serves for a window, read page by page with plain fetch. */
 async function apiRows(h: Harness, metric: string, from: string, to: string): Promise<Map<string, number>> {
@@ -48,20 +39,20 @@ describe('docpipe export', () => {
     const requests = h.requests('/visitors');
     expect(summary.requests).toBe(requests);
 
-    const loaded = await query<{ path: string; total: bigint }>(
+    const loaded = await queryDb<{ path: string; total: bigint }>(
       h,
       `SELECT path, total FROM page_visitors WHERE window_start = '2026-03-07' AND window_end = '2026-03-08'`,
     );
     const expected = await apiRows(h, 'visitors', '2026-03-07', '2026-03-08');
     expect(expected.size).toBeGreaterThan(250); // more than one page
     expect(new Map(loaded.map((r) => [r.path, Number(r.total)]))).toEqual(expected);
-    const windows = await query<{ n: bigint; days: bigint }>(
+    const windows = await queryDb<{ n: bigint; days: bigint }>(
       h,
       `SELECT count(*) AS n, count(DISTINCT window_start) AS days FROM visitor_totals`,
     );
     expect(windows).toEqual([{ n: 7n, days: 7n }]);
     // No day at or past the exclusive --to.
-    expect(await query(h, `SELECT * FROM page_visitors WHERE window_start >= '2026-03-08'`)).toEqual([]);
+    expect(await queryDb(h, `SELECT * FROM page_visitors WHERE window_start >= '2026-03-08'`)).toEqual([]);
 
     const before = h.sandbox.requests.length;
     const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08']);
@@ -73,13 +64,13 @@ describe('docpipe export', () => {
   it('--refresh reloads and changes nothing but run_id and extracted_at', async () => {
     await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
     const snapshot = `SELECT project_id, window_start, window_end, path, human, ai, total FROM page_views ORDER BY ALL`;
-    const before = await query(h, snapshot);
-    const runsBefore = await query(h, 'SELECT DISTINCT run_id FROM page_views');
+    const before = await queryDb(h, snapshot);
+    const runsBefore = await queryDb(h, 'SELECT DISTINCT run_id FROM page_views');
     const again = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03', '--refresh']);
     expect(again.code).toBe(0);
     expect(summaryOf(again)).toMatchObject({ windowsLoaded: 2 });
-    expect(await query(h, snapshot)).toEqual(before);
-    const runsAfter = await query(h, 'SELECT DISTINCT run_id FROM page_views');
+    expect(await queryDb(h, snapshot)).toEqual(before);
+    const runsAfter = await queryDb(h, 'SELECT DISTINCT run_id FROM page_views');
     expect(runsAfter).toHaveLength(1);
     expect(runsAfter).not.toEqual(runsBefore);
   });
@@ -88,7 +79,7 @@ describe('docpipe export', () => {
     const week = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-02-23', '--to', '2026-03-02', '--window', 'week']);
     const days = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-02-23', '--to', '2026-03-02']);
     expect([week.code, days.code]).toEqual([0, 0]);
-    const [row] = await query<{ week: bigint; max_day: bigint; sum_days: bigint }>(
+    const [row] = await queryDb<{ week: bigint; max_day: bigint; sum_days: bigint }>(
       h,
       `SELECT (SELECT total FROM visitor_totals WHERE window_end - window_start = 7) AS week,
               (SELECT max(total) FROM visitor_totals WHERE window_end - window_start = 1) AS max_day,
@@ -139,35 +130,35 @@ describe('docpipe export', () => {
     const summary = summaryOf(result);
     expect(summary).toMatchObject({ stopped: 'budget', windowsLoaded: 1 });
     // Most recent first: the freshest window is the one that landed.
-    expect(await query(h, `SELECT strftime(window_start, '%Y-%m-%d') AS d FROM visitor_totals`)).toEqual([{ d: '2026-03-04' }]);
+    expect(await queryDb(h, `SELECT strftime(window_start, '%Y-%m-%d') AS d FROM visitor_totals`)).toEqual([{ d: '2026-03-04' }]);
   });
 
   it('re-walks a window whose rows drift between pages, and warns when drift persists', async () => {
     h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: 1 });
     const once = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
     expect(once.code).toBe(0);
-    expect(await query(h, 'SELECT walks, len(warnings) AS w FROM loaded_windows')).toEqual([{ walks: 2, w: 0n }]);
+    expect(await queryDb(h, 'SELECT walks, len(warnings) AS w FROM loaded_windows')).toEqual([{ walks: 2, w: 0n }]);
 
     h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: Infinity });
     const always = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--refresh']);
     expect(always.code).toBe(0);
-    const [row] = await query<{ walks: number; warnings: string[] }>(h, 'SELECT walks, warnings FROM loaded_windows');
+    const [row] = await queryDb<{ walks: number; warnings: string[] }>(h, 'SELECT walks, warnings FROM loaded_windows');
     expect(row!.walks).toBe(4);
     expect(row!.warnings[0]).toMatch(/drifted/);
     // Loaded all the same, each path once.
-    const [dupes] = await query<{ n: bigint; d: bigint }>(h, 'SELECT count(*) AS n, count(DISTINCT path) AS d FROM page_visitors');
+    const [dupes] = await queryDb<{ n: bigint; d: bigint }>(h, 'SELECT count(*) AS n, count(DISTINCT path) AS d FROM page_visitors');
     expect(dupes!.n).toBe(dupes!.d);
   });
 
   it('keeps the previous copy of a window that fails half-way', async () => {
     await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
-    const before = await query(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path');
+    const before = await queryDb(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path');
     // The second page fails every time: retries run out half-way through the window.
     h.sandbox.addFault({ kind: 'server-error', match: { path: '/visitors' }, skip: 1, times: Infinity });
     const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--refresh']);
     expect(result.code).toBe(1);
     expect(summaryOf(result)).toMatchObject({ windowsFailed: 1, windowsLoaded: 0 });
-    expect(await query(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path')).toEqual(before);
+    expect(await queryDb(h, 'SELECT path, total, run_id FROM page_visitors ORDER BY path')).toEqual(before);
     expect(logLines(result).some((l) => l.event === 'window failed' && String(l.error).includes('HTTP 500'))).toBe(true);
   });
 
@@ -197,9 +188,9 @@ describe('docpipe export', () => {
     expect(new Set(offsets).size).toBe(14);
     expect(offsets).toHaveLength(14);
     // Every attempt of both runs is in the request log, once.
-    expect(await query(h, `SELECT count(*) AS n, count(DISTINCT request_id) AS ids FROM request_log`)).toEqual([{ n: 14n, ids: 14n }]);
-    const [loaded] = await query<{ rows: bigint; windows: bigint }>(h, `SELECT sum(row_count) AS rows, count(*) AS windows FROM loaded_windows`);
-    const [pages] = await query<{ n: bigint }>(h, `SELECT count(*) AS n FROM page_visitors`);
+    expect(await queryDb(h, `SELECT count(*) AS n, count(DISTINCT request_id) AS ids FROM request_log`)).toEqual([{ n: 14n, ids: 14n }]);
+    const [loaded] = await queryDb<{ rows: bigint; windows: bigint }>(h, `SELECT sum(row_count) AS rows, count(*) AS windows FROM loaded_windows`);
+    const [pages] = await queryDb<{ n: bigint }>(h, `SELECT count(*) AS n FROM page_visitors`);
     expect(loaded).toEqual({ rows: pages!.n, windows: 7n });
   });
 
@@ -235,7 +226,7 @@ describe('docpipe export', () => {
     const result = await h.run(args, { signal: controller.signal });
     clearInterval(watch);
     expect(result.code).toBe(130);
-    const loaded = await query<{ n: bigint }>(h, 'SELECT count(*) AS n FROM loaded_windows');
+    const loaded = await queryDb<{ n: bigint }>(h, 'SELECT count(*) AS n FROM loaded_windows');
     expect(loaded[0]!.n).toBeGreaterThanOrEqual(2n);
     expect(loaded[0]!.n).toBeLessThan(7n);
     expect(summaryOf(result)).toMatchObject({ stopped: 'interrupted' });
@@ -244,7 +235,7 @@ describe('docpipe export', () => {
     expect(again.code).toBe(0);
     // Only the request cut off by Ctrl-C (if any) is made again.
     expect(before + Number(summaryOf(again).requests)).toBeLessThanOrEqual(15);
-    expect(await query(h, 'SELECT count(*) AS n FROM loaded_windows')).toEqual([{ n: 7n }]);
+    expect(await queryDb(h, 'SELECT count(*) AS n FROM loaded_windows')).toEqual([{ n: 7n }]);
   });
 
   it.each([
@@ -259,7 +250,7 @@ describe('docpipe export', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
-    expect(await query(h, 'SELECT count(*) AS n FROM visitor_totals')).toEqual([{ n: 1n }]);
+    expect(await queryDb(h, 'SELECT count(*) AS n FROM visitor_totals')).toEqual([{ n: 1n }]);
   });
 
   it('warns about windows that are not closed yet, and loads what exists', async () => {
@@ -302,9 +293,9 @@ describe('docpipe export', () => {
     const plain = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--base-url', 'http://docs.example.com']);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/refusing to send the API key over plain http to 'docs.example.com'/);
-    const dump = await query<{ t: string }>(h, `SELECT string_agg(COLUMNS(*)::VARCHAR, '|') AS t FROM request_log`);
+    const dump = await queryDb<{ t: string }>(h, `SELECT string_agg(COLUMNS(*)::VARCHAR, '|') AS t FROM request_log`);
     expect(JSON.stringify(dump)).not.toContain(secret);
-    expect(JSON.stringify(await query(h, 'SELECT * FROM runs'))).not.toContain(secret);
+    expect(JSON.stringify(await queryDb(h, 'SELECT * FROM runs'))).not.toContain(secret);
   });
 
   it('reports a database held by another process clearly', async () => {
@@ -340,7 +331,7 @@ describe('docpipe sync', () => {
     expect(first.code).toBe(0);
     // 2026-03-03 .. 2026-03-09 (today, the 10th, is partial): 7 days x 2 metrics.
     expect(summaryOf(first)).toMatchObject({ windowsPlanned: 14, windowsLoaded: 14 });
-    expect(await query(h, `SELECT count(*) AS n FROM loaded_windows WHERE window_end > '2026-03-10'`)).toEqual([{ n: 0n }]);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM loaded_windows WHERE window_end > '2026-03-10'`)).toEqual([{ n: 0n }]);
 
     const sameDay = await h.run(['sync', file]);
     expect(summaryOf(sameDay)).toMatchObject({ windowsLoaded: 0, requests: 0 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.js';
 import { runCli } from '../../src/cli/main.js';
+import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 export interface CliResult {
@@ -81,4 +82,9 @@ export function logLines(result: CliResult): Record<string, unknown>[] {
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Runs SQL on the test database (opened, then closed again so that the next command gets the file). */
+export function queryDb<T extends Record<string, unknown>>(h: Pick<Harness, 'db'>, sql: string): Promise<T[]> {
+  return Database.with(h.db, {}, (db) => db.all<T>(sql));
 }

@@ -7,6 +7,7 @@
  * budget, an interrupt, a locked database or a refused key stops the run cleanly, with every
  * received page kept in the spool.
  */
+import { availableParallelism } from 'node:os';
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
@@ -72,9 +73,18 @@ export interface ExportOptions {
 /**
  * Most windows one load transaction takes. Fetched windows are safe in the spool, so the
  * loader can afford to wait a little for a fuller batch: fewer, larger writes cost DuckDB
- * less (each write ends with a checkpoint) and leave the file to readers for longer.
+ * less and leave the file to readers for longer.
  */
 const MAX_BATCH_WINDOWS = 32;
+/**
+ * Most rows one load takes (unless one window has more): DuckDB's row group. Each commit
+ * starts new row groups, and a checkpoint merges neighbours that fit in fewer, rewriting
+ * them. Batches of at most one row group, as full as possible, leave nothing to merge;
+ * measured on 90 daily windows of 6,000 paths: batches of 20 windows took 1.06 s of CPU and
+ * 17.2 bytes a row on disk, of 21 windows (just over a row group) 1.21 s and 19.8 bytes, of 8
+ * windows 2.14 s and 25.8 bytes.
+ */
+const FULL_BATCH_ROWS = 122_880;
 /** How long a batch that is not full waits for more windows. */
 const LOAD_LINGER_MS = 1_000;
 
@@ -172,9 +182,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const pipeline = new BoundedPipeline<QueuedLoad>({
     capacity: MAX_BATCH_WINDOWS * 2,
     maxBatch: MAX_BATCH_WINDOWS,
+    weight: (q) => q.walk.rows,
+    fullWeight: FULL_BATCH_ROWS,
     lingerMs: LOAD_LINGER_MS,
-    consume: async (batch) => {
-      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
+    consume: async (batch, { last }) => {
+      // Nothing is fetched any more: the last load may have every core.
+      const threads = last ? { threads: availableParallelism() } : {};
+      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)), threads);
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {
         const w = q.walk;

@@ -18,9 +18,12 @@ export class Store {
     return Database.with(this.path, this.options, work);
   }
 
-  /** One transaction with the file held only for it; the request journal moves in with it. */
-  write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return Database.with(this.path, this.options, async (db) => {
+  /**
+   * One transaction with the file held only for it; the request journal moves in with it.
+   * `threads` overrides the store's DuckDB threads for this write (when it opens the file).
+   */
+  write<T>(work: (tx: Executor) => Promise<T>, options: { threads?: number } = {}): Promise<T> {
+    return Database.with(this.path, { ...this.options, ...options }, async (db) => {
       const files = this.journal?.take() ?? [];
       let result: T;
       try {

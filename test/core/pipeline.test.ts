@@ -1,0 +1,62 @@
+/** The bounded pipeline between the walks and the loader: batches by count and by weight, the last batch, one error. */
+import { describe, expect, it } from 'vitest';
+import { BoundedPipeline } from '../../src/core/pipeline.js';
+
+/** A consumer that records its batches and lets each one finish when told to. */
+function recorder() {
+  const batches: { items: number[]; last: boolean }[] = [];
+  let release: (() => void) | undefined;
+  return {
+    batches,
+    consume: (items: number[], info: { last: boolean }): Promise<void> => {
+      batches.push({ items, last: info.last });
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    finish: (): void => release?.(),
+  };
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('BoundedPipeline', () => {
+  it('takes at most fullWeight a batch, a heavier item alone, and says which batch is the last', async () => {
+    const r = recorder();
+    const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 10, weight: (n) => n, fullWeight: 10, consume: r.consume });
+    await pipeline.push(1); // taken at once (no linger): the consumer is now busy
+    for (const n of [4, 4, 4, 12, 3]) await pipeline.push(n);
+    const closed = pipeline.close();
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      r.finish();
+    }
+    await closed;
+    expect(r.batches).toEqual([
+      { items: [1], last: false },
+      { items: [4, 4], last: false },
+      { items: [4], last: false },
+      { items: [12], last: false },
+      { items: [3], last: true },
+    ]);
+  });
+
+  it('a batch lingers for more until it weighs enough, then goes at once', async () => {
+    const r = recorder();
+    const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 10, weight: (n) => n, fullWeight: 10, lingerMs: 60_000, consume: r.consume });
+    await pipeline.push(3);
+    await tick();
+    expect(r.batches).toEqual([]); // lingering: 3 of 10
+    await pipeline.push(7);
+    await tick();
+    expect(r.batches).toEqual([{ items: [3, 7], last: false }]);
+    r.finish();
+    await pipeline.close();
+  });
+
+  it('the consumer error surfaces once, from the next push', async () => {
+    const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 10, consume: () => Promise.reject(new Error('disk full')) });
+    await pipeline.push(1);
+    await tick();
+    await expect(pipeline.push(2)).rejects.toThrow('disk full');
+    await expect(pipeline.close()).resolves.toBeUndefined();
+  });
+});

@@ -87,12 +87,12 @@ export interface WalkFacts {
   metric: Metric;
   projectId: string;
   window: Window;
-  /** The owner file names a live process other than this one. */
+  /** The walk's owner names a live process other than this one. */
   ownerLive: boolean;
   ownerPid: number | null;
-  /** done.json: the walk reached its end (fetchedAt and rows from it), or null. */
+  /** The done line: the walk reached its end (fetchedAt and rows from it), or null. */
   completed: { fetchedAt: number; rows: number } | null;
-  /** walk.json's startedAt, ms (null: no walk state). */
+  /** The walk line's startedAt, ms (null: no walk state). */
   startedAt: number | null;
   /** Whole pages in the walk's pages file. */
   pages: number;

@@ -5,29 +5,37 @@
  * A crash, a spent budget or a locked database therefore costs at most the request in
  * flight: the next run loads completed walks without a request and resumes the others.
  *
- *   <db>.spool/walks/<metric>/<project>/<start>_<end>/
- *       owner              pid and host of the process walking or loading it
- *       walk.json          the walk in progress: its number, when it started, what it cost before
- *       pages.jsonl        one line a page, in walk order: {"page": n, "body": <the body as received>}
- *       done.json          written when the walk reached hasMore=false: ready to load
- *   <db>.spool/requests/   the request journal (./request-journal.ts)
+ *   <db>.spool/walks/<metric>/<project>/<start>_<end>.jsonl   one file a window's walk
+ *   <db>.spool/requests/                                      the request journal (./request-journal.ts)
  *
- * Pages are appended to one file per walk: creating a file per page cost ten times more
- * (inode and block allocation) than the append. A body is written as received unless it
- * holds a line break (only whitespace can), when it is written compact so that a line stays
- * a page. Bookkeeping files are written to a temporary name and renamed, so they appear whole
- * or not at all. Nothing is fsynced: a killed process loses nothing the kernel has, and a
- * page torn by a power cut does not parse on resume, so it and what follows are fetched again.
+ * A walk file is append-only JSON lines, one kind a line:
+ *   {"walk": {...}}               the walk in progress: its number, when it started, what it cost before
+ *   {"owner": {"pid", "host"}}    the process walking or loading it (the last such line counts)
+ *   {"page": n, "body": <body>}   page n as received, in walk order
+ *   {"done": {...}}               the walk reached hasMore=false: ready to load
+ * Lines of other kinds are skipped (a later docpipe may add some). One file, appended to,
+ * costs a few writes a window: docpipe 0.2.0 kept four files in a folder per window, and the
+ * file creations, renames and folder removals took 0.1 to 0.4 s of the event loop's time per
+ * 90 windows. Its folders are still read, and turned into a walk file when claimed.
+ *
+ * A body is written as received unless it holds a line break (only whitespace can), when it
+ * is written compact so that a line stays a page. A line is whole only with its line break:
+ * a line that does not parse, or a page out of sequence, is where a crash tore the file, and
+ * it and everything after it are cut off before the next append. Nothing is fsynced: a killed
+ * process loses nothing the kernel has, and a page torn by a power cut is fetched again.
  */
 import { hostname, tmpdir } from 'node:os';
 import {
   closeSync,
+  existsSync,
+  type Dirent,
   openSync,
   mkdirSync,
   readFileSync,
   readdirSync,
   renameSync,
   rmSync,
+  truncateSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -45,8 +53,6 @@ export function spoolDirFor(dbPath: string): string {
 export function encodeSegment(value: string): string {
   return encodeURIComponent(value).replace(/\./g, '%2E').replace(/\*/g, '%2A');
 }
-
-const PAGES_FILE = 'pages.jsonl';
 
 /** Writes a file so that it appears whole or not at all. */
 export function writeFileAtomic(path: string, text: string): void {
@@ -117,20 +123,105 @@ export interface SpooledPage {
   body: unknown;
 }
 
-/** One window's folder in the spool. */
+/** A walk file as far as it is whole, with the byte offsets a cut needs. */
+export interface WalkFile {
+  state: WalkState | null;
+  owner: Owner | null;
+  pages: SpooledPage[];
+  done: CompletedWalk | null;
+  /** Byte offset where each page's line starts. */
+  pageStarts: number[];
+  /** Byte offset where the done line starts (null: none). */
+  doneStart: number | null;
+  /** Byte offset where the last owner line starts (null: none). */
+  ownerStart: number | null;
+  /** Bytes of whole lines; the file is torn when it has more. */
+  end: number;
+  torn: boolean;
+}
+
+/** Pure: reads a walk file's text as far as it is whole (see the format above). */
+export function parseWalkFile(text: string): WalkFile {
+  const file: WalkFile = { state: null, owner: null, pages: [], done: null, pageStarts: [], doneStart: null, ownerStart: null, end: 0, torn: false };
+  let at = 0;
+  while (at < text.length) {
+    const newline = text.indexOf('\n', at);
+    if (newline < 0) break; // no line break: torn
+    const line = text.slice(at, newline);
+    let record: Record<string, unknown> | null;
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      record = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    } catch {
+      record = null;
+    }
+    if (record === null && line.trim() !== '') break;
+    const start = file.end;
+    if (record !== null) {
+      if ('page' in record) {
+        if (record.page !== file.pages.length || file.done !== null) break;
+        file.pageStarts.push(start);
+        file.pages.push({ index: file.pages.length, body: record.body });
+      } else if ('walk' in record) {
+        // A walk line starts the walk afresh (begin rewrites the file when there is more).
+        file.state = record.walk as WalkState;
+        file.pages = [];
+        file.pageStarts = [];
+        file.done = null;
+        file.doneStart = null;
+      } else if ('owner' in record) {
+        file.owner = record.owner as Owner;
+        file.ownerStart = start;
+      } else if ('done' in record) {
+        file.done = record.done as CompletedWalk;
+        file.doneStart = start;
+      }
+    }
+    file.end = start + Buffer.byteLength(line) + 1;
+    at = newline + 1;
+  }
+  file.torn = at < text.length;
+  return file;
+}
+
+const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
+const ownerLine = (): string => line({ owner: { pid: process.pid, host: hostname() } satisfies Owner });
+
+/** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
 export class SpoolWalk {
-  /** The pages file, open for appending while a walk writes to it. */
+  /** The walk file, open for appending while this process writes to it. */
   private fd: number | undefined;
 
   constructor(
+    /** The folder of the window's project: the walk file is in it. */
     readonly dir: string,
     readonly series: Series,
     readonly window: Window,
   ) {}
 
-  /** The file of spooled pages, one JSON line a page (what the loader reads). */
+  private get name(): string {
+    return `${this.window.start}_${this.window.end}`;
+  }
+
+  /** The walk file: the loader reads its page lines (other lines have no page). */
   get pagesFile(): string {
-    return join(this.dir, PAGES_FILE);
+    return join(this.dir, `${this.name}.jsonl`);
+  }
+
+  /** The folder docpipe 0.2.0 kept the walk in (walk.json, owner, pages.jsonl, done.json). */
+  get legacyDir(): string {
+    return join(this.dir, this.name);
+  }
+
+  /** The walk as on disk (reading changes nothing). */
+  read(): WalkFile {
+    let text: string;
+    try {
+      text = readFileSync(this.pagesFile, 'utf8');
+    } catch {
+      return readLegacy(this.legacyDir) ?? parseWalkFile('');
+    }
+    return parseWalkFile(text);
   }
 
   /** The spooled pages in walk order, as far as they are whole (reading changes nothing). */
@@ -139,111 +230,150 @@ export class SpoolWalk {
   }
 
   /**
-   * The whole pages, for a walk about to resume: a line that does not parse or is out of
-   * sequence (torn by a crash) and everything after it are cut off, so that the next page
-   * appends after the whole ones.
+   * The whole pages, for a walk about to resume: a torn tail (a line that does not parse or
+   * is out of sequence) is cut off, so that the next page appends after the whole ones.
    */
   recover(): SpooledPage[] {
-    const { pages, torn } = this.read();
-    if (torn) this.truncate(pages.length, pages);
-    return pages;
-  }
-
-  private read(): { pages: SpooledPage[]; torn: boolean } {
-    let text: string;
-    try {
-      text = readFileSync(this.pagesFile, 'utf8');
-    } catch {
-      return { pages: [], torn: false };
-    }
-    const pages: SpooledPage[] = [];
-    const lines = text.split('\n');
-    for (const [i, line] of lines.entries()) {
-      if (line === '' && i === lines.length - 1) break;
-      let record: { page?: unknown; body?: unknown } | undefined;
-      try {
-        record = JSON.parse(line) as { page?: unknown; body?: unknown };
-      } catch {
-        record = undefined;
-      }
-      if (record?.page !== pages.length) return { pages, torn: true };
-      pages.push({ index: pages.length, body: record.body });
-    }
-    return { pages, torn: false };
+    const file = this.read();
+    if (file.torn) this.cut(file, file.end);
+    return file.pages;
   }
 
   /** Appends page `index`: on disk (in the kernel's hands) when this returns. */
   writePage(index: number, body: string): void {
     const text = body.includes('\n') || body.includes('\r') ? JSON.stringify(JSON.parse(body)) : body;
+    this.append(`{"page":${index},"body":${text}}\n`);
+  }
+
+  private append(text: string): void {
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.pagesFile, 'a');
     }
-    writeSync(this.fd, `{"page":${index},"body":${text}}\n`);
+    writeSync(this.fd, text);
   }
 
-  /** Closes the pages file (a later write reopens it). */
+  /** Closes the walk file (a later write reopens it). */
   close(): void {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
   }
 
-  /** Keeps the first `count` pages and drops the rest (a torn or invalid page ends what can be trusted). */
-  truncate(count: number, whole: readonly SpooledPage[] = this.pages()): void {
+  /** Keeps the first `count` pages and drops the rest, and the done line (a torn or invalid page ends what can be trusted). */
+  truncate(count: number): void {
+    const file = this.read();
+    this.cut(file, file.pageStarts[count] ?? file.doneStart ?? file.end);
+  }
+
+  /** Cuts the file at byte `at`, keeping its latest owner line. */
+  private cut(file: WalkFile, at: number): void {
     this.close();
-    rmSync(join(this.dir, 'done.json'), { force: true });
-    if (count === 0) {
-      rmSync(this.pagesFile, { force: true });
-      return;
+    this.upgradeLegacy();
+    try {
+      truncateSync(this.pagesFile, at);
+    } catch {
+      return; // no file: nothing to cut
     }
-    const kept = whole.slice(0, count);
-    writeFileAtomic(this.pagesFile, kept.map((p) => `${JSON.stringify({ page: p.index, body: p.body })}\n`).join(''));
+    if (file.owner !== null && file.ownerStart !== null && file.ownerStart >= at) this.append(line({ owner: file.owner }));
   }
 
   state(): WalkState | null {
-    return readJson<WalkState>(join(this.dir, 'walk.json'));
+    return this.read().state;
   }
 
   /** Starts walk `state.walk` afresh: earlier pages go, the new state is recorded. */
   begin(state: WalkState): void {
-    mkdirSync(this.dir, { recursive: true });
-    this.truncate(0);
-    writeFileAtomic(join(this.dir, 'walk.json'), JSON.stringify(state));
+    this.upgradeLegacy();
+    const file = this.read();
+    if (file.pages.length === 0 && file.done === null && !file.torn) {
+      this.append(line({ walk: state }));
+      return;
+    }
+    // Earlier pages to drop: a new file with the state and the owner, in place at once.
+    this.close();
+    writeFileAtomic(this.pagesFile, line({ walk: state }) + (file.owner ? line({ owner: file.owner }) : ''));
   }
 
   complete(walk: CompletedWalk): void {
+    this.append(line({ done: walk }));
     this.close();
-    writeFileAtomic(join(this.dir, 'done.json'), JSON.stringify(walk));
   }
 
   completed(): CompletedWalk | null {
-    return readJson<CompletedWalk>(join(this.dir, 'done.json'));
+    return this.read().done;
   }
 
   owner(): Owner | null {
-    return readJson<Owner>(join(this.dir, 'owner'));
+    return this.read().owner;
   }
 
   /** Takes the walk for this process, unless a live process holds it. */
   claim(): boolean {
-    if (isLiveOther(this.owner())) return false;
-    mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(join(this.dir, 'owner'), JSON.stringify({ pid: process.pid, host: hostname() } satisfies Owner));
+    this.upgradeLegacy();
+    this.close();
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      this.fd = openSync(this.pagesFile, 'ax');
+    } catch {
+      // the file is there: its owner decides
+    }
+    if (this.fd === undefined) {
+      const file = this.read();
+      if (isLiveOther(file.owner)) return false;
+      if (file.torn) this.cut(file, file.end);
+    }
+    this.append(ownerLine());
     return true;
   }
 
-  /** Removes the folder: its load committed, or it was discarded. */
+  /**
+   * A walk docpipe 0.2.0 left as a folder becomes a walk file with the same state, pages and
+   * end (a live 0.2.0 process's walk is left alone), so every later step sees one format.
+   */
+  private upgradeLegacy(): void {
+    if (!existsSync(this.legacyDir)) return;
+    const legacy = readLegacy(this.legacyDir);
+    if (legacy === null || isLiveOther(legacy.owner)) return;
+    if (!existsSync(this.pagesFile)) {
+      const text =
+        (legacy.state ? line({ walk: legacy.state }) : '') +
+        (legacy.owner ? line({ owner: legacy.owner }) : '') +
+        legacy.pages.map((p) => line({ page: p.index, body: p.body })).join('') +
+        (legacy.done ? line({ done: legacy.done }) : '');
+      writeFileAtomic(this.pagesFile, text);
+    }
+    rmSync(this.legacyDir, { recursive: true, force: true });
+  }
+
+  /** Removes the walk: its load committed, or it was discarded. */
   remove(): void {
     this.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.pagesFile, { force: true });
+    rmSync(this.legacyDir, { recursive: true, force: true });
   }
 
   /** `remove` on libuv's threads, off the event loop that fetches the next pages. */
   async removeAsync(): Promise<void> {
     this.close();
-    await rm(this.dir, { recursive: true, force: true });
+    await rm(this.pagesFile, { force: true });
   }
+}
+
+/** A walk as docpipe 0.2.0 kept it: a folder with walk.json, owner, pages.jsonl and done.json. */
+function readLegacy(dir: string): WalkFile | null {
+  if (!existsSync(dir)) return null;
+  let pagesText = '';
+  try {
+    pagesText = readFileSync(join(dir, 'pages.jsonl'), 'utf8');
+  } catch {
+    // no page yet
+  }
+  const file = parseWalkFile(pagesText);
+  file.state = readJson<WalkState>(join(dir, 'walk.json'));
+  file.owner = readJson<Owner>(join(dir, 'owner'));
+  file.done = file.torn ? null : readJson<CompletedWalk>(join(dir, 'done.json'));
+  return file;
 }
 
 function readJson<T>(path: string): T | null {
@@ -254,17 +384,16 @@ function readJson<T>(path: string): T | null {
   }
 }
 
-function subdirs(dir: string): string[] {
+function entries(dir: string): Dirent[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name);
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
 }
 
-const WINDOW_DIR = /^(\d{4}-\d{2}-\d{2})_(\d{4}-\d{2}-\d{2})$/;
+/** A walk file (`<start>_<end>.jsonl`) or a 0.2.0 walk folder (`<start>_<end>`). */
+const WALK_NAME = /^(\d{4}-\d{2}-\d{2})_(\d{4}-\d{2}-\d{2})(\.jsonl)?$/;
 
 export class Spool {
   constructor(readonly root: string) {}
@@ -274,24 +403,25 @@ export class Spool {
   }
 
   walk(series: Series, window: Window): SpoolWalk {
-    const dir = join(this.root, 'walks', series.metric, encodeSegment(series.projectId), `${window.start}_${window.end}`);
-    return new SpoolWalk(dir, series, window);
+    return new SpoolWalk(join(this.root, 'walks', series.metric, encodeSegment(series.projectId)), series, window);
   }
 
-  /** Every window folder in the spool. */
+  /** Every window walk in the spool (a 0.2.0 folder and a walk file of the same window count once). */
   walks(): SpoolWalk[] {
-    const found: SpoolWalk[] = [];
+    const found = new Map<string, SpoolWalk>();
     for (const metric of METRICS) {
       const metricDir = join(this.root, 'walks', metric);
-      for (const project of subdirs(metricDir)) {
-        for (const name of subdirs(join(metricDir, project))) {
-          const match = WINDOW_DIR.exec(name);
-          if (!match) continue;
-          const series = { metric, projectId: decodeURIComponent(project) };
-          found.push(this.walk(series, { start: match[1]!, end: match[2]! }));
+      for (const project of entries(metricDir)) {
+        if (!project.isDirectory()) continue;
+        for (const entry of entries(join(metricDir, project.name))) {
+          const match = WALK_NAME.exec(entry.name);
+          if (!match || (match[3] === undefined) !== entry.isDirectory()) continue;
+          const series = { metric, projectId: decodeURIComponent(project.name) };
+          const window = { start: match[1]!, end: match[2]! };
+          found.set(`${metric}/${project.name}/${window.start}_${window.end}`, this.walk(series, window));
         }
       }
     }
-    return found;
+    return [...found.values()];
   }
 }

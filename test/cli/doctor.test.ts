@@ -3,7 +3,7 @@
  * files, then damage made by hand (a doubled row, a crashed run, a walk left in the spool),
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ import {
 } from '../../src/load/doctor.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
-import { Spool, spoolDirFor, writeFileAtomic } from '../../src/spool/spool.js';
+import { Spool, spoolDirFor } from '../../src/spool/spool.js';
 import { startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -62,7 +62,7 @@ const doctor = (h: Harness, ...args: string[]): Promise<CliResult> => h.run(['do
 /**
  * Spools a completed walk of the visitors of `window` the way an export that died before its
  * load would leave it: the pages as the sandbox serves them (fetched here with plain fetch),
- * done.json, and the owner file of a process that is gone.
+ * the done line, and the owner line of a process that is gone.
  */
 async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number): Promise<{ rows: number }> {
   const walk = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, window);
@@ -98,7 +98,7 @@ async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number)
     warnings: [],
     repeatedPaths: false,
   });
-  writeFileAtomic(join(walk.dir, 'owner'), JSON.stringify({ pid: 999_999, host: hostname() }));
+  appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: { pid: 999_999, host: hostname() } })}\n`);
   return { rows: paths.size };
 }
 

@@ -93,7 +93,8 @@ describe('walkWindow', () => {
       return Promise.resolve({ page, body: JSON.stringify({ totals, visitors: page.rows, hasMore: page.hasMore }, null, 2) });
     });
     expect(result.rows).toBe(300);
-    expect(readFileSync(sink.pagesFile, 'utf8').trim().split('\n')).toHaveLength(2);
+    // The walk line, one line a page, the done line.
+    expect(readFileSync(sink.pagesFile, 'utf8').trim().split('\n')).toHaveLength(4);
     expect(sink.pages().map((p) => (p.body as { visitors: unknown[] }).visitors.length)).toEqual([250, 50]);
   });
 
@@ -145,9 +146,10 @@ describe('walkWindow', () => {
     await expect(
       walk((offset) => (++calls === 4 ? Promise.reject(new BudgetExhaustedError('spent')) : received(totals, all.slice(offset, offset + 250), true))),
     ).rejects.toThrow(BudgetExhaustedError);
-    // The second page torn by a power cut, the third whole.
+    // The second page torn by a power cut, the third whole (the first line is the walk's).
     const lines = readFileSync(sink.pagesFile, 'utf8').split('\n');
-    writeFileSync(sink.pagesFile, `${lines[0]}\n${lines[1]!.slice(0, 40)}\n${lines[2]}\n`);
+    expect(lines[0]).toMatch(/^\{"walk":/);
+    writeFileSync(sink.pagesFile, `${lines[0]}\n${lines[1]}\n${lines[2]!.slice(0, 40)}\n${lines[3]}\n`);
     const fetch = listing(all);
     const result = await walk(fetch);
     expect(fetch.offsets).toEqual([250, 500, 750]);

@@ -1,0 +1,116 @@
+/**
+ * The walk file: one append-only file a window walk (walk, owner, page and done lines). Pure
+ * parsing, then the file operations on a real temp dir.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseWalkFile, Spool, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
+
+const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
+const state = { walk: 1, startedAt: 5, pagesBefore: 0, requestsBefore: 0 };
+const page = (n: number, path = `/p${n}`): string => line({ page: n, body: { visitors: [{ path }] } });
+const done = { rows: 2 } as unknown as CompletedWalk;
+
+describe('parseWalkFile', () => {
+  it('reads state, latest owner, pages in order and the end', () => {
+    const text = line({ walk: state }) + line({ owner: { pid: 1, host: 'a' } }) + page(0) + line({ owner: { pid: 2, host: 'b' } }) + page(1) + line({ done });
+    const file = parseWalkFile(text);
+    expect(file).toMatchObject({ state, owner: { pid: 2, host: 'b' }, done, torn: false, end: Buffer.byteLength(text) });
+    expect(file.pages.map((p) => p.index)).toEqual([0, 1]);
+    expect(text.slice(file.pageStarts[1]!)).toBe(page(1) + line({ done }));
+    expect(text.slice(file.doneStart!)).toBe(line({ done }));
+  });
+
+  it('stops at a torn tail: a line without its line break, a line that does not parse, a page out of sequence', () => {
+    const whole = line({ walk: state }) + page(0);
+    for (const tail of [page(1).slice(0, -1), page(1).slice(0, 20) + '\n' + page(2), page(2)]) {
+      const file = parseWalkFile(whole + tail);
+      expect(file.pages).toHaveLength(1);
+      expect(file.torn).toBe(true);
+      expect(file.end).toBe(Buffer.byteLength(whole));
+    }
+  });
+
+  it('counts bytes, not characters, for the cut (paths need not be ASCII)', () => {
+    const text = line({ walk: state }) + page(0, '/über/日本') + page(1);
+    const file = parseWalkFile(text);
+    expect(Buffer.from(text).subarray(file.pageStarts[1]!).toString()).toBe(page(1));
+  });
+
+  it('skips lines of a kind it does not know, and a walk line starts the walk afresh', () => {
+    const file = parseWalkFile(line({ walk: state }) + page(0) + line({ note: 'from a later docpipe' }) + line({ walk: { ...state, walk: 2 } }) + page(0, '/new'));
+    expect(file.torn).toBe(false);
+    expect(file.state?.walk).toBe(2);
+    expect(file.pages.map((p) => p.body)).toEqual([{ visitors: [{ path: '/new' }] }]);
+  });
+});
+
+describe('SpoolWalk', () => {
+  let dir: string;
+  let walk: SpoolWalk;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-spool-'));
+    walk = new Spool(dir).walk({ metric: 'visitors', projectId: 'a/b' }, { start: '2026-03-01', end: '2026-03-02' });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('claims a new walk with one file holding its owner; a live process elsewhere keeps its walk', () => {
+    expect(walk.claim()).toBe(true);
+    expect(walk.pagesFile).toBe(join(dir, 'walks', 'visitors', 'a%2Fb', '2026-03-01_2026-03-02.jsonl'));
+    expect(walk.owner()).toEqual({ pid: process.pid, host: hostname() });
+    walk.close();
+    // The parent process (alive) took it meanwhile.
+    appendFileSync(walk.pagesFile, line({ owner: { pid: process.ppid, host: hostname() } }));
+    expect(walk.claim()).toBe(false);
+    // Gone: it can be taken over.
+    appendFileSync(walk.pagesFile, line({ owner: { pid: 999_999, host: hostname() } }));
+    expect(walk.claim()).toBe(true);
+    expect(walk.owner()?.pid).toBe(process.pid);
+  });
+
+  it('appends pages and the end; truncate keeps the first pages and the latest owner', () => {
+    walk.claim();
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[{"path":"/a"}]}');
+    walk.writePage(1, '{"visitors":[{"path":"/b"}]}');
+    walk.complete(done);
+    expect(walk.completed()).toEqual(done);
+    walk.truncate(1);
+    expect(walk.completed()).toBeNull();
+    expect(walk.pages()).toHaveLength(1);
+    expect(walk.owner()?.pid).toBe(process.pid);
+    expect(walk.state()).toEqual(state);
+  });
+
+  it('cuts a torn tail before the next append, so that the page lands on a line of its own', () => {
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[]}');
+    walk.close();
+    appendFileSync(walk.pagesFile, '{"page":1,"body":{"visi');
+    expect(walk.recover()).toHaveLength(1);
+    walk.writePage(1, '{"visitors":[]}');
+    walk.close();
+    expect(walk.pages()).toHaveLength(2);
+    expect(readFileSync(walk.pagesFile, 'utf8').endsWith('{"page":1,"body":{"visitors":[]}}\n')).toBe(true);
+  });
+
+  it('begin on a walk with pages starts a new file with the state and the owner', () => {
+    walk.claim();
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[]}');
+    walk.begin({ ...state, walk: 2 });
+    const file = parseWalkFile(readFileSync(walk.pagesFile, 'utf8'));
+    expect(file).toMatchObject({ state: { walk: 2 }, owner: { pid: process.pid }, pages: [], done: null });
+  });
+
+  it('remove leaves no walk behind', async () => {
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[]}');
+    await walk.removeAsync();
+    expect(new Spool(dir).walks()).toEqual([]);
+    writeFileSync(join(dir, 'walks', 'visitors', 'a%2Fb', 'not-a-walk.jsonl'), '');
+    expect(new Spool(dir).walks()).toEqual([]);
+  });
+});

@@ -96,6 +96,15 @@ export class RequestBudget {
     return this.used < this.maxRequests;
   }
 
+  /** Reads the hour's requests from the history, unless read since the last wait (the first acquire does it otherwise). */
+  async ready(): Promise<void> {
+    if (this.loaded) return;
+    const since = this.clock.now() - HOUR_MS;
+    this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
+    this.head = 0;
+    this.loaded = true;
+  }
+
   /**
    * Waits for a slot and takes it, or throws BudgetExhaustedError. Concurrent callers queue,
    * so that two of them never see the same free slot.
@@ -112,12 +121,7 @@ export class RequestBudget {
       throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
     }
     for (;;) {
-      if (!this.loaded) {
-        const since = this.clock.now() - HOUR_MS;
-        this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
-        this.head = 0;
-        this.loaded = true;
-      }
+      await this.ready();
       const wait = this.slotWait(this.clock.now());
       if (wait === 0) break;
       await this.beforeWait?.(signal);

@@ -65,7 +65,7 @@ export interface ExportOptions {
   lookbackDays?: number;
   walk?: WalkOptions;
   signal?: AbortSignal;
-  /** Told how many windows will be fetched, before the first request. */
+  /** Told how many windows will be fetched, once the plan is read and before the first request. */
   onPlan?: (plan: { toFetch: number; skipped: number; fromSpool: number }) => void;
   onWindow?: (event: WindowEvent) => void;
 }
@@ -176,6 +176,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     }
   }
   const ordered = orderAllFetches(fetches);
+  // The hour's requests, read now that the file is open for the plan (the first request would read them).
+  if (ordered.length > 0) await budget.ready();
   options.onPlan?.({ toFetch: fetches.length, skipped: summary.windowsSkipped, fromSpool: recovered.length });
 
   // Completed walks go to the loader; each batch is one short write, then its spool goes.

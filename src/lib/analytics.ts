@@ -21,7 +21,7 @@ import {
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
-import { createSession, createWorkspace, type BudgetWait } from './session.js';
+import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
 import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
@@ -110,6 +110,12 @@ function checkMaxWait(value: number): number {
   return value;
 }
 
+/** `release` called at most once, however often the result is. */
+function once(release: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= release());
+}
+
 /** Opens the database, runs the export, records the run: what `export` and `sync` share. */
 async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, options: CoreOptions): Promise<AnalyticsResult> {
   const { clock, logger } = common;
@@ -117,8 +123,13 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
   const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1 });
   const { store } = workspace;
-  logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
-  const session = createSession({
+  // Recording the run, reading the plan and the hour's requests share one open of the file,
+  // released once the plan is made (before the first request).
+  const releaseStartup = once(await store.hold());
+  let session: Session;
+  try {
+    logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
+    session = createSession({
     workspace,
     apiKey: common.apiKey,
     baseUrl: common.baseUrl,
@@ -134,7 +145,11 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
     ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
     ...(common.http ? { http: common.http } : {}),
-  });
+    });
+  } catch (error) {
+    await releaseStartup();
+    throw error;
+  }
   let summary: ExportSummary;
   try {
     summary = await runExport({
@@ -148,7 +163,10 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       refresh: options.refresh,
       lookbackDays: options.lookbackDays,
       ...(common.signal ? { signal: common.signal } : {}),
-      ...(hooks.onPlan ? { onPlan: hooks.onPlan } : {}),
+      onPlan: (plan) => {
+        void releaseStartup();
+        hooks.onPlan?.(plan);
+      },
       ...(hooks.onWindow ? { onWindow: hooks.onWindow } : {}),
     });
   } catch (error) {
@@ -157,6 +175,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, clock.now()))
       .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
     throw error;
+  } finally {
+    await releaseStartup();
   }
   let threads: ThreadsSummary | undefined;
   if (options.threads && (summary.stopped === null || summary.stopped === 'locked')) {

@@ -7,11 +7,25 @@ import type { RequestJournal } from '../spool/request-journal.js';
 import { Database, type Executor, type OpenOptions } from './database.js';
 
 export class Store {
+  readonly options: OpenOptions;
+
   constructor(
     readonly path: string,
-    readonly options: OpenOptions = {},
+    options: OpenOptions = {},
     readonly journal?: RequestJournal,
-  ) {}
+  ) {
+    // Each write is followed by a close, which checkpoints: the WAL would be written for nothing.
+    this.options = { checkpointEachCommit: true, ...options };
+  }
+
+  /**
+   * Opens the file and keeps it open until the returned `release`: the small reads and writes
+   * of a run's start share one open instead of each opening and closing it (about 20 ms each).
+   */
+  async hold(): Promise<() => Promise<void>> {
+    const db = await Database.open(this.path, this.options);
+    return () => db.close();
+  }
 
   /** Reads with the file held only for `work`. */
   read<T>(work: (db: Database) => Promise<T>): Promise<T> {

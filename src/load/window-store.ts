@@ -41,12 +41,16 @@ const rounded = (x: string): string => `CASE WHEN ${fits(x)} THEN floor(${x} + 0
 export function flagsSql(human: string, ai: string, total: string): string {
   const [h, a, t] = [rounded(human), rounded(ai), rounded(total)];
   const raw = [human, ai, total];
-  return `nullif(concat_ws(',',
+  // Nearly every row is clean: one cheap test for it skips building the list (a NULL count
+  // fails the test and gets the list).
+  const clean = `(${raw.map((x) => `${x} = floor(${x})`).join(' AND ')} AND least(${human}, ${ai}) >= 0
+      AND ${total} >= greatest(${human}, ${ai}) AND ${total} <= ${human} + ${ai} AND ${fits(total)})`;
+  return `CASE WHEN ${clean} THEN NULL ELSE nullif(concat_ws(',',
       CASE WHEN ${raw.map((x) => `(${fits(x)} AND ${x} <> floor(${x}))`).join(' OR ')} THEN 'non_integral' END,
       CASE WHEN least(${h}, ${a}, ${t}) < 0 THEN 'negative' END,
       CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END,
       CASE WHEN ${raw.map((x) => `${x} IS NULL`).join(' OR ')} THEN 'count_missing' END,
-      CASE WHEN ${raw.map((x) => `NOT ${fits(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '')`;
+      CASE WHEN ${raw.map((x) => `NOT ${fits(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '') END`;
 }
 
 /** A completed walk and its spool file of pages (one JSON line a page), ready to load. */

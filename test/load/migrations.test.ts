@@ -47,6 +47,15 @@ async function copyFixture(path: string): Promise<string> {
   return path;
 }
 
+/** The storage format of a file as DuckDB reports it: its storage version tag and block size. */
+async function storageOf(path: string): Promise<{ version: string; blockSize: number }> {
+  return plain(path, async (c) => {
+    const tags = (await rowsOf(c, `SELECT tags FROM duckdb_databases() WHERE NOT internal`))[0]?.tags as { key: string; value: string }[] | undefined;
+    const size = await rowsOf(c, `SELECT block_size FROM pragma_database_size() WHERE database_name = current_database()`);
+    return { version: tags?.find((t) => t.key === 'storage_version')?.value ?? 'none', blockSize: Number(size[0]?.block_size) };
+  });
+}
+
 /** Runs `work` on a plain DuckDB connection to `path` (no docpipe, no migration), then closes it. */
 async function plain<T>(path: string, work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.fromCache(path);
@@ -139,6 +148,14 @@ describe('a database written by docpipe 0.1.0', () => {
       expect(names(await rowsOf(c, TABLES), 'table_name')).not.toContain('schema_version');
       expect(names(await rowsOf(c, PRIMARY_KEYS), 'table_name')).toEqual(expect.arrayContaining(['page_visitors', 'page_views']));
     });
+  });
+
+  it('keeps the storage format it was written in (a file is never rewritten to upgrade)', async () => {
+    const written = await storageOf(db);
+    // Upgraded to the current schema by a read-write open.
+    await Database.with(db, {}, () => Promise.resolve());
+    expect(await storageOf(db)).toEqual(written);
+    expect(written.version).not.toBe('v1.5.0+');
   });
 
   it('upgrades on the first CLI run, re-fetches no settled window, resubmits no prompt, and keeps every row', async () => {
@@ -319,6 +336,11 @@ describe('schema versions', () => {
     const [again, metaAgain] = await withDb(db, read);
     expect(again).toEqual(first);
     expect(metaAgain).toEqual(meta);
+  });
+
+  it("a new file is written in DuckDB 1.5's storage format with 256 KiB blocks", async () => {
+    await withDb(db, () => Promise.resolve());
+    expect(await storageOf(db)).toEqual({ version: 'v1.5.0+', blockSize: 262_144 });
   });
 
   it('a database from a newer docpipe is refused, read-write and read-only, and left as it was', async () => {

@@ -70,6 +70,19 @@ describe('SpoolWalk', () => {
     expect(walk.owner()?.pid).toBe(process.pid);
   });
 
+  it('a walk claimed fresh starts without reading its file back; a later claim reads what it left', () => {
+    expect(walk.claim()).toBe(true);
+    expect(walk.state()).toBeNull();
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[]}');
+    walk.close();
+    expect(parseWalkFile(readFileSync(walk.pagesFile, 'utf8'))).toMatchObject({ owner: { pid: process.pid }, state, torn: false });
+    const again = new Spool(dir).walk({ metric: 'visitors', projectId: 'a/b' }, { start: '2026-03-01', end: '2026-03-02' });
+    expect(again.claim()).toBe(true);
+    expect(again.state()).toEqual(state);
+    expect(again.recover()).toHaveLength(1);
+  });
+
   it('appends pages and the end; truncate keeps the first pages and the latest owner', () => {
     walk.claim();
     walk.begin(state);

@@ -18,8 +18,7 @@ export interface PipelineOptions<T> {
   fullWeight?: number;
   /** How long a batch that is not full waits for more items, in ms (real time). @default 0 */
   lingerMs?: number;
-  /** `last`: the producer has closed, and this batch takes what is left (nothing more will come). */
-  consume: (batch: T[], info: { last: boolean }) => Promise<void>;
+  consume: (batch: T[]) => Promise<void>;
 }
 
 export class BoundedPipeline<T> {
@@ -119,7 +118,7 @@ export class BoundedPipeline<T> {
       const batch = this.take();
       this.wake();
       try {
-        await this.options.consume(batch, { last: this.closing && this.queue.length === 0 });
+        await this.options.consume(batch);
       } catch (error) {
         this.failure = { error, surfaced: false };
         this.wake();

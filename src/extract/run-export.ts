@@ -7,7 +7,6 @@
  * budget, an interrupt, a locked database or a refused key stops the run cleanly, with every
  * received page kept in the spool.
  */
-import { availableParallelism } from 'node:os';
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
@@ -68,6 +67,8 @@ export interface ExportOptions {
   /** Told how many windows will be fetched, once the plan is read and before the first request. */
   onPlan?: (plan: { toFetch: number; skipped: number; fromSpool: number }) => void;
   onWindow?: (event: WindowEvent) => void;
+  /** Told when no more requests will be made, before the last loads. */
+  onFetched?: () => Promise<void>;
 }
 
 /**
@@ -187,10 +188,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     weight: (q) => q.walk.rows,
     fullWeight: FULL_BATCH_ROWS,
     lingerMs: LOAD_LINGER_MS,
-    consume: async (batch, { last }) => {
-      // Nothing is fetched any more: the last load may have every core.
-      const threads = last ? { threads: availableParallelism() } : {};
-      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)), threads);
+    consume: async (batch) => {
+      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {
         const w = q.walk;
@@ -273,6 +272,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   }
   // Whatever completed is loaded, even when the run stops early.
   try {
+    await options.onFetched?.();
     await pipeline.close();
   } catch (error) {
     loadError ??= error;

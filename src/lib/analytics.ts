@@ -151,6 +151,9 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     throw error;
   }
   let summary: ExportSummary;
+  // Without a threads phase to follow, the last loads and the run's record follow each other
+  // at once: they share one open of the file (taken when the fetching is over).
+  let releaseEnd: (() => Promise<void>) | undefined;
   try {
     summary = await runExport({
       store,
@@ -168,12 +171,20 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
         hooks.onPlan?.(plan);
       },
       ...(hooks.onWindow ? { onWindow: hooks.onWindow } : {}),
+      ...(options.threads
+        ? {}
+        : {
+            onFetched: async () => {
+              releaseEnd = once(await store.hold());
+            },
+          }),
     });
   } catch (error) {
     // Record the failure (and move the request journal in) if the database lets us.
     await store
       .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, clock.now()))
       .catch((second: unknown) => logger.warn('run not recorded', { error: String(second) }));
+    await releaseEnd?.();
     throw error;
   } finally {
     await releaseStartup();
@@ -200,9 +211,13 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const result: AnalyticsResult = { command: options.command, ...summary, ...(threads ? { threads } : {}), retries: session.stats.retries, runId };
   const { command: _command, ...recorded } = result;
   // Also moves the rest of the request journal into request_log.
-  await store.write((tx) =>
-    finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded }, clock.now()),
-  );
+  try {
+    await store.write((tx) =>
+      finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded }, clock.now()),
+    );
+  } finally {
+    await releaseEnd?.();
+  }
   return result;
 }
 

@@ -19,8 +19,9 @@ export class Store {
   }
 
   /**
-   * Opens the file and keeps it open until the returned `release`: the small reads and writes
-   * of a run's start share one open instead of each opening and closing it (about 20 ms each).
+   * Opens the file and keeps it open until the returned `release`: steps that follow each
+   * other at once (a run's start; its last loads and its record) share one open instead of
+   * each opening and closing it (about 20 ms each).
    */
   async hold(): Promise<() => Promise<void>> {
     const db = await Database.open(this.path, this.options);
@@ -32,12 +33,9 @@ export class Store {
     return Database.with(this.path, this.options, work);
   }
 
-  /**
-   * One transaction with the file held only for it; the request journal moves in with it.
-   * `threads` overrides the store's DuckDB threads for this write (when it opens the file).
-   */
-  write<T>(work: (tx: Executor) => Promise<T>, options: { threads?: number } = {}): Promise<T> {
-    return Database.with(this.path, { ...this.options, ...options }, async (db) => {
+  /** One transaction with the file held only for it; the request journal moves in with it. */
+  write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    return Database.with(this.path, this.options, async (db) => {
       const files = this.journal?.take() ?? [];
       let result: T;
       try {

@@ -1,15 +1,15 @@
-/** The bounded pipeline between the walks and the loader: batches by count and by weight, the last batch, one error. */
+/** The bounded pipeline between the walks and the loader: batches by count and by weight, lingering, one error. */
 import { describe, expect, it } from 'vitest';
 import { BoundedPipeline } from '../../src/core/pipeline.js';
 
 /** A consumer that records its batches and lets each one finish when told to. */
 function recorder() {
-  const batches: { items: number[]; last: boolean }[] = [];
+  const batches: number[][] = [];
   let release: (() => void) | undefined;
   return {
     batches,
-    consume: (items: number[], info: { last: boolean }): Promise<void> => {
-      batches.push({ items, last: info.last });
+    consume: (items: number[]): Promise<void> => {
+      batches.push(items);
       return new Promise<void>((resolve) => (release = resolve));
     },
     finish: (): void => release?.(),
@@ -19,7 +19,7 @@ function recorder() {
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('BoundedPipeline', () => {
-  it('takes at most fullWeight a batch, a heavier item alone, and says which batch is the last', async () => {
+  it('takes at most fullWeight a batch, and a heavier item alone', async () => {
     const r = recorder();
     const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 10, weight: (n) => n, fullWeight: 10, consume: r.consume });
     await pipeline.push(1); // taken at once (no linger): the consumer is now busy
@@ -30,13 +30,7 @@ describe('BoundedPipeline', () => {
       r.finish();
     }
     await closed;
-    expect(r.batches).toEqual([
-      { items: [1], last: false },
-      { items: [4, 4], last: false },
-      { items: [4], last: false },
-      { items: [12], last: false },
-      { items: [3], last: true },
-    ]);
+    expect(r.batches).toEqual([[1], [4, 4], [4], [12], [3]]);
   });
 
   it('a batch lingers for more until it weighs enough, then goes at once', async () => {
@@ -47,7 +41,7 @@ describe('BoundedPipeline', () => {
     expect(r.batches).toEqual([]); // lingering: 3 of 10
     await pipeline.push(7);
     await tick();
-    expect(r.batches).toEqual([{ items: [3, 7], last: false }]);
+    expect(r.batches).toEqual([[3, 7]]);
     r.finish();
     await pipeline.close();
   });

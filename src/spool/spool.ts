@@ -173,7 +173,7 @@ export function parseWalkFile(text: string): WalkFile {
         file.owner = record.owner as Owner;
         file.ownerStart = start;
       } else if ('done' in record) {
-        file.done = record.done as CompletedWalk;
+        file.done = reviveDone(record.done as CompletedWalk);
         file.doneStart = start;
       }
     }
@@ -185,6 +185,26 @@ export function parseWalkFile(text: string): WalkFile {
 }
 
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
+
+/**
+ * The done line. A window's totals can be infinite (a count like `1e400` in the body), which
+ * JSON cannot hold: they are spelled `"Infinity"` and `"-Infinity"`, so that a walk loaded
+ * from the spool flags them `count_out_of_range`, as a walk loaded at once does, and not
+ * `count_missing`.
+ */
+const doneLine = (walk: CompletedWalk): string => line({ done: { ...walk, totals: spellTotals(walk.totals) } });
+
+function spellTotals(totals: Totals | undefined): Record<string, number | string | null> | undefined {
+  if (!totals) return totals;
+  return Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v !== null && Number.isFinite(v) ? v : v === null || Number.isNaN(v) ? null : String(v)]));
+}
+
+function reviveDone(done: CompletedWalk): CompletedWalk {
+  const totals = done.totals as Record<string, unknown> | undefined;
+  if (!totals) return done;
+  const revive = (v: unknown): number | null => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : (v as number | null));
+  return { ...done, totals: Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, revive(v)])) };
+}
 const ownerLine = (): string => line({ owner: { pid: process.pid, host: hostname() } satisfies Owner });
 
 /** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
@@ -308,7 +328,7 @@ export class SpoolWalk {
   }
 
   complete(walk: CompletedWalk): void {
-    this.append(line({ done: walk }));
+    this.append(doneLine(walk));
     this.close();
   }
 
@@ -354,7 +374,7 @@ export class SpoolWalk {
         (legacy.state ? line({ walk: legacy.state }) : '') +
         (legacy.owner ? line({ owner: legacy.owner }) : '') +
         legacy.pages.map((p) => line({ page: p.index, body: p.body })).join('') +
-        (legacy.done ? line({ done: legacy.done }) : '');
+        (legacy.done ? doneLine(legacy.done) : '');
       writeFileAtomic(this.pagesFile, text);
     }
     rmSync(this.legacyDir, { recursive: true, force: true });

@@ -181,6 +181,18 @@ describe('loadWindows', () => {
     ]);
   });
 
+  it('flags infinite totals the same when the walk is loaded from the spool after a crash', async () => {
+    const body = '{"totals":{"human":1e400,"ai":-1e400,"total":5},"visitors":[{"path":"/ok","human":2,"ai":1,"total":2}],"hasMore":false}';
+    const fresh = spooled({ bodies: [body], totals: (JSON.parse(body) as { totals: Counts }).totals, rows: [{ path: '/ok', human: 2, ai: 1, total: 2 }] });
+    // The walk's done line as a crash leaves it, read back by the next run.
+    const walk = spool.walk({ metric: 'visitors', projectId: 'proj' }, window);
+    walk.complete(fresh.walk);
+    const recovered = walk.completed();
+    expect(recovered?.totals).toEqual({ human: Infinity, ai: -Infinity, total: 5 });
+    await load({ walk: recovered!, file: fresh.file });
+    expect(await db.all('SELECT human, ai, total, flags FROM visitor_totals')).toEqual([{ human: null, ai: null, total: 5n, flags: 'count_out_of_range' }]);
+  });
+
   it('keeps the first copy of a path when the walk saw it twice', async () => {
     const first = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/a', human: 1, ai: 0, total: 1 }, { path: '/b', human: 2, ai: 0, total: 2 }], hasMore: true });
     const second = JSON.stringify({ totals: { human: 1, ai: 0, total: 1 }, visitors: [{ path: '/b', human: 9, ai: 0, total: 9 }, { path: '/c', human: 3, ai: 0, total: 3 }], hasMore: false });

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
+import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { JOURNAL_FILE } from '../spool/request-journal.js';
 import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
@@ -30,14 +30,38 @@ import { METRIC_TABLES, loadWindows, readLoadedWindows } from './window-store.js
 
 const toNumber = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
 
+/** A keyless table of a window's rows: the loader keeps its grain (project_id, window_start, window_end, key). */
+interface GrainTable {
+  table: string;
+  /** The column that tells a window's rows apart, and what the report calls it. */
+  key: string;
+  keyName: string;
+  /** The window's totals table, if the metric has one. */
+  totals: string | null;
+}
+
+const GRAIN_TABLES: Partial<Record<Metric, GrainTable>> = {
+  ...Object.fromEntries(
+    PAGE_METRICS.map((m) => [m, { table: METRIC_TABLES[m].pages, key: 'path', keyName: 'path', totals: METRIC_TABLES[m].totals }]),
+  ),
+  searches: { table: 'searches', key: 'search_query', keyName: 'search query', totals: 'search_totals' },
+  'feedback-by-page': { table: 'feedback_by_page', key: 'path', keyName: 'path', totals: null },
+};
+
+function grainTableOf(metric: Metric): GrainTable {
+  const table = GRAIN_TABLES[metric];
+  if (!table) throw new Error(`no keyless row table for ${metric}`);
+  return table;
+}
+
 /**
- * Every window of every metric that any of loaded_windows, the totals table or the page table
- * knows of, with what each holds of it. One pass over each page table.
+ * Every window of every metric with a keyless row table that any of loaded_windows, the
+ * totals table or the row table knows of, with what each holds of it. One pass over each
+ * row table.
  */
 export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   const facts: WindowFacts[] = [];
-  for (const metric of PAGE_METRICS) {
-    const tables = METRIC_TABLES[metric];
+  for (const [metric, tables] of Object.entries(GRAIN_TABLES) as [Metric, GrainTable][]) {
     const rows = await db.all<{
       project_id: string;
       s: string;
@@ -53,13 +77,17 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
     }>(
       `WITH pages AS (
          SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
-                count(*) FILTER (WHERE n > 1) AS dup_paths, min(path) FILTER (WHERE n > 1) AS dup_example
-           FROM (SELECT project_id, window_start, window_end, path, count(*) AS n FROM ${tables.pages} GROUP BY ALL)
+                count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
+           FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} GROUP BY ALL)
           GROUP BY ALL),
        bookkeeping AS (
          SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
            FROM loaded_windows WHERE metric = $metric),
-       totals AS (SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals})
+       totals AS (${
+         tables.totals === null
+           ? `SELECT NULL::VARCHAR AS project_id, NULL::DATE AS window_start, NULL::DATE AS window_end, true AS totals WHERE false`
+           : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals}`
+       })
        SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
               coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
               coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
@@ -77,7 +105,10 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
         loaded: r.loaded,
         rowCount: toNumber(r.row_count),
         fetchedAt: toNumber(r.fetched_ms),
+        hasTotalsTable: tables.totals !== null,
         totals: r.totals,
+        key: tables.keyName,
+        table: tables.table,
         rows: Number(r.rows),
         paths: Number(r.paths),
         duplicatePaths: Number(r.dup_paths),
@@ -200,7 +231,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
           done.push({
             check: 'grain',
             status: 'fixed',
-            detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per path (safe: each deleted row repeated the grain of a row kept)`,
+            detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per ${grainTableOf(r.metric).keyName} (safe: each deleted row repeated the grain of a row kept)`,
           });
         }
         for (const r of orphans) {
@@ -208,7 +239,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
           done.push({
             check: 'orphans',
             status: 'fixed',
-            detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'page row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
+            detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
           });
         }
         const marked = await markRunsCrashed(tx, crashed.map((r) => r.runId), ctx.now);
@@ -233,29 +264,29 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
 }
 
 async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<number> {
-  const pages = METRIC_TABLES[r.metric as PageMetric].pages;
+  const { table, key } = grainTableOf(r.metric);
   // Which copy stays does not matter to the grain; the first stored is kept, as the loader
-  // keeps the first copy of a path a walk saw twice.
+  // keeps the first copy of a key a walk saw twice.
   const deleted = await tx.all(
-    `DELETE FROM ${pages} WHERE rowid IN (
+    `DELETE FROM ${table} WHERE rowid IN (
        SELECT rowid FROM (
-         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, path ORDER BY rowid) AS copy
-           FROM ${pages} WHERE (project_id, window_start, window_end) IN (${windowTuple(r)}))
+         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, ${key} ORDER BY rowid) AS copy
+           FROM ${table} WHERE (project_id, window_start, window_end) IN (${windowTuple(r)}))
         WHERE copy > 1)
-     RETURNING path`,
+     RETURNING project_id`,
   );
   return deleted.length;
 }
 
 async function deleteOrphans(tx: Executor, r: Targeted<'delete-orphans'>): Promise<{ pages: number; totals: number }> {
-  const tables = METRIC_TABLES[r.metric as PageMetric];
+  const tables = grainTableOf(r.metric);
   // Checked again here: a window loaded since the check is not an orphan any more.
   const orphan = (table: string): string => `(project_id, window_start, window_end) IN (${windowTuple(r)})
     AND NOT EXISTS (SELECT 1 FROM loaded_windows l
                      WHERE l.metric = ${sqlString(r.metric)} AND l.project_id = ${table}.project_id
                        AND l.window_start = ${table}.window_start AND l.window_end = ${table}.window_end)`;
-  const pages = await tx.all(`DELETE FROM ${tables.pages} WHERE ${orphan(tables.pages)} RETURNING path`);
-  const totals = await tx.all(`DELETE FROM ${tables.totals} WHERE ${orphan(tables.totals)} RETURNING project_id`);
+  const pages = await tx.all(`DELETE FROM ${tables.table} WHERE ${orphan(tables.table)} RETURNING project_id`);
+  const totals = tables.totals === null ? [] : await tx.all(`DELETE FROM ${tables.totals} WHERE ${orphan(tables.totals)} RETURNING project_id`);
   return { pages: pages.length, totals: totals.length };
 }
 

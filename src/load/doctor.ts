@@ -4,10 +4,11 @@
  * here, so every rule can be tested with plain objects.
  *
  * The invariants:
- * - grain: a page table holds each (project_id, window_start, window_end, path) once. The
- *   tables have no key on purpose (DESIGN §4); the loader keeps the grain.
- * - windows: every `loaded_windows` row has its totals row, and its `row_count` is the
- *   number of paths its page table holds for the window.
+ * - grain: a keyless row table holds each (project_id, window_start, window_end, key) once:
+ *   the page tables (key `path`), `searches` (`search_query`) and `feedback_by_page`
+ *   (`path`). The tables have no key on purpose (DESIGN §4); the loader keeps the grain.
+ * - windows: every `loaded_windows` row has its totals row (where the metric has a totals
+ *   table), and its `row_count` is the number of keys its row table holds for the window.
  * - orphans: no page or totals row belongs to a window without a `loaded_windows` row (the
  *   loader replaces only windows it knows of, so an orphan would be doubled by the next load).
  * - spool: no walk is left over (completed but not loaded, or abandoned), and no request
@@ -60,15 +61,21 @@ export interface WindowFacts {
   rowCount: number | null;
   /** loaded_windows.fetched_at, ms (null when not loaded). */
   fetchedAt: number | null;
+  /** Whether the metric has a totals table. @default true */
+  hasTotalsTable?: boolean;
   /** Whether the totals table has the window. */
   totals: boolean;
-  /** Page rows of the window. */
+  /** What a row's key is, as the report names it. @default 'path' */
+  key?: string;
+  /** The row table, as the report names it. @default 'the page table' */
+  table?: string;
+  /** Rows of the window in its row table. */
   rows: number;
-  /** Distinct paths among them. */
+  /** Distinct keys among them (paths, search queries). */
   paths: number;
-  /** Paths held more than once. */
+  /** Keys held more than once. */
   duplicatePaths: number;
-  /** One of those paths, to name in the report. */
+  /** One of those keys, to name in the report. */
   duplicateExample: string | null;
 }
 
@@ -142,30 +149,32 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
   for (const w of windows) {
     const { metric, projectId, window } = w;
     const label = windowLabel(w);
+    const key = w.key ?? 'path';
+    const table = w.table ?? 'the page table';
     rows += w.rows;
     if (w.duplicatePaths > 0) {
       grain.push({
         check: 'grain',
         status: 'finding',
         detail:
-          `${label}: ${plural(w.rows - w.paths, 'extra row')} for ${plural(w.duplicatePaths, 'path')} held more than once` +
+          `${label}: ${plural(w.rows - w.paths, 'extra row')} for ${plural(w.duplicatePaths, key)} held more than once` +
           (w.duplicateExample === null ? '' : ` (e.g. ${w.duplicateExample})`),
         repair: { kind: 'dedupe', metric, projectId, window },
       });
     }
     if (w.loaded) {
       loaded++;
-      if (!w.totals) bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row` });
-      // Paths, not rows: a doubled row is the grain check's finding, not a miscount.
+      if (!w.totals && (w.hasTotalsTable ?? true)) bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row` });
+      // Keys, not rows: a doubled row is the grain check's finding, not a miscount.
       if (w.rowCount !== null && w.rowCount !== w.paths) {
         bookkeeping.push({
           check: 'windows',
           status: 'finding',
-          detail: `${label}: loaded_windows.row_count is ${w.rowCount}, the page table holds ${plural(w.paths, 'path')}`,
+          detail: `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}`,
         });
       }
     } else if (w.rows > 0 || w.totals) {
-      const what = [w.rows > 0 ? plural(w.rows, 'page row') : '', w.totals ? 'a totals row' : ''].filter(Boolean).join(' and ');
+      const what = [w.rows > 0 ? `${plural(w.rows, 'row')} in ${table}` : '', w.totals ? 'a totals row' : ''].filter(Boolean).join(' and ');
       orphans.push({
         check: 'orphans',
         status: 'finding',
@@ -176,7 +185,7 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
   }
   const ok = (check: Check, detail: string): Finding[] => [{ check, status: 'ok', detail }];
   return [
-    ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'page row')}, each path once per window`)),
+    ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'row')} in keyless tables, each key once per window`)),
     ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')}, each with its totals and row count`)),
     ...(orphans.length > 0 ? orphans : ok('orphans', 'no rows outside a loaded window')),
   ];

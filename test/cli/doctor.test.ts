@@ -159,6 +159,43 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('checks the grain of searches and feedback by page too (keyless like the page tables); --fix keeps one copy', async () => {
+    for (const metric of ['searches', 'feedback-by-page']) {
+      const run = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const clean = await doctor(h);
+    expect(clean.code).toBe(0);
+    expect(rowsOf(clean).find((r) => r.check === 'windows')?.detail).toMatch(/^4 loaded windows/);
+    await exec(
+      h,
+      `INSERT INTO searches SELECT * FROM searches
+        WHERE window_start = '2026-03-02' AND search_query = (SELECT min(search_query) FROM searches WHERE window_start = '2026-03-02')`,
+    );
+    await exec(
+      h,
+      `INSERT INTO feedback_by_page SELECT * FROM feedback_by_page
+        WHERE window_start = '2026-03-01' AND path = (SELECT min(path) FROM feedback_by_page WHERE window_start = '2026-03-01')`,
+    );
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const grain = rowsOf(checked).filter((r) => r.check === 'grain').map((r) => r.detail);
+    expect(grain).toEqual([
+      expect.stringMatching(/^searches docs \[2026-03-02, 2026-03-03\): 1 extra row for 1 search query held more than once/),
+      expect.stringMatching(/^feedback-by-page docs \[2026-03-01, 2026-03-02\): 1 extra row for 1 path held more than once/),
+    ]);
+    // A window of feedback by page has no totals row to miss: nothing else is wrong.
+    expect(rowsOf(checked).find((r) => r.check === 'windows')).toMatchObject({ status: 'ok' });
+
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual([
+      expect.stringMatching(/kept one row per search query/),
+      expect.stringMatching(/kept one row per path/),
+    ]);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
   it('finds runs a crash left running; --fix marks them crashed and leaves a live one alone', async () => {
     await h.run(EXPORT);
     await exec(
@@ -295,7 +332,7 @@ describe('docpipe doctor', () => {
     expect(checked.code).toBe(1);
     const windows = rowsOf(checked).filter((r) => r.check === 'windows');
     expect(windows).toHaveLength(1);
-    expect(windows[0]!.detail).toMatch(/^visitors docs \[2026-03-03, 2026-03-04\): loaded_windows\.row_count is (\d+), the page table holds (\d+) paths$/);
+    expect(windows[0]!.detail).toMatch(/^visitors docs \[2026-03-03, 2026-03-04\): loaded_windows\.row_count is (\d+), page_visitors holds (\d+) paths$/);
     const [before] = await queryDb<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(1);
@@ -309,7 +346,7 @@ describe('docpipe doctor', () => {
     const checked = await doctor(h);
     expect(checked.code).toBe(1);
     expect(rowsOf(checked).find((r) => r.check === 'orphans')?.detail).toMatch(
-      /^visitors docs \[2026-03-01, 2026-03-02\): \d+ page rows and a totals row but no loaded_windows row$/,
+      /^visitors docs \[2026-03-01, 2026-03-02\): \d+ rows in page_visitors and a totals row but no loaded_windows row$/,
     );
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
@@ -396,7 +433,7 @@ describe('doctor findings (pure)', () => {
     expect(findings.find((f) => f.check === 'orphans')).toEqual({
       check: 'orphans',
       status: 'finding',
-      detail: 'visitors docs [2026-03-02, 2026-03-03): 4 page rows but no loaded_windows row',
+      detail: 'visitors docs [2026-03-02, 2026-03-03): 4 rows in the page table but no loaded_windows row',
       repair: { kind: 'delete-orphans', metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' } },
     });
   });

@@ -9,6 +9,11 @@
  * Files: `<spool>/requests/<pid>-<runId>.jsonl`, one JSON object a line; a line is written
  * when an attempt starts (status null) and another when it ends. A file being moved is
  * renamed to `….jsonl.<n>.ingesting` first, so lines appended meanwhile go to a fresh file.
+ *
+ * The end line waits for the next start line and goes out with it, in one write (a page
+ * walk makes one attempt after another), or else at the next turn of the event loop, or when
+ * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
+ * then has none in flight, so at most one attempt has no outcome either way.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +60,9 @@ export class RequestJournal {
   private batches = 0;
   /** This run's journal file, open for appending (closed before the file is moved). */
   private fd: number | undefined;
+  /** An end line not written yet (see above). */
+  private pending = '';
+  private flushScheduled = false;
 
   constructor(
     readonly dir: string,
@@ -63,16 +71,28 @@ export class RequestJournal {
     this.file = join(dir, `${process.pid}-${runId}.jsonl`);
   }
 
-  /** Records an attempt that is about to be sent; returns its id for `end`. */
+  /** Records an attempt that is about to be sent (on disk when this returns); returns its id for `end`. */
   begin(attempt: AttemptStart): string {
     const id = `${this.runId}:${++this.seq}`;
     this.append(this.line(id, attempt, null, null));
     return id;
   }
 
-  /** Records how an attempt ended (status 0: no response). */
+  /** Records how an attempt ended (status 0: no response); written with the next start line. */
   end(id: string, attempt: AttemptStart, status: number, durationMs: number): void {
-    this.append(this.line(id, attempt, status, Math.round(durationMs)));
+    this.pending += `${JSON.stringify(this.line(id, attempt, status, Math.round(durationMs)))}\n`;
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Writes a waiting end line now. */
+  flush(): void {
+    if (this.pending === '') return;
+    this.write('');
   }
 
   private line(id: string, attempt: AttemptStart, status: number | null, durationMs: number | null): JournalLine {
@@ -89,15 +109,23 @@ export class RequestJournal {
   }
 
   private append(line: JournalLine): void {
+    this.write(`${JSON.stringify(line)}\n`);
+  }
+
+  /** Writes `text` after any waiting end line, in one write. */
+  private write(text: string): void {
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.file, 'a');
     }
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    const all = this.pending + text;
+    this.pending = '';
+    writeSync(this.fd, all);
   }
 
-  /** Closes this run's file; the next attempt reopens (or recreates) it. */
+  /** Closes this run's file (after writing a waiting end line); the next attempt reopens (or recreates) it. */
   close(): void {
+    this.flush();
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
@@ -105,6 +133,7 @@ export class RequestJournal {
 
   /** Every attempt in every journal file (this run's and any other's), merged. */
   lines(): JournalLine[] {
+    this.flush();
     const lines: JournalLine[] = [];
     for (const name of this.files()) {
       let text: string;

@@ -1,0 +1,64 @@
+/** The request journal's lines on a real temp dir: a start line before each attempt, its end line soon after. */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RequestJournal, type JournalLine } from '../../src/spool/request-journal.js';
+
+const attempt = (path: string) => ({ scope: 'analytics@http://127.0.0.1', method: 'GET', path, startedAt: 1_000 });
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('RequestJournal', () => {
+  let dir: string;
+  let journal: RequestJournal;
+  const onDisk = (): JournalLine[] =>
+    readdirSync(dir).flatMap((name) =>
+      readFileSync(join(dir, name), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as JournalLine),
+    );
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-journal-'));
+    journal = new RequestJournal(dir, 'run-1');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes a start line before the attempt, and its end line with the next start line', () => {
+    const first = journal.begin(attempt('/a'));
+    expect(onDisk()).toEqual([expect.objectContaining({ id: first, status: null })]);
+    journal.end(first, attempt('/a'), 200, 12.4);
+    // Not yet: a process killed now has no attempt in flight, and loses only this outcome.
+    expect(onDisk()).toHaveLength(1);
+    const second = journal.begin(attempt('/b'));
+    expect(onDisk().map((l) => [l.id, l.status])).toEqual([
+      [first, null],
+      [first, 200],
+      [second, null],
+    ]);
+  });
+
+  it('writes a waiting end line at the next turn of the event loop, or when closed', async () => {
+    const id = journal.begin(attempt('/a'));
+    journal.end(id, attempt('/a'), 503, 3);
+    await nextTurn();
+    expect(onDisk().map((l) => l.status)).toEqual([null, 503]);
+
+    const other = journal.begin(attempt('/b'));
+    journal.end(other, attempt('/b'), 200, 3);
+    journal.close();
+    expect(onDisk().map((l) => l.status)).toEqual([null, 503, null, 200]);
+    expect(journal.lines()).toEqual([
+      expect.objectContaining({ id, status: 503, duration_ms: 3 }),
+      expect.objectContaining({ id: other, status: 200 }),
+    ]);
+  });
+
+  it('a file taken for ingest has every end line written before it', () => {
+    const id = journal.begin(attempt('/a'));
+    journal.end(id, attempt('/a'), 200, 1);
+    const [taken] = journal.take();
+    const lines = readFileSync(taken!, 'utf8').trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as JournalLine).status)).toEqual([null, 200]);
+  });
+});

@@ -2,6 +2,8 @@
  * A response the sandbox has decided on but not yet written, so faults can replace it,
  * truncate it or drop it. The error bodies are the API's: `{error, details?}`.
  */
+import { STATUS_CODES } from 'node:http';
+
 export interface SandboxResponse {
   status: number;
   headers: Record<string, string>;
@@ -40,7 +42,9 @@ export function serverErrorMessage(status: number): string {
   if (status === 502) return 'Bad gateway';
   if (status === 503) return 'Service unavailable';
   if (status === 504) return 'Gateway timeout';
-  return 'Internal server error';
+  // A fault may answer with a client error too (401, 403, 404): say what it is, in the same case.
+  const reason = status >= 400 && status < 500 ? STATUS_CODES[status] : undefined;
+  return reason ? reason.charAt(0) + reason.slice(1).toLowerCase() : 'Internal server error';
 }
 
 /** A successful JSON object body with `patch` merged in; any other response as it was. */

@@ -62,6 +62,13 @@ describe('sandbox faults', () => {
     expect((await get()).status).toBe(200);
   });
 
+  it('server-error with a client status says what it is, not "Internal server error"', async () => {
+    for (const status of [401, 403, 404]) sandbox.addFault({ kind: 'server-error', status });
+    const bodies = [];
+    for (let i = 0; i < 3; i++) bodies.push(await (await get()).json());
+    expect(bodies).toEqual([{ error: 'Unauthorized' }, { error: 'Forbidden' }, { error: 'Not found' }]);
+  });
+
   it('drop: the socket closes without a response, and the request is recorded with status 0', async () => {
     sandbox.addFault({ kind: 'drop' });
     await expect(get()).rejects.toThrow();

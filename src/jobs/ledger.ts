@@ -36,6 +36,8 @@ export interface LedgerRow {
   polls: number;
   /** A POST was started and not provably without effect. */
   postStarted: boolean;
+  /** Follow-up messages sent to the job (`jobs message`); read by `list` only. */
+  messages?: number;
 }
 
 /** A status after which nothing more will happen to the row without the user asking. */
@@ -45,12 +47,16 @@ export function isFinalStatus(status: string): boolean {
 
 const ts = (ms: number): string => new Date(ms).toISOString();
 
-const SELECT = `SELECT project_id, prompt_key, prompt, job_id, status, model, repository, ref, pr_link,
+const COLUMNS = `project_id, prompt_key, prompt, job_id, status, model, repository, ref, pr_link,
   strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS created_at,
   strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
   strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
   strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started FROM agent_jobs`;
+  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started`;
+const SELECT = `SELECT ${COLUMNS} FROM agent_jobs`;
+/** The follow-up messages sent to a row's job (agent_messages, schema version 3). */
+const MESSAGES = `(SELECT count(*) FROM agent_messages m
+   WHERE m.project_id = agent_jobs.project_id AND m.job_id = agent_jobs.job_id AND m.status = 'sent')::INTEGER AS messages`;
 
 type RawRow = Record<string, unknown>;
 
@@ -76,6 +82,7 @@ function toRow(r: RawRow): LedgerRow {
     attempts: Number(r.attempts ?? 0),
     polls: Number(r.polls ?? 0),
     postStarted: r.post_started === true,
+    ...(r.messages === undefined ? {} : { messages: Number(r.messages) }),
   };
 }
 
@@ -116,7 +123,8 @@ export class JobLedger {
       where.push('project_id = $project');
       params.project = filter.projectId;
     }
-    const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+    const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
     return (await this.store.read((db) => db.all(sql, params))).map(toRow);
   }
 

@@ -86,6 +86,14 @@ describe('docpipe jobs message', () => {
     expect(row!.message_key).toMatch(/^sha256:[0-9a-f]{16}$/);
     // The job ledger follows the job too.
     expect(await jobOf('Check /installation')).toMatchObject({ status: 'completed', pr_link: row!.pr_link });
+    // And `jobs list` counts the message, in its table and as JSON.
+    const listed = await h.run(['jobs', 'list', '--format', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const ledger = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { job_id: string; messages: number });
+    expect(ledger.map((r) => [r.job_id === job.job_id, r.messages])).toEqual(expect.arrayContaining([[true, 1], [false, 0]]));
+    const table = (await h.run(['jobs', 'list'])).stdout.split('\n');
+    expect(table[0]).toMatch(/^key\s+status\s+msgs\s+prompt\s+result$/);
+    expect(table.find((l) => l.startsWith(job.prompt_key))).toMatch(/completed\s+1\s+Check/);
 
     const again = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
     expect(again.code).toBe(0);

@@ -127,7 +127,7 @@ describe('docpipe output', () => {
       const lines = table.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(2 + 3 + 1);
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
-      expect(lines[0]).toMatch(/^key\s+status\s+prompt\s+result$/);
+      expect(lines[0]).toMatch(/^key\s+status\s+msgs\s+prompt\s+result$/);
       expect(table.stdout).not.toContain(ESC);
       // Keys and pull-request links are shown whole; the prompt gives way.
       for (const job of h.sandbox.jobs().filter((j) => j.prLink)) expect(table.stdout).toContain(job.prLink);
@@ -135,7 +135,7 @@ describe('docpipe output', () => {
       expect(table.stdout).toMatch(/failed .*Merge conflict/);
 
       const columns = ['project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
-        'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls'];
+        'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls', 'messages'];
       const csv = await h.run(['jobs', 'list', '--format', 'csv']);
       expect(csv.stdout.split('\n')[0]).toBe(columns.join(','));
       expect(csv.stdout).toContain(long);

@@ -150,6 +150,15 @@ describe('a database written by docpipe 0.1.0', () => {
     });
   });
 
+  it('jobs list brings the ledger up to this release first, then lists it', async () => {
+    const listed = await h.run(['jobs', 'list', '--db', db, '--format', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; messages: number; flags: unknown });
+    expect(rows.map((r) => r.prompt).sort()).toEqual([...FIXTURE_PROMPTS].sort());
+    expect(rows.map((r) => [r.messages, r.flags])).toEqual([[0, null], [0, null], [0, null]]);
+    expect(await plain(db, (c) => rowsOf(c, `SELECT max(version) AS v FROM schema_version`))).toEqual([{ v: currentSchemaVersion() }]);
+  });
+
   it('keeps the storage format it was written in (a file is never rewritten to upgrade)', async () => {
     const written = await storageOf(db);
     // Upgraded to the current schema by a read-write open.

@@ -10,7 +10,6 @@ import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
 import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
-import { requireDatabaseFile } from '../../load/database.js';
 import { Store } from '../../load/store.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -22,7 +21,7 @@ import { commonOf } from '../common-options.js';
 import { countsLine, stopLine } from '../output/batch-summary.js';
 import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
-import { readerOptions } from '../session.js';
+import { readerOptions, withCurrentSchema } from '../session.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -36,7 +35,7 @@ function resultRecord(row: LedgerRow): Record<string, unknown> {
 /** Every column of the ledger, for `jobs list --format csv|json`. */
 const LEDGER_COLUMNS = [
   'project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
-  'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls',
+  'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls', 'messages',
 ] as const;
 
 function ledgerRecord(r: LedgerRow): Record<(typeof LEDGER_COLUMNS)[number], unknown> {
@@ -44,7 +43,7 @@ function ledgerRecord(r: LedgerRow): Record<(typeof LEDGER_COLUMNS)[number], unk
     project_id: r.projectId, prompt_key: r.promptKey, prompt: r.prompt, status: r.status, job_id: r.jobId, model: r.model,
     repository: r.repository, ref: r.ref, pr_link: r.prLink, created_at: r.createdAt, archived_at: r.archivedAt,
     submitted_at: r.submittedAt, finished_at: r.finishedAt, error: r.error, flags: r.flags, source_file: r.sourceFile,
-    attempts: r.attempts, polls: r.polls,
+    attempts: r.attempts, polls: r.polls, messages: r.messages ?? 0,
   };
 }
 
@@ -215,7 +214,9 @@ function listBuilder(yargs: Argv) {
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
-  requireDatabaseFile(args.db);
+  // A ledger no writer has opened since an upgrade is brought up to this release first (its
+  // columns and the messages table), as report and dump do.
+  await withCurrentSchema(ctx, args, () => Promise.resolve());
   const store = new Store(args.db, readerOptions(ctx, args));
   const projectFilter = projectsOf(args)[0];
   const ledger = new JobLedger(store, '');
@@ -239,11 +240,13 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
     key: r.promptKey,
     status: r.status,
     prompt: r.prompt,
+    // Follow-up messages sent to the job (`jobs message`).
+    msgs: r.messages ?? 0,
     result: r.prLink ?? r.error ?? (r.flags ? `(${r.flags})` : null),
   }));
-  const columns = ['key', 'status', 'prompt', 'result'];
-  const keep = Object.fromEntries(['key', 'status'].map((c) => [c, Math.max(c.length, ...records.map((r) => String(r[c as 'key']).length))]));
-  ctx.io.stdout(renderRows('table', columns, records, { lineWidth: LIST_TABLE_WIDTH, shrinkFirst: ['prompt'], minWidths: { ...keep, prompt: 24 } }));
+  const columns = ['key', 'status', 'msgs', 'prompt', 'result'];
+  const keep = Object.fromEntries(['key', 'status', 'msgs'].map((c) => [c, Math.max(c.length, ...records.map((r) => String(r[c as 'key']).length))]));
+  ctx.io.stdout(renderRows('table', columns, records, { lineWidth: LIST_TABLE_WIDTH, shrinkFirst: ['prompt'], minWidths: { ...keep, prompt: 16 } }));
 }
 
 export function jobsCommand(ctx: CliContext): CommandModule {

@@ -8,6 +8,7 @@
  * polls), so the ledger is consistent after a crash.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import type { Executor } from '../load/database.js';
 import type { Store } from '../load/store.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
@@ -91,6 +92,34 @@ function apiTime(value: string | null): string | null {
   return value !== null && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : null;
 }
 
+export interface LedgerFilter {
+  status?: string;
+  projectId?: string;
+}
+
+/** The statuses the ledger holds, each once. */
+export async function readStatuses(db: Executor): Promise<string[]> {
+  const rows = await db.all<{ status: string }>('SELECT DISTINCT status FROM agent_jobs ORDER BY status');
+  return rows.map((r) => r.status);
+}
+
+/** The ledger's rows, oldest submission first, each with the follow-up messages its job was sent. */
+export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promise<LedgerRow[]> {
+  const where: string[] = [];
+  const params: Record<string, string> = {};
+  if (filter.status) {
+    where.push('status = $status');
+    params.status = filter.status;
+  }
+  if (filter.projectId) {
+    where.push('project_id = $project');
+    params.project = filter.projectId;
+  }
+  const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+  return (await db.all(sql, params)).map(toRow);
+}
+
 export class JobLedger {
   constructor(
     private readonly store: Store,
@@ -107,25 +136,12 @@ export class JobLedger {
   }
 
   /** The statuses the ledger holds, each once. */
-  async statuses(): Promise<string[]> {
-    const rows = await this.store.read((db) => db.all<{ status: string }>('SELECT DISTINCT status FROM agent_jobs ORDER BY status'));
-    return rows.map((r) => r.status);
+  statuses(): Promise<string[]> {
+    return this.store.read((db) => readStatuses(db));
   }
 
-  async list(filter: { status?: string; projectId?: string } = {}): Promise<LedgerRow[]> {
-    const where: string[] = [];
-    const params: Record<string, string> = {};
-    if (filter.status) {
-      where.push('status = $status');
-      params.status = filter.status;
-    }
-    if (filter.projectId) {
-      where.push('project_id = $project');
-      params.project = filter.projectId;
-    }
-    const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
-    return (await this.store.read((db) => db.all(sql, params))).map(toRow);
+  list(filter: LedgerFilter = {}): Promise<LedgerRow[]> {
+    return this.store.read((db) => readLedger(db, filter));
   }
 
   /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */

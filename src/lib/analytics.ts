@@ -110,12 +110,6 @@ function checkMaxWait(value: number): number {
   return value;
 }
 
-/** `release` called at most once, however often the result is. */
-function once(release: () => Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  return () => (done ??= release());
-}
-
 /** Opens the database, runs the export, records the run: what `export` and `sync` share. */
 async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, options: CoreOptions): Promise<AnalyticsResult> {
   const { clock, logger } = common;
@@ -125,7 +119,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { store } = workspace;
   // Recording the run, reading the plan and the hour's requests share one open of the file,
   // released once the plan is made (before the first request).
-  const releaseStartup = once(await store.hold());
+  const releaseStartup = await store.hold();
   let session: Session;
   try {
     logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
@@ -175,7 +169,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
         ? {}
         : {
             onFetched: async () => {
-              releaseEnd = once(await store.hold());
+              releaseEnd = await store.hold();
             },
           }),
     });

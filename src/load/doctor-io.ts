@@ -6,6 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { ENDPOINTS } from '../api/endpoints.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { JOURNAL_FILE } from '../spool/request-journal.js';
 import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
@@ -44,8 +45,8 @@ const GRAIN_TABLES: Partial<Record<Metric, GrainTable>> = {
   ...Object.fromEntries(
     PAGE_METRICS.map((m) => [m, { table: METRIC_TABLES[m].pages, key: 'path', keyName: 'path', totals: METRIC_TABLES[m].totals }]),
   ),
-  searches: { table: 'searches', key: 'search_query', keyName: 'search query', totals: 'search_totals' },
-  'feedback-by-page': { table: 'feedback_by_page', key: 'path', keyName: 'path', totals: null },
+  searches: { table: ENDPOINTS.searches.table, key: 'search_query', keyName: 'search query', totals: 'search_totals' },
+  'feedback-by-page': { table: ENDPOINTS['feedback-by-page'].table, key: 'path', keyName: 'path', totals: null },
 };
 
 function grainTableOf(metric: Metric): GrainTable {

@@ -21,7 +21,8 @@ export class Store {
   /**
    * Opens the file and keeps it open until the returned `release`: steps that follow each
    * other at once (a run's start; its last loads and its record) share one open instead of
-   * each opening and closing it (about 20 ms each).
+   * each opening and closing it (about 20 ms each). `release` may be called again: it then
+   * does nothing.
    */
   async hold(): Promise<() => Promise<void>> {
     const db = await Database.open(this.path, this.options);

@@ -90,7 +90,7 @@ export class RequestJournal {
   }
 
   /** Writes a waiting end line now. */
-  flush(): void {
+  private flush(): void {
     if (this.pending === '') return;
     this.write('');
   }

@@ -260,6 +260,8 @@ export class SpoolWalk {
    * is out of sequence) is cut off, so that the next page appends after the whole ones.
    */
   recover(): SpooledPage[] {
+    // Offsets are the walk file's: a 0.2.0 folder becomes one before it is read.
+    this.upgradeLegacy();
     const file = this.read();
     if (file.torn) this.cut(file, file.end);
     return file.pages;
@@ -290,14 +292,14 @@ export class SpoolWalk {
 
   /** Keeps the first `count` pages and drops the rest, and the done line (a torn or invalid page ends what can be trusted). */
   truncate(count: number): void {
+    this.upgradeLegacy();
     const file = this.read();
     this.cut(file, file.pageStarts[count] ?? file.doneStart ?? file.end);
   }
 
-  /** Cuts the file at byte `at`, keeping its latest owner line. */
+  /** Cuts the walk file (as `file` read it) at byte `at`, keeping its latest owner line. */
   private cut(file: WalkFile, at: number): void {
     this.close();
-    this.upgradeLegacy();
     try {
       truncateSync(this.pagesFile, at);
     } catch {

@@ -5,7 +5,7 @@ import { TERMINAL_STATUSES } from '../../api/schemas.js';
 import { closestWord } from '../../core/did-you-mean.js';
 import { UsageError } from '../../core/errors.js';
 import { decidePrompt } from '../../jobs/decide-prompt.js';
-import { JobLedger, LOCAL_STATUSES, type LedgerRow } from '../../jobs/ledger.js';
+import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
 import { resolveCommon } from '../../lib/common.js';
@@ -214,20 +214,19 @@ function listBuilder(yargs: Argv) {
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
+  const projectFilter = projectsOf(args)[0];
   // A ledger no writer has opened since an upgrade is brought up to this release first (its
   // columns and the messages table), as report and dump do.
-  await withCurrentSchema(ctx, args, () => Promise.resolve());
-  const store = new Store(args.db, readerOptions(ctx, args));
-  const projectFilter = projectsOf(args)[0];
-  const ledger = new JobLedger(store, '');
-  // A status the API may add later is listed when the ledger has it; a typo is refused.
-  if (args.status !== undefined && !KNOWN_STATUSES.includes(args.status)) {
-    const stored = await ledger.statuses();
-    if (!stored.includes(args.status)) throw new UsageError(unknownStatusMessage(args.status, stored));
-  }
-  const rows = await ledger.list({
-    ...(args.status ? { status: args.status } : {}),
-    ...(projectFilter ? { projectId: projectFilter } : {}),
+  const rows = await withCurrentSchema(ctx, args, async (db) => {
+    // A status the API may add later is listed when the ledger has it; a typo is refused.
+    if (args.status !== undefined && !KNOWN_STATUSES.includes(args.status)) {
+      const stored = await readStatuses(db);
+      if (!stored.includes(args.status)) throw new UsageError(unknownStatusMessage(args.status, stored));
+    }
+    return readLedger(db, {
+      ...(args.status ? { status: args.status } : {}),
+      ...(projectFilter ? { projectId: projectFilter } : {}),
+    });
   });
   if (args.format !== 'table') {
     const records = rows.map(ledgerRecord);

@@ -108,7 +108,9 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .example('docpipe sync', 'the nightly run of pipelines/nightly.json')
     .example('docpipe query "SELECT * FROM daily_site LIMIT 7"', 'SQL on the database')
     .epilogue(MAIN_EPILOGUE)
-    .wrap(Math.min(100, process.stdout.columns || 100))
+    // yargs renders a command's help after each run whether shown or not (about 20 ms of
+    // wrapping on a run's start): wrapped only when it will be shown.
+    .wrap(argv.some((arg) => arg === '--help' || arg === '-h') ? Math.min(100, process.stdout.columns || 100) : null)
     .fail((message, error) => {
       // yargs rethrows what a `coerce` throws as its own YError, a usage error like the rest.
       if (error && error.name === 'YError') throw new UsageError(usageMessage(error.message, argv), { cause: error });

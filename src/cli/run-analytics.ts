@@ -1,7 +1,6 @@
 /** What `export` and `sync` share: open the database, run the export, record and report the run. */
 import type { Argv } from 'yargs';
 import { parseDuration } from '../core/duration.js';
-import { HELPER_PRIORITIES, lowerHelperThreads, type HelperPriority } from '../core/thread-priority.js';
 import { UsageError, type ExitCode } from '../core/errors.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR, type AnalyticsHooks, type AnalyticsResult } from '../lib/analytics.js';
 import type { CommonOptions } from '../lib/common.js';
@@ -13,14 +12,9 @@ import { createProgress } from './output/progress.js';
 
 export { DEFAULT_REQUESTS_PER_HOUR };
 
-/** The options `export` and `sync` share: day-long backfills, and the priority of loads. */
+/** The options `export` and `sync` share for day-long backfills. */
 export function waitOptions<T>(yargs: Argv<T>) {
   return yargs
-    .option('helper-priority', {
-      choices: HELPER_PRIORITIES,
-      default: 'idle' as HelperPriority,
-      describe: 'Linux: scheduling of the threads that load DuckDB beside the fetcher: idle (SCHED_IDLE), low (nice 10) or normal',
-    })
     .option('wait', {
       type: 'boolean',
       default: false,
@@ -72,7 +66,7 @@ export function formatSummary(s: AnalyticsResult): string {
 /** Runs `exportAnalytics` or `syncPipeline` for a command: progress on stderr, the summary on stdout. */
 export async function runAnalytics(
   ctx: CliContext,
-  args: GlobalArgs & { helperPriority?: HelperPriority },
+  args: GlobalArgs,
   /** For the progress estimate: the budget the run paces itself to. */
   perHour: number,
   run: (common: CommonOptions & AnalyticsHooks) => Promise<AnalyticsResult>,
@@ -81,8 +75,6 @@ export async function runAnalytics(
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
   const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });
-  // The process is the CLI's: its helper threads (DuckDB's loads) yield to the fetcher.
-  void lowerHelperThreads(args.helperPriority ?? 'idle');
   let result: AnalyticsResult;
   try {
     result = await run({

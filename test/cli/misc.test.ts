@@ -66,10 +66,6 @@ describe('docpipe query, sandbox and the shell', () => {
     const metric = await h.run(['export', 'sessions', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
     expect(metric.code).toBe(2);
     expect(metric.stderr).toMatch(/sessions/);
-    const priority = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--helper-priority', 'high']);
-    expect(priority.code).toBe(2);
-    expect(priority.stderr.trim().split('\n')).toHaveLength(1);
-    expect(priority.stderr).toMatch(/helper-priority.*high/);
   });
 
   it('works as `npx docpipe` from a fresh build', () => {

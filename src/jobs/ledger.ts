@@ -10,6 +10,7 @@
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Executor } from '../load/database.js';
 import type { Store } from '../load/store.js';
+import { whereEquals } from '../load/sql-files.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
 export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
@@ -105,18 +106,8 @@ export async function readStatuses(db: Executor): Promise<string[]> {
 
 /** The ledger's rows, oldest submission first, each with the follow-up messages its job was sent. */
 export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promise<LedgerRow[]> {
-  const where: string[] = [];
-  const params: Record<string, string> = {};
-  if (filter.status) {
-    where.push('status = $status');
-    params.status = filter.status;
-  }
-  if (filter.projectId) {
-    where.push('project_id = $project');
-    params.project = filter.projectId;
-  }
-  const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+  const { where, params } = whereEquals({ status: filter.status, project_id: filter.projectId });
+  const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
   return (await db.all(sql, params)).map(toRow);
 }
 

@@ -5,6 +5,7 @@
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Store } from '../load/store.js';
+import { whereEquals } from '../load/sql-files.js';
 
 /** A message's own status (the job's is `jobStatus`). */
 export const MESSAGE_STATUSES = ['pending', 'sent', 'unknown', 'rejected'] as const;
@@ -82,17 +83,8 @@ export class MessageLedger {
   }
 
   async list(filter: { projectId?: string; jobId?: string } = {}): Promise<MessageRow[]> {
-    const where: string[] = [];
-    const params: Record<string, string> = {};
-    if (filter.projectId) {
-      where.push('project_id = $project');
-      params.project = filter.projectId;
-    }
-    if (filter.jobId) {
-      where.push('job_id = $job');
-      params.job = filter.jobId;
-    }
-    const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY sent_at NULLS LAST, updated_at, message_key`;
+    const { where, params } = whereEquals({ project_id: filter.projectId, job_id: filter.jobId });
+    const sql = `${SELECT}${where} ORDER BY sent_at NULLS LAST, updated_at, message_key`;
     return (await this.store.read((db) => db.all(sql, params))).map(toRow);
   }
 

@@ -124,21 +124,21 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   try {
     logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
     session = createSession({
-    workspace,
-    apiKey: common.apiKey,
-    baseUrl: common.baseUrl,
-    scope: 'analytics',
-    perHour: options.perHour,
-    maxRequests: options.maxRequests,
-    maxWaitMs: options.maxWaitMs,
-    clock,
-    breaker: new FailureBreaker(),
-    logger,
-    ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
-    ...(hooks.budgetHints ? { budgetHints: hooks.budgetHints } : {}),
-    // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
-    ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
-    ...(common.http ? { http: common.http } : {}),
+      workspace,
+      apiKey: common.apiKey,
+      baseUrl: common.baseUrl,
+      scope: 'analytics',
+      perHour: options.perHour,
+      maxRequests: options.maxRequests,
+      maxWaitMs: options.maxWaitMs,
+      clock,
+      breaker: new FailureBreaker(),
+      logger,
+      ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+      ...(hooks.budgetHints ? { budgetHints: hooks.budgetHints } : {}),
+      // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
+      ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
+      ...(common.http ? { http: common.http } : {}),
     });
   } catch (error) {
     await releaseStartup();

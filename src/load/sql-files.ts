@@ -17,3 +17,15 @@ export function sqlDir(): string {
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
+
+/**
+ * Pure: a WHERE clause (with its leading space; empty when no value is set) that matches each
+ * column to its value, as named parameters (`$column`). Unset and empty values are left out.
+ */
+export function whereEquals(values: Readonly<Record<string, string | undefined>>): { where: string; params: Record<string, string> } {
+  const set = Object.entries(values).filter((entry): entry is [string, string] => Boolean(entry[1]));
+  return {
+    where: set.length > 0 ? ` WHERE ${set.map(([column]) => `${column} = $${column}`).join(' AND ')}` : '',
+    params: Object.fromEntries(set),
+  };
+}

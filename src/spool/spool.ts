@@ -368,7 +368,6 @@ export class SpoolWalk {
    * end (a live 0.2.0 process's walk is left alone), so every later step sees one format.
    */
   private upgradeLegacy(): void {
-    if (!existsSync(this.legacyDir)) return;
     const legacy = readLegacy(this.legacyDir);
     if (legacy === null || isLiveOther(legacy.owner)) return;
     if (!existsSync(this.pagesFile)) {

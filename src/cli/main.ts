@@ -7,7 +7,7 @@ import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL } from '../api/http-client.js';
-import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
+import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
 import type { CliContext } from './context.js';
 import { loggerFor, processIo, type CliIo, type GlobalArgs } from './io.js';
 import { exportCommand } from './commands/export.js';
@@ -156,6 +156,11 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     };
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     io = processIo(controller.signal);
+  }
+  // Every command but the sandbox opens a database: DuckDB starts on its own thread while
+  // the command line is parsed.
+  if (argv.length > 0 && argv[0] !== 'sandbox' && !argv.some((arg) => ['--help', '-h', '--version', '-V'].includes(arg))) {
+    startEngine().catch(() => undefined);
   }
   const ctx: CliContext = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
   const verbose = argv.includes('--verbose');

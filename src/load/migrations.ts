@@ -80,8 +80,11 @@ export async function checkReadable(db: Executor): Promise<void> {
 const VIEWS_FILE = 'views.sql';
 const VIEWS_KEY = 'views_sha256';
 
+let viewsSha: string | undefined;
+
 function viewsChecksum(): string {
-  return createHash('sha256').update(readSqlFile(VIEWS_FILE)).digest('hex');
+  viewsSha ??= createHash('sha256').update(readSqlFile(VIEWS_FILE)).digest('hex');
+  return viewsSha;
 }
 
 /**
@@ -92,6 +95,24 @@ export async function schemaIsCurrent(db: Executor): Promise<boolean> {
   if ((await readSchemaVersion(db)) !== currentSchemaVersion()) return false;
   const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });
   return row?.value === viewsChecksum();
+}
+
+/**
+ * The common case in one statement (every open of a writer asks): the schema version when
+ * it and the views are this release's, else undefined (older, newer, empty: the caller
+ * looks closer). A database without the bookkeeping tables fails the statement: undefined.
+ */
+async function readIfCurrent(db: Executor): Promise<number | undefined> {
+  try {
+    const [row] = await db.all<{ v: number | null; views: string | null }>(
+      `SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views`,
+      { key: VIEWS_KEY },
+    );
+    const version = Number(row?.v ?? 0);
+    return version === currentSchemaVersion() && row?.views === viewsChecksum() ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface MigrationResult {
@@ -105,14 +126,16 @@ export interface MigrationResult {
  * to do: one version read and one checksum read.
  */
 export async function migrate(db: Executor & { transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> }): Promise<MigrationResult> {
+  const current = await readIfCurrent(db);
+  if (current !== undefined) return { from: current, to: current };
   const from = await readSchemaVersion(db);
   refuseNewer(from);
   const views = readSqlFile(VIEWS_FILE);
-  const viewsSha = viewsChecksum();
+  const sha = viewsChecksum();
   const pending = listMigrations().filter((m) => m.version > from);
   if (pending.length === 0) {
     const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });
-    if (row?.value === viewsSha) return { from, to: from };
+    if (row?.value === sha) return { from, to: from };
   }
   return db.transaction(async (tx) => {
     await tx.run(
@@ -133,7 +156,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
     await tx.exec(views, `sql/${VIEWS_FILE}`);
     await tx.run(
       `INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      { key: VIEWS_KEY, value: viewsSha },
+      { key: VIEWS_KEY, value: sha },
     );
     return { from, to: currentSchemaVersion() };
   });

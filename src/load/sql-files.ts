@@ -18,6 +18,11 @@ export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
+/** A name as a quoted SQL identifier (a database alias, a table). */
+export function sqlIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /**
  * Pure: a WHERE clause (with its leading space; empty when no value is set) that matches each
  * column to its value, as named parameters (`$column`). Unset and empty values are left out.

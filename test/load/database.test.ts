@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+
+/** Files are attached to the process's one DuckDB instance, each under an alias of its own. */
+describe('Database: files attached to one instance', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-db-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const currentDatabase = async (db: Database): Promise<string> =>
+    String((await db.all<{ name: string }>('SELECT current_database() AS name'))[0]?.name);
+
+  it('names a file by its stem, as DuckDB does when it opens the file itself', async () => {
+    const db = await Database.open(join(dir, 'analytics.duckdb'));
+    try {
+      expect(await currentDatabase(db)).toBe('analytics');
+      await db.run('CREATE TABLE t (x INTEGER)');
+      await db.run('INSERT INTO analytics.main.t (x) VALUES (1)');
+      expect(await db.all('SELECT x FROM t')).toEqual([{ x: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('keeps files of the same stem apart, and a file named like the instance catalog', async () => {
+    mkdirSync(join(dir, 'a'));
+    mkdirSync(join(dir, 'b'));
+    const a = await Database.open(join(dir, 'a', 'docpipe.duckdb'));
+    const b = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
+    const memory = await Database.open(join(dir, 'memory.duckdb'));
+    try {
+      expect(await currentDatabase(a)).toBe('docpipe');
+      expect(await currentDatabase(b)).toBe('docpipe_2');
+      expect(await currentDatabase(memory)).toBe('memory_2');
+      for (const [db, value] of [[a, 'a'], [b, 'b'], [memory, 'm']] as const) {
+        await db.run('CREATE TABLE t (v VARCHAR)');
+        await db.run('INSERT INTO t (v) VALUES ($v)', { v: value });
+      }
+      expect(await a.all('SELECT v FROM t')).toEqual([{ v: 'a' }]);
+      expect(await b.all('SELECT v FROM t')).toEqual([{ v: 'b' }]);
+      expect(await memory.all('SELECT v FROM t')).toEqual([{ v: 'm' }]);
+    } finally {
+      await Promise.all([a.close(), b.close(), memory.close()]);
+    }
+    // Closed, the alias is free again.
+    const again = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
+    try {
+      expect(await currentDatabase(again)).toBe('docpipe');
+      expect(await again.all('SELECT v FROM t')).toEqual([{ v: 'b' }]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('gives the file back on close: another process opens it read-write and finds the data', async () => {
+    const file = join(dir, 'shared.duckdb');
+    const db = await Database.open(file);
+    await db.run('CREATE TABLE t (x INTEGER)');
+    await db.run('INSERT INTO t (x) VALUES (42)');
+    await db.close();
+    const script = `const {DuckDBInstance}=require('@duckdb/node-api');(async()=>{const i=await DuckDBInstance.create(${JSON.stringify(file)});` +
+      `const c=await i.connect();const r=await c.runAndReadAll('SELECT x FROM t');await c.run('INSERT INTO t VALUES (43)');console.log(JSON.stringify(r.getRows()));})()`;
+    expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim()).toBe('[[42]]');
+    const reopened = await Database.open(file);
+    try {
+      expect(await reopened.all('SELECT x FROM t ORDER BY x')).toEqual([{ x: 42 }, { x: 43 }]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});

@@ -139,6 +139,19 @@ function keyOnCommandLine(argv: readonly string[]): boolean {
   return argv.some((arg) => arg === '--api-key' || arg.startsWith('--api-key=') || arg === '--apiKey' || arg.startsWith('--apiKey='));
 }
 
+/**
+ * yargs renders a command's help as the command starts, in case the command later asks for it:
+ * 10-20 ms of measuring strings before an export's first request. A docpipe command never
+ * shows help once it runs (its failures are one line), so that rendering is skipped. The hook
+ * is yargs' internal one; without it (another yargs), nothing changes.
+ */
+function skipHelpCache(parser: object): void {
+  type Usage = { cacheHelpMessage?: unknown };
+  const internal = (parser as { getInternalMethods?: () => { getUsageInstance?: () => Usage } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
+}
+
 /** Runs the CLI; resolves to the exit code (it never calls process.exit). */
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<ExitCode> {
   let io = options.io;
@@ -173,6 +186,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       });
     }
   });
+  if (!args.some((arg) => arg === '--help' || arg === '-h')) skipHelpCache(parser);
   try {
     // With a callback yargs neither prints nor exits: help and version go to our stdout.
     let shown = '';

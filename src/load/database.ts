@@ -182,6 +182,15 @@ const NEW_FILE_OPTIONS = `BLOCK_SIZE ${256 * 1024}, STORAGE_VERSION 'v1.5.0'`;
 /** The default catalog of the process's instance, where a connection stands while it detaches. */
 const ENGINE_CATALOG = 'memory';
 
+/**
+ * The instance lives as long as the process, through every write of a day-long run: DuckDB's
+ * allocator is told to give freed memory back (after a query whose peak, or a release, passes
+ * 8 MB) instead of keeping it for the next query. Measured on a 365-window export: peak RSS
+ * 285-322 MB without, 233-243 MB with (an instance per open, which freed everything on close:
+ * 247-250 MB).
+ */
+const ENGINE_CONFIG = { allocator_flush_threshold: '8MB', allocator_bulk_deallocation_flush_threshold: '8MB' };
+
 let engine: Promise<DuckDBInstance> | undefined;
 
 /**
@@ -189,7 +198,7 @@ let engine: Promise<DuckDBInstance> | undefined;
  * early (e.g. while a command parses its arguments) to have it ready by the first open.
  */
 export function startEngine(): Promise<DuckDBInstance> {
-  engine ??= DuckDBInstance.create(':memory:').catch((error: unknown) => {
+  engine ??= DuckDBInstance.create(':memory:', ENGINE_CONFIG).catch((error: unknown) => {
     engine = undefined;
     throw new DatabaseError('cannot start DuckDB', { cause: error });
   });

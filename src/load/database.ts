@@ -250,6 +250,22 @@ async function attach(connection: DuckDBConnection, path: string, alias: string,
   }
 }
 
+/**
+ * The settings of an open, as one script. docpipe's days are UTC days: timestamps show the
+ * same way whatever the machine's zone. DuckDB's global settings are the instance's, shared
+ * by every file the process has open: what this open does not ask for goes back to DuckDB's
+ * default, so that one command's settings (an export's single thread) do not outlive it.
+ */
+function settingsSql(options: OpenOptions): string {
+  const global = (name: string, value: string | undefined): string => (value === undefined ? `RESET ${name}` : `SET ${name} = ${value}`);
+  return [
+    `SET TimeZone = 'UTC'`,
+    global('threads', options.threads === undefined ? undefined : String(Math.max(1, Math.floor(options.threads)))),
+    global('memory_limit', options.memoryLimit === undefined ? undefined : `'${options.memoryLimit.replace(/'/g, '')}'`),
+    global('checkpoint_threshold', options.checkpointEachCommit && !options.readOnly ? `'0b'` : undefined),
+  ].join('; ');
+}
+
 async function connect(path: string, options: OpenOptions): Promise<Shared> {
   const memory = path === ':memory:';
   let own: DuckDBInstance | undefined;
@@ -270,11 +286,7 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
       await connection.run(`USE ${sqlIdentifier(alias)}`);
     }
     const shared = new Shared(path, options.readOnly ?? false, connection, alias, own);
-    // docpipe's days are UTC days; show timestamps the same way whatever the machine's zone.
-    await connection.run(`SET TimeZone = 'UTC'`);
-    if (options.threads !== undefined) await connection.run(`SET threads = ${Math.max(1, Math.floor(options.threads))}`);
-    if (options.memoryLimit !== undefined) await connection.run(`SET memory_limit = '${options.memoryLimit.replace(/'/g, '')}'`);
-    if (options.checkpointEachCommit && !options.readOnly) await connection.run(`SET checkpoint_threshold = '0b'`);
+    await connection.run(settingsSql(options));
     const db = new Database(shared);
     if (options.readOnly) await checkReadable(db);
     else await migrate(db);

@@ -58,6 +58,24 @@ describe('Database: files attached to one instance', () => {
     }
   });
 
+  it('sets what an open asks for, and puts the process-wide settings back for an open that does not', async () => {
+    const settings = async (db: Database): Promise<{ threads: number; checkpoint: string; zone: string }> =>
+      (await db.all<{ threads: number; checkpoint: string; zone: string }>(
+        `SELECT current_setting('threads')::INTEGER AS threads, current_setting('checkpoint_threshold') AS checkpoint,
+                current_setting('TimeZone') AS zone`,
+      ))[0]!;
+    const own = await Database.open(':memory:'); // an instance of its own: DuckDB's defaults
+    const defaults = await settings(own);
+    await own.close();
+    const file = join(dir, 'settings.duckdb');
+    const exporter = await Database.open(file, { threads: 1, checkpointEachCommit: true });
+    expect(await settings(exporter)).toEqual({ threads: 1, checkpoint: '0 bytes', zone: 'UTC' });
+    await exporter.close();
+    const reader = await Database.open(file, { readOnly: true });
+    expect(await settings(reader)).toEqual({ ...defaults, zone: 'UTC' });
+    await reader.close();
+  });
+
   it('gives the file back on close: another process opens it read-write and finds the data', async () => {
     const file = join(dir, 'shared.duckdb');
     const db = await Database.open(file);

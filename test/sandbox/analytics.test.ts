@@ -47,6 +47,20 @@ describe('sandbox analytics', () => {
     expect(bare.status).toBe(401);
   });
 
+  it('keeps every request for tests to read, and none when told not to (a long-running server)', async () => {
+    const path = analyticsPath('visitors', WEEK, addDays(WEEK, 1));
+    const before = sandbox.requests.length;
+    expect((await getJson(sandbox, path)).status).toBe(200);
+    expect(sandbox.requests.slice(before)).toMatchObject([{ method: 'GET', status: 200, query: { dateFrom: WEEK } }]);
+    const quiet = await startSandbox({ now: () => NOW, recordRequests: false });
+    try {
+      expect((await getJson(quiet, path)).status).toBe(200);
+      expect(quiet.requests).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('answers an unknown route with a JSON 404', async () => {
     for (const path of ['/v1/analytics/acme/searchez', '/v3/whatever', '/', '/v2/agent/acme/jobs']) {
       const { status, body } = await getJson(sandbox, path);

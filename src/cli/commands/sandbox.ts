@@ -43,7 +43,8 @@ export function sandboxCommand(ctx: CliContext): CommandModule {
         ...(args.paths === undefined ? {} : { paths: args.paths }),
         ...(args['min-daily-visitors'] === undefined ? {} : { minDailyVisitors: args['min-daily-visitors'] }),
       };
-      const sandbox = await startSandbox({ port: args.port, seed: args.seed, site, faults, rateLimits: args['rate-limit'] });
+      // A long-running server: no log of every request kept in memory.
+      const sandbox = await startSandbox({ port: args.port, seed: args.seed, site, faults, rateLimits: args['rate-limit'], recordRequests: false });
       // The first stdout line is the URL, so scripts can start it on port 0 and read it back;
       // the second is the key it accepts (a fixed, public test key, not a secret).
       ctx.io.stdout(`${sandbox.url}\n`);

@@ -69,6 +69,10 @@ export interface ExportOptions {
   onWindow?: (event: WindowEvent) => void;
   /** Told when no more requests will be made, before the last loads. */
   onFetched?: () => Promise<void>;
+  /** The database was created by this run (Store.holdForStart): nothing is loaded, no read needed. @default false */
+  newDatabase?: boolean;
+  /** Database work the loads follow (the run's record); its failure fails the first load. */
+  beforeLoads?: Promise<unknown>;
 }
 
 /**
@@ -148,11 +152,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // One short read for everything the plan needs.
   const series = new Map<string, { metric: Metric; projectId: string }>();
   for (const t of [...options.tasks, ...completed.map((c) => c.walk)]) series.set(seriesKey(t.metric, t.projectId), t);
-  const loaded = await store.read(async (db) => {
-    const all = new Map<string, Map<string, LoadedWindow>>();
-    for (const [key, s] of series) all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
-    return all;
-  });
+  const loaded = options.newDatabase
+    ? new Map<string, Map<string, LoadedWindow>>()
+    : await store.read(async (db) => {
+        const all = new Map<string, Map<string, LoadedWindow>>();
+        for (const [key, s] of series) all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
+        return all;
+      });
 
   const { toLoad } = claimCompletedWalks(completed, (walk) =>
     loaded.get(seriesKey(walk.metric, walk.projectId))?.get(windowKey(walk.window)),
@@ -191,6 +197,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     fullWeight: FULL_BATCH_ROWS,
     lingerMs: LOAD_LINGER_MS,
     consume: async (batch) => {
+      await options.beforeLoads;
       const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {

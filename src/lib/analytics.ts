@@ -119,12 +119,15 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { store } = workspace;
   // Recording the run, reading the plan and the hour's requests share one open of the file,
   // released once the plan is made (before the first request).
-  const releaseStartup = await store.hold();
+  const { release: releaseStartup, isNew } = await store.holdForStart();
   let session: Session;
+  // The run's record (and the crashed runs it finds), in the file before the first load.
+  let runRecorded: Promise<string[]>;
   try {
-    logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
+    if (!isNew) logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
     session = createSession({
       workspace,
+      newDatabase: isNew,
       apiKey: common.apiKey,
       baseUrl: common.baseUrl,
       scope: 'analytics',
@@ -140,6 +143,16 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
       ...(common.http ? { http: common.http } : {}),
     });
+    if (isNew) {
+      // A file this run created holds nothing: the plan needs no read of it, and the first
+      // requests go out while its schema is made. The hour's requests are the journal's, read
+      // before the run's record moves them into the file.
+      await session.budget.ready();
+      runRecorded = store.write((tx) => startRun(tx, runId, options.command, clock.now()));
+      runRecorded.then((crashed) => logCrashedRuns(logger, crashed), () => undefined);
+    } else {
+      runRecorded = Promise.resolve([]);
+    }
   } catch (error) {
     await releaseStartup();
     throw error;
@@ -160,6 +173,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       refresh: options.refresh,
       lookbackDays: options.lookbackDays,
       ...(common.signal ? { signal: common.signal } : {}),
+      newDatabase: isNew,
+      beforeLoads: runRecorded,
       onPlan: (plan) => {
         void releaseStartup();
         hooks.onPlan?.(plan);
@@ -173,6 +188,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
             },
           }),
     });
+    await runRecorded;
   } catch (error) {
     // Record the failure (and move the request journal in) if the database lets us.
     await store

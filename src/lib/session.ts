@@ -48,6 +48,8 @@ export function createWorkspace(
 
 export interface SessionOptions {
   workspace: Workspace;
+  /** The database was created by this run (Store.holdForStart): nothing to read of it for the budget yet. */
+  newDatabase?: boolean;
   apiKey: string;
   baseUrl: string;
   /** Budget scope, e.g. `analytics` (per organization) or `agent:<project>`. */
@@ -99,7 +101,7 @@ export function provesKey(status: number): boolean {
 
 export function createSession(options: SessionOptions): Session {
   const { store, journal } = options.workspace;
-  const log = new RequestLog(store, journal);
+  const log = new RequestLog(store, journal, options.newDatabase ?? false);
   const stats = { retries: 0, attempts: 0 };
   const budgeted = options.budgeted ?? (() => true);
   // The scope names the API host, so that a sandbox run never eats the real budget.

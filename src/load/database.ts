@@ -94,6 +94,13 @@ export interface OpenOptions {
   lockTimeoutMs?: number;
   /** Told once per open that has to wait for another process, with who holds the file. */
   onLockWait?: (holder: string) => void;
+  /**
+   * For a file this open creates: resolve as soon as the file is created and locked, and
+   * create the schema as the first work of its queue (every statement runs after it, and
+   * fails with its error should it fail). `Database.isNew` then says the file is empty, which
+   * a caller may act on meanwhile without reading it. @default false
+   */
+  schemaInBackground?: boolean;
 }
 
 /** What runs inside a transaction: the same calls, minus nesting. */
@@ -121,6 +128,10 @@ function lockHolder(error: unknown): string {
 /** One open file in this process: its connection (and alias, when attached), the statement queue. */
 class Shared {
   private queue: Promise<unknown> = Promise.resolve();
+  /** The error of a schema created in the background: every later statement fails with it. */
+  private broken: { error: unknown } | undefined;
+  /** The file was created by this open and its schema is this release's (made in the background). */
+  isNew = false;
 
   constructor(
     readonly path: string,
@@ -133,9 +144,18 @@ class Shared {
   ) {}
 
   serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
+    const run = (): Promise<T> => (this.broken ? Promise.reject(this.broken.error) : work());
+    const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Queues the schema's creation first; its failure fails every later statement. */
+  schemaFirst(create: () => Promise<unknown>): void {
+    this.isNew = true;
+    void this.serial(create).catch((error: unknown) => {
+      this.broken = { error };
+    });
   }
 
   /** Closes once every queued statement has run; releases the file lock. */
@@ -266,8 +286,15 @@ function settingsSql(options: OpenOptions): string {
   ].join('; ');
 }
 
+/** Whether the attached file has no table: created just now (not by another process first). */
+async function isEmpty(db: Executor): Promise<boolean> {
+  const [row] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database()`);
+  return Number(row?.n ?? 0) === 0;
+}
+
 async function connect(path: string, options: OpenOptions): Promise<Shared> {
   const memory = path === ':memory:';
+  const created = !memory && !existsSync(path);
   let own: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   let alias: string | undefined;
@@ -289,6 +316,7 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     await connection.run(settingsSql(options));
     const db = new Database(shared);
     if (options.readOnly) await checkReadable(db);
+    else if (options.schemaInBackground && created && (await isEmpty(db))) shared.schemaFirst(() => migrate(db.direct()));
     else await migrate(db);
     return shared;
   } catch (error) {
@@ -311,6 +339,24 @@ export class Database implements Executor {
 
   get readOnly(): boolean {
     return this.shared.readOnly;
+  }
+
+  /**
+   * Whether this file was created by the open that attached it, with `schemaInBackground`:
+   * it holds nothing but the schema, until the process writes to it.
+   */
+  get isNew(): boolean {
+    return this.shared.isNew;
+  }
+
+  /** @internal The same calls without the queue, for work that is itself one queued job. */
+  direct(): Executor & { transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> } {
+    const tx: Executor = {
+      run: (sql, params) => this.runNow(sql, params),
+      all: (sql, params) => this.allNow(sql, params),
+      exec: (script, label) => this.execNow(script, label),
+    };
+    return { ...tx, transaction: (work) => this.transactionNow(work) };
   }
 
   /**
@@ -412,22 +458,24 @@ export class Database implements Executor {
    * else touches the connection meanwhile.
    */
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.shared.serial(async () => {
-      await this.runNow('BEGIN TRANSACTION');
-      const tx: Executor = {
-        run: (sql, params) => this.runNow(sql, params),
-        all: (sql, params) => this.allNow(sql, params),
-        exec: (script, label) => this.execNow(script, label),
-      };
-      try {
-        const result = await work(tx);
-        await this.runNow('COMMIT');
-        return result;
-      } catch (error) {
-        await this.shared.connection.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
+    return this.shared.serial(() => this.transactionNow(work));
+  }
+
+  private async transactionNow<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    await this.runNow('BEGIN TRANSACTION');
+    const tx: Executor = {
+      run: (sql, params) => this.runNow(sql, params),
+      all: (sql, params) => this.allNow(sql, params),
+      exec: (script, label) => this.execNow(script, label),
+    };
+    try {
+      const result = await work(tx);
+      await this.runNow('COMMIT');
+      return result;
+    } catch (error) {
+      await this.shared.connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
   }
 
   /**

@@ -11,10 +11,14 @@ export class RequestLog implements RequestHistory {
   constructor(
     private readonly store: Store,
     private readonly journal: RequestJournal,
+    /** The database was created by this run and holds no request yet: the first read needs only the journal. */
+    private newDatabase = false,
   ) {}
 
   async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
-    const rows = await this.store.read((db) =>
+    const skipDatabase = this.newDatabase;
+    this.newDatabase = false; // later reads find this run's own requests moved there
+    const rows = skipDatabase ? [] : await this.store.read((db) =>
       db.all<{ id: string | null; ms: number | bigint }>(
         `SELECT request_id AS id, epoch_ms(started_at) AS ms FROM request_log
           WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,

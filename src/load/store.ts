@@ -29,6 +29,17 @@ export class Store {
     return () => db.close();
   }
 
+  /**
+   * `hold`, for a run's start: a file that does not exist yet is created and locked, and its
+   * schema is made in the background (every statement waits for it). `isNew` says the file
+   * holds nothing yet, so that the run's plan needs no read of it: on a new database the first
+   * request went out about 105 ms after the CLI started, against about 60 ms for an existing one.
+   */
+  async holdForStart(): Promise<{ release: () => Promise<void>; isNew: boolean }> {
+    const db = await Database.open(this.path, { ...this.options, schemaInBackground: true });
+    return { release: () => db.close(), isNew: db.isNew };
+  }
+
   /** Reads with the file held only for `work`. */
   read<T>(work: (db: Database) => Promise<T>): Promise<T> {
     return Database.with(this.path, this.options, work);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
+import { RequestJournal } from '../../src/spool/request-journal.js';
+import { Spool, spoolDirFor } from '../../src/spool/spool.js';
 import { logLines, startHarness, summaryOf, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -206,6 +208,24 @@ describe('docpipe export', () => {
     const third = await h.run(args);
     expect(h.requests('/visitors')).toBe(12);
     expect(third.code).toBe(75);
+  });
+
+  it('on a new database (made while the first requests go out) still counts the requests of the hour its journal holds', async () => {
+    // Four requests of this hour that reached no database: a run killed before its first write,
+    // whose file was then deleted. Written by the journal itself, as that run would have.
+    const journal = new RequestJournal(new Spool(spoolDirFor(h.db)).requestsDir, 'earlier-run');
+    for (let i = 0; i < 4; i++) {
+      const attempt = { scope: `analytics@${new URL(h.sandbox.url).origin}`, method: 'GET', path: '/v1/analytics/docs/visitors', startedAt: h.clock.now() - 60_000 };
+      journal.end(journal.begin(attempt), attempt, 200, 5);
+    }
+    journal.close();
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--requests-per-hour', '6']);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBe(2);
+    // The new file has this release's schema and the run's record, and the requests are logged.
+    const [row] = await queryDb(h, `SELECT (SELECT max(version) FROM schema_version) AS version, (SELECT count(*) FROM runs) AS runs`);
+    expect(row).toMatchObject({ runs: 1n });
+    expect(Number(row?.version)).toBeGreaterThanOrEqual(6);
   });
 
   it('writes one JSON log line per window when not on a terminal', async () => {

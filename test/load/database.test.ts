@@ -76,6 +76,24 @@ describe('Database: files attached to one instance', () => {
     await reader.close();
   });
 
+  it('schemaInBackground: a new file is open before its schema is made, and every statement comes after it', async () => {
+    const file = join(dir, 'new.duckdb');
+    const created = await Database.open(file, { schemaInBackground: true });
+    try {
+      expect(created.isNew).toBe(true);
+      // Queued behind the schema, not run before it.
+      expect(await created.all('SELECT count(*)::INTEGER AS n FROM loaded_windows')).toEqual([{ n: 0 }]);
+    } finally {
+      await created.close();
+    }
+    const existing = await Database.open(file, { schemaInBackground: true });
+    try {
+      expect(existing.isNew).toBe(false);
+    } finally {
+      await existing.close();
+    }
+  });
+
   it('gives the file back on close: another process opens it read-write and finds the data', async () => {
     const file = join(dir, 'shared.duckdb');
     const db = await Database.open(file);

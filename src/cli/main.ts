@@ -110,7 +110,7 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .epilogue(MAIN_EPILOGUE)
     // yargs renders a command's help after each run whether shown or not (about 20 ms of
     // wrapping on a run's start): wrapped only when it will be shown.
-    .wrap(argv.some((arg) => arg === '--help' || arg === '-h') ? Math.min(100, process.stdout.columns || 100) : null)
+    .wrap(asksForHelp(argv) ? Math.min(100, process.stdout.columns || 100) : null)
     .fail((message, error) => {
       // yargs rethrows what a `coerce` throws as its own YError, a usage error like the rest.
       if (error && error.name === 'YError') throw new UsageError(usageMessage(error.message, argv), { cause: error });
@@ -137,6 +137,11 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Whether the key was typed on the command line, where other users see it in `ps`. */
 function keyOnCommandLine(argv: readonly string[]): boolean {
   return argv.some((arg) => arg === '--api-key' || arg.startsWith('--api-key=') || arg === '--apiKey' || arg.startsWith('--apiKey='));
+}
+
+/** Whether the command line asks for help (yargs then renders it, and runs no command). */
+function asksForHelp(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '--help' || arg === '-h');
 }
 
 /**
@@ -172,7 +177,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   }
   // Every command but the sandbox opens a database: DuckDB starts on its own thread while
   // the command line is parsed.
-  if (argv.length > 0 && argv[0] !== 'sandbox' && !argv.some((arg) => ['--help', '-h', '--version', '-V'].includes(arg))) {
+  if (argv.length > 0 && argv[0] !== 'sandbox' && !asksForHelp(argv) && !argv.some((arg) => arg === '--version' || arg === '-V')) {
     startEngine().catch(() => undefined);
   }
   const ctx: CliContext = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
@@ -186,7 +191,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       });
     }
   });
-  if (!args.some((arg) => arg === '--help' || arg === '-h')) skipHelpCache(parser);
+  if (!asksForHelp(args)) skipHelpCache(parser);
   try {
     // With a callback yargs neither prints nor exits: help and version go to our stdout.
     let shown = '';

@@ -225,22 +225,23 @@ export function startEngine(): Promise<DuckDBInstance> {
   return engine;
 }
 
-/** Aliases in use by attached files. */
+/** Aliases in use by attached files (lower case: DuckDB's names ignore case). */
 const aliases = new Set<string>();
+/** Catalog names the instance has of its own. */
+const RESERVED_ALIASES: ReadonlySet<string> = new Set([ENGINE_CATALOG, 'system', 'temp']);
 
 /** The file's stem as its alias, as DuckDB names a file it opens; made unique in the process. */
 function aliasFor(path: string): string {
   const stem = basename(path, extname(path)) || 'db';
-  const reserved = new Set([ENGINE_CATALOG, 'system', 'temp']);
   let alias = stem;
-  for (let n = 2; reserved.has(alias.toLowerCase()) || aliases.has(alias.toLowerCase()); n++) alias = `${stem}_${n}`;
+  for (let n = 2; RESERVED_ALIASES.has(alias.toLowerCase()) || aliases.has(alias.toLowerCase()); n++) alias = `${stem}_${n}`;
   aliases.add(alias.toLowerCase());
   return alias;
 }
 
-/** Attaches the file, waiting for another process that holds it. */
-async function attach(connection: DuckDBConnection, path: string, alias: string, options: OpenOptions): Promise<void> {
-  const mode = options.readOnly ? 'READ_ONLY' : existsSync(path) ? '' : NEW_FILE_OPTIONS;
+/** Attaches the file (`created`: it does not exist yet), waiting for another process that holds it. */
+async function attach(connection: DuckDBConnection, path: string, alias: string, created: boolean, options: OpenOptions): Promise<void> {
+  const mode = options.readOnly ? 'READ_ONLY' : created ? NEW_FILE_OPTIONS : '';
   const sql = `ATTACH ${sqlString(path)} AS ${sqlIdentifier(alias)}${mode ? ` (${mode})` : ''}`;
   const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const started = Date.now();
@@ -304,12 +305,8 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
       connection = await own.connect();
     } else {
       connection = await (await startEngine()).connect();
-      const name = aliasFor(path);
-      await attach(connection, path, name, options).catch((error: unknown) => {
-        aliases.delete(name.toLowerCase());
-        throw error;
-      });
-      alias = name;
+      alias = aliasFor(path);
+      await attach(connection, path, alias, created, options);
       await connection.run(`USE ${sqlIdentifier(alias)}`);
     }
     const shared = new Shared(path, options.readOnly ?? false, connection, alias, own);
@@ -320,6 +317,7 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     else await migrate(db);
     return shared;
   } catch (error) {
+    // Detaches the file if it was attached, and frees the alias either way.
     if (connection && alias !== undefined) await detach(connection, alias);
     connection?.closeSync();
     own?.closeSync();
@@ -351,12 +349,16 @@ export class Database implements Executor {
 
   /** @internal The same calls without the queue, for work that is itself one queued job. */
   direct(): Executor & { transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> } {
-    const tx: Executor = {
+    return { ...this.now(), transaction: (work) => this.transactionNow(work) };
+  }
+
+  /** The statement calls that run at once, for work already in the queue. */
+  private now(): Executor {
+    return {
       run: (sql, params) => this.runNow(sql, params),
       all: (sql, params) => this.allNow(sql, params),
       exec: (script, label) => this.execNow(script, label),
     };
-    return { ...tx, transaction: (work) => this.transactionNow(work) };
   }
 
   /**
@@ -463,13 +465,8 @@ export class Database implements Executor {
 
   private async transactionNow<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     await this.runNow('BEGIN TRANSACTION');
-    const tx: Executor = {
-      run: (sql, params) => this.runNow(sql, params),
-      all: (sql, params) => this.allNow(sql, params),
-      exec: (script, label) => this.execNow(script, label),
-    };
     try {
-      const result = await work(tx);
+      const result = await work(this.now());
       await this.runNow('COMMIT');
       return result;
     } catch (error) {

@@ -92,15 +92,14 @@ function viewsChecksum(): string {
  * database as it is, so a command that needs this release's views checks first.
  */
 export async function schemaIsCurrent(db: Executor): Promise<boolean> {
-  if ((await readSchemaVersion(db)) !== currentSchemaVersion()) return false;
-  const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });
-  return row?.value === viewsChecksum();
+  return (await readIfCurrent(db)) !== undefined;
 }
 
 /**
  * The common case in one statement (every open of a writer asks): the schema version when
- * it and the views are this release's, else undefined (older, newer, empty: the caller
- * looks closer). A database without the bookkeeping tables fails the statement: undefined.
+ * it and the views are this release's, else undefined (older, newer, empty, or views of
+ * another release: the caller looks closer). A database without the bookkeeping tables
+ * fails the statement: undefined. Outside a transaction only (a failed statement ends one).
  */
 async function readIfCurrent(db: Executor): Promise<number | undefined> {
   try {
@@ -123,20 +122,17 @@ export interface MigrationResult {
 /**
  * Brings the schema up to this release's version in one transaction, and (re)creates the
  * views when sql/views.sql changed since they were last applied. Cheap when there is nothing
- * to do: one version read and one checksum read.
+ * to do: one statement reads the version and the views' checksum.
  */
 export async function migrate(db: Executor & { transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> }): Promise<MigrationResult> {
   const current = await readIfCurrent(db);
   if (current !== undefined) return { from: current, to: current };
   const from = await readSchemaVersion(db);
   refuseNewer(from);
+  // Not current: older, or this release's schema with another release's views.
   const views = readSqlFile(VIEWS_FILE);
   const sha = viewsChecksum();
   const pending = listMigrations().filter((m) => m.version > from);
-  if (pending.length === 0) {
-    const [row] = await db.all<{ value: string }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_KEY });
-    if (row?.value === sha) return { from, to: from };
-  }
   return db.transaction(async (tx) => {
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_version (

@@ -51,8 +51,7 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
   const code = await runCli(
     ['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
       '--api-key', SANDBOX_API_KEY, '--requests-per-hour', '1000000', '--log-format', 'json'],
-    // A process of its own, like the CLI's: its loads yield to its fetch (ownProcess).
-    { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock }, ownProcess: true },
+    { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock } },
   );
   if (code !== 0) throw new Error(`export exited ${code}: ${out}`);
   const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number; requests: number };

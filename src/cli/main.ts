@@ -22,17 +22,10 @@ import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from '../lib/session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
 import { numberOption } from './options.js';
-import { lowerLoadPriority } from './load-priority.js';
 
 export interface RunCliOptions {
   io?: CliIo;
   http?: SessionOptions['http'];
-  /**
-   * Whether the process is docpipe's own, as when the CLI runs with no `io` given: an export
-   * or a sync then lowers the priority of its loads (load-priority.ts), which it cannot undo.
-   * @default `io === undefined`
-   */
-  ownProcess?: boolean;
 }
 
 function describeError(error: unknown, verbose: boolean): string {
@@ -186,9 +179,6 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   // the command line is parsed.
   if (argv.length > 0 && argv[0] !== 'sandbox' && !asksForHelp(argv) && !argv.some((arg) => arg === '--version' || arg === '-V')) {
     startEngine().catch(() => undefined);
-  }
-  if ((options.ownProcess ?? options.io === undefined) && (argv[0] === 'export' || argv[0] === 'sync') && !asksForHelp(argv)) {
-    void lowerLoadPriority();
   }
   const ctx: CliContext = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
   const verbose = argv.includes('--verbose');

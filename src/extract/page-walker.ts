@@ -133,9 +133,11 @@ export class WalkProgress {
     return fingerprint !== undefined && this.pageFingerprints.has(fingerprint);
   }
 
-  /** Takes the page at the current offset (drift and all) and moves on. */
-  accept(page: WalkPage): void {
-    const drift = this.driftOf(page);
+  /**
+   * Takes the page at the current offset (drift and all) and moves on. `drift` is what
+   * `driftOf` found on this page, when the caller has asked already.
+   */
+  accept(page: WalkPage, drift: readonly string[] = this.driftOf(page)): void {
     this.drift.push(...drift);
     this.pageWarnings.push(...(page.warnings ?? []));
     const fingerprint = fingerprintOf(page);
@@ -271,31 +273,32 @@ export async function walkWindow(
       }
       // On disk before the next request is sent.
       sink.writePage(progress.pages, body);
-      progress.accept(page);
+      progress.accept(page, drift);
     }
+
+    // Drift of earlier walks was outrun; only drift that survived every re-walk is a warning.
+    const drift = progress.drift;
+    const completed: CompletedWalk = {
+      metric: context.metric,
+      projectId: context.projectId,
+      window: context.window,
+      fetchedAt: state.startedAt,
+      runId: context.runId,
+      totals: progress.totals ?? (paging === 'offset' ? { human: 0, ai: 0, total: 0 } : {}),
+      rows: progress.rows,
+      pages: state.pagesBefore + progress.pages,
+      requests: state.requestsBefore + requestsOfWalk(),
+      walks: state.walk,
+      warnings: [
+        ...(drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
+        ...new Set(progress.pageWarnings),
+      ],
+      repeatedPaths: progress.repeatedPaths,
+    };
+    // Recorded while the walk file is still open (one open a window).
+    sink.complete(completed);
+    return completed;
   } finally {
     sink.close();
   }
-
-  // Drift of earlier walks was outrun; only drift that survived every re-walk is a warning.
-  const drift = progress.drift;
-  const completed: CompletedWalk = {
-    metric: context.metric,
-    projectId: context.projectId,
-    window: context.window,
-    fetchedAt: state.startedAt,
-    runId: context.runId,
-    totals: progress.totals ?? (paging === 'offset' ? { human: 0, ai: 0, total: 0 } : {}),
-    rows: progress.rows,
-    pages: state.pagesBefore + progress.pages,
-    requests: state.requestsBefore + requestsOfWalk(),
-    walks: state.walk,
-    warnings: [
-      ...(drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
-      ...new Set(progress.pageWarnings),
-    ],
-    repeatedPaths: progress.repeatedPaths,
-  };
-  sink.complete(completed);
-  return completed;
 }

@@ -3,11 +3,14 @@
  * `pending` when its turn comes, and marked as being posted (`post_started_at`) only just
  * before the POST goes out, after any wait for the budget; so a crash leaves a trace, and
  * only a prompt that may have reached the server counts as `unknown`. Every response then
- * updates the row. Each write is one statement in its own short write (the database file is held
- * only for it, so a batch that follows jobs for an hour leaves the file to readers between
- * polls), so the ledger is consistent after a crash.
+ * updates the row. Each write is one statement, committed before its call returns, in a short
+ * write (the database file is held only for it, so a batch that follows jobs for an hour leaves
+ * the file to readers between polls), so the ledger is consistent after a crash. Writes that
+ * arrive while another is committing (the polls of several jobs, due at the same moment) go
+ * in together in the next short write: one open instead of one each.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import { stopReasonOf } from '../core/outcome.js';
 import type { Executor } from '../load/database.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
@@ -111,14 +114,58 @@ export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promi
   return (await db.all(sql, params)).map(toRow);
 }
 
+type Params = Record<string, string | number | boolean | null>;
+
+interface QueuedWrite {
+  sql: string;
+  params: Params;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class JobLedger {
+  /** Writes waiting for the one being committed. */
+  private queued: QueuedWrite[] = [];
+  private committing = false;
+
   constructor(
     private readonly store: Store,
     private readonly runId: string,
   ) {}
 
-  private write(sql: string, params: Record<string, string | number | boolean | null>): Promise<void> {
-    return this.store.write((tx) => tx.run(sql, params));
+  /** Resolves once `sql` is committed; it shares the write with whatever queued beside it. */
+  private write(sql: string, params: Params): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ sql, params, resolve, reject });
+      if (!this.committing) void this.commitQueued();
+    });
+  }
+
+  private async commitQueued(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued.splice(0);
+        try {
+          await this.store.write(async (tx) => {
+            for (const w of batch) await tx.run(w.sql, w.params);
+          });
+          for (const w of batch) w.resolve();
+        } catch (error) {
+          // A held file would hold every one of them alike; any other failure is retried one
+          // statement a write, so that each caller gets its own statement's outcome.
+          if (batch.length === 1 || stopReasonOf(error) === 'locked') {
+            for (const w of batch) w.reject(error);
+            continue;
+          }
+          for (const w of batch) {
+            await this.store.write((tx) => tx.run(w.sql, w.params)).then(w.resolve, w.reject);
+          }
+        }
+      }
+    } finally {
+      this.committing = false;
+    }
   }
 
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentJob } from '../../src/api/schemas.js';
+import { Database } from '../../src/load/database.js';
+import { Store } from '../../src/load/store.js';
+import { JobLedger } from '../../src/jobs/ledger.js';
+
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const KEYS = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+
+function job(id: string, status: string): AgentJob {
+  return { id, status, model: null, repository: null, ref: null, prLink: null, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
+}
+
+/** The ledger over a real file, counting the short writes (opens) it makes. */
+function countingLedger(path: string): { ledger: JobLedger; writes: () => number } {
+  const store = new Store(path);
+  let writes = 0;
+  const write = store.write.bind(store);
+  store.write = (work) => {
+    writes++;
+    return write(work);
+  };
+  return { ledger: new JobLedger(store, 'run-1'), writes: () => writes };
+}
+
+describe('JobLedger: writes that meet share a short write', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
+    path = join(dir, 'jobs.duckdb');
+    await Database.with(path, {}, () => Promise.resolve());
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const rows = (): Promise<{ prompt_key: string; status: string; polls: number; job_id: string | null }[]> =>
+    Database.with(path, { readOnly: true }, (db) =>
+      db.all(`SELECT prompt_key, status, polls::INTEGER AS polls, job_id FROM agent_jobs ORDER BY prompt_key`),
+    );
+
+  it('polls of six jobs that answer at once are committed in two writes, each call after its own commit', async () => {
+    const { ledger, writes } = countingLedger(path);
+    for (const k of KEYS) await ledger.markPending('docs', k, `Fix ${k}`, 'prompts.txt', NOW);
+    expect(writes()).toBe(KEYS.length); // one after another: one write each
+
+    const before = writes();
+    const committed: string[] = [];
+    await Promise.all(
+      KEYS.map((k, i) =>
+        ledger.recordJob('docs', k, job(`job-${i}`, i % 2 === 0 ? 'completed' : 'active'), NOW + 1000, { polled: true }).then(() => committed.push(k)),
+      ),
+    );
+    // The first goes alone; the five that queued behind it go in together.
+    expect(writes() - before).toBe(2);
+    expect(committed.sort()).toEqual(KEYS);
+    expect(await rows()).toEqual(
+      KEYS.map((k, i) => ({ prompt_key: k, status: i % 2 === 0 ? 'completed' : 'active', polls: 1, job_id: `job-${i}` })),
+    );
+  });
+
+  it('a statement that fails does not fail the others it shared a write with', async () => {
+    const { ledger, writes } = countingLedger(path);
+    await ledger.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    const first = ledger.markPending('docs', 'k2', 'Fix k2', 'prompts.txt', NOW);
+    // Both queue behind `first` and share its next write, which fails; each is then tried alone.
+    const failing = ledger['write']("SELECT error('boom')", {});
+    const polled = ledger.recordJob('docs', 'k1', job('job-1', 'active'), NOW + 1000, { polled: true });
+    await first;
+    await expect(failing).rejects.toThrow(/boom/);
+    await expect(polled).resolves.toBeUndefined();
+    expect(await rows()).toEqual([
+      { prompt_key: 'k1', status: 'active', polls: 1, job_id: 'job-1' },
+      { prompt_key: 'k2', status: 'pending', polls: 0, job_id: null },
+    ]);
+    // k1, k2, the shared write that failed, then the two alone.
+    expect(writes()).toBe(5);
+  });
+});

@@ -6,11 +6,9 @@
  * updates the row. Each write is one statement, committed before its call returns, in a short
  * write (the database file is held only for it, so a batch that follows jobs for an hour leaves
  * the file to readers between polls), so the ledger is consistent after a crash. Writes that
- * arrive while another is committing (the polls of several jobs, due at the same moment) go
- * in together in the next short write: one open instead of one each.
+ * arrive while another is committing go in together in the next short write (Store.run).
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
-import { stopReasonOf } from '../core/outcome.js';
 import type { Executor } from '../load/database.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
@@ -114,59 +112,11 @@ export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promi
   return (await db.all(sql, params)).map(toRow);
 }
 
-type Params = Record<string, string | number | boolean | null>;
-
-interface QueuedWrite {
-  sql: string;
-  params: Params;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 export class JobLedger {
-  /** Writes waiting for the one being committed. */
-  private queued: QueuedWrite[] = [];
-  private committing = false;
-
   constructor(
     private readonly store: Store,
     private readonly runId: string,
   ) {}
-
-  /** Resolves once `sql` is committed; it shares the write with whatever queued beside it. */
-  private write(sql: string, params: Params): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queued.push({ sql, params, resolve, reject });
-      if (!this.committing) void this.commitQueued();
-    });
-  }
-
-  private async commitQueued(): Promise<void> {
-    this.committing = true;
-    try {
-      while (this.queued.length > 0) {
-        const batch = this.queued.splice(0);
-        try {
-          await this.store.write(async (tx) => {
-            for (const w of batch) await tx.run(w.sql, w.params);
-          });
-          for (const w of batch) w.resolve();
-        } catch (error) {
-          // A held file would hold every one of them alike; any other failure is retried one
-          // statement a write, so that each caller gets its own statement's outcome.
-          if (batch.length === 1 || stopReasonOf(error) === 'locked') {
-            for (const w of batch) w.reject(error);
-            continue;
-          }
-          for (const w of batch) {
-            await this.store.write((tx) => tx.run(w.sql, w.params)).then(w.resolve, w.reject);
-          }
-        }
-      }
-    } finally {
-      this.committing = false;
-    }
-  }
 
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {
     const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey }));
@@ -193,7 +143,7 @@ export class JobLedger {
    * hourly budget and is killed there is still provably not submitted).
    */
   async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
-    await this.write(
+    await this.store.run(
       `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
        VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
        ON CONFLICT (project_id, prompt_key) DO UPDATE SET
@@ -206,7 +156,7 @@ export class JobLedger {
 
   /** Just before a POST attempt goes out: from here its outcome is unknown until the answer. */
   async markPosting(projectId: string, promptKey: string, now: number): Promise<void> {
-    await this.write(
+    await this.store.run(
       `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND prompt_key = $k`,
@@ -216,7 +166,7 @@ export class JobLedger {
 
   /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
   async clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
-    await this.write(
+    await this.store.run(
       `UPDATE agent_jobs SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND prompt_key = $k`,
       { p: projectId, k: promptKey, now: ts(now) },
     );
@@ -229,7 +179,7 @@ export class JobLedger {
    */
   async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
-    await this.write(
+    await this.store.run(
       `UPDATE agent_jobs SET
          job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
          repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),
@@ -273,7 +223,7 @@ export class JobLedger {
     outcome: { status?: LocalStatus; error: string | null; submitted?: boolean; nothingCreated?: boolean },
     now: number,
   ): Promise<void> {
-    await this.write(
+    await this.store.run(
       `UPDATE agent_jobs SET
          status = CASE WHEN $status IS NULL THEN status
                        WHEN status IS NULL OR status IN (${[...LOCAL_STATUSES, 'active'].map((s) => `'${s}'`).join(', ')}) THEN $status

@@ -1,7 +1,8 @@
 /**
  * The message ledger (`agent_messages`): one row per follow-up message, written as `pending`
  * before its POST, so a crash between the two leaves a trace and nothing is sent twice. Each
- * write is one statement in its own short write, like the job ledger.
+ * write is one statement, committed before its call returns; writes that meet share one short
+ * write (Store.run), like the job ledger's.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Store } from '../load/store.js';
@@ -73,10 +74,6 @@ export class MessageLedger {
     private readonly runId: string,
   ) {}
 
-  private write(sql: string, params: Record<string, string | number | boolean | null>): Promise<void> {
-    return this.store.write((tx) => tx.run(sql, params));
-  }
-
   async get(projectId: string, messageKey: string): Promise<MessageRow | undefined> {
     const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey }));
     return rows[0] ? toRow(rows[0]) : undefined;
@@ -95,7 +92,7 @@ export class MessageLedger {
     sourceFile: string,
     now: number,
   ): Promise<void> {
-    await this.write(
+    await this.store.run(
       `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
                                    updated_at, run_id, post_started_at)
        VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
@@ -111,7 +108,7 @@ export class MessageLedger {
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */
   async recordJob(projectId: string, messageKey: string, job: AgentJob, now: number, opts: { sent?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
-    await this.write(
+    await this.store.run(
       `UPDATE agent_messages SET
          status = CASE WHEN $sent THEN 'sent' ELSE status END,
          status_after = CASE WHEN $sent THEN $status ELSE status_after END,
@@ -135,7 +132,7 @@ export class MessageLedger {
     outcome: { status?: MessageStatus; jobStatus?: 'timed_out'; error: string | null; nothingCreated?: boolean },
     now: number,
   ): Promise<void> {
-    await this.write(
+    await this.store.run(
       `UPDATE agent_messages SET status = coalesce($status, status), job_status = coalesce($jobStatus, job_status),
          error = $error, post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run

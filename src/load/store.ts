@@ -3,11 +3,22 @@
  * straight after, so readers get in between (DESIGN rule 10). Every write also moves the
  * request journal into `request_log`, in the same transaction.
  */
+import { stopReasonOf } from '../core/outcome.js';
 import type { RequestJournal } from '../spool/request-journal.js';
-import { Database, type Executor, type OpenOptions } from './database.js';
+import { Database, type Executor, type OpenOptions, type Params } from './database.js';
+
+interface QueuedStatement {
+  sql: string;
+  params: Params;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 export class Store {
   readonly options: OpenOptions;
+  /** Statements (`run`) waiting for the write being committed. */
+  private queued: QueuedStatement[] = [];
+  private committing = false;
 
   constructor(
     readonly path: string,
@@ -64,5 +75,42 @@ export class Store {
       this.journal?.settle(files);
       return result;
     });
+  }
+
+  /**
+   * One statement, committed before this resolves, in a short write. Statements that arrive
+   * while another is committing (the polls of several jobs, due at the same moment) go in
+   * together in the next write: one open instead of one each.
+   */
+  run(sql: string, params: Params): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ sql, params, resolve, reject });
+      if (!this.committing) void this.commitQueued();
+    });
+  }
+
+  private async commitQueued(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued.splice(0);
+        try {
+          await this.write(async (tx) => {
+            for (const q of batch) await tx.run(q.sql, q.params);
+          });
+          for (const q of batch) q.resolve();
+        } catch (error) {
+          // A held file would hold every one of them alike; any other failure is retried one
+          // statement a write, so that each caller gets its own statement's outcome.
+          if (batch.length === 1 || stopReasonOf(error) === 'locked') {
+            for (const q of batch) q.reject(error);
+            continue;
+          }
+          for (const q of batch) await this.write((tx) => tx.run(q.sql, q.params)).then(q.resolve, q.reject);
+        }
+      }
+    } finally {
+      this.committing = false;
+    }
   }
 }

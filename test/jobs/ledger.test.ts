@@ -15,7 +15,7 @@ function job(id: string, status: string): AgentJob {
 }
 
 /** The ledger over a real file, counting the short writes (opens) it makes. */
-function countingLedger(path: string): { ledger: JobLedger; writes: () => number } {
+function countingLedger(path: string): { ledger: JobLedger; store: Store; writes: () => number } {
   const store = new Store(path);
   let writes = 0;
   const write = store.write.bind(store);
@@ -23,7 +23,7 @@ function countingLedger(path: string): { ledger: JobLedger; writes: () => number
     writes++;
     return write(work);
   };
-  return { ledger: new JobLedger(store, 'run-1'), writes: () => writes };
+  return { ledger: new JobLedger(store, 'run-1'), store, writes: () => writes };
 }
 
 describe('JobLedger: writes that meet share a short write', () => {
@@ -62,11 +62,11 @@ describe('JobLedger: writes that meet share a short write', () => {
   });
 
   it('a statement that fails does not fail the others it shared a write with', async () => {
-    const { ledger, writes } = countingLedger(path);
+    const { ledger, store, writes } = countingLedger(path);
     await ledger.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
     const first = ledger.markPending('docs', 'k2', 'Fix k2', 'prompts.txt', NOW);
     // Both queue behind `first` and share its next write, which fails; each is then tried alone.
-    const failing = ledger['write']("SELECT error('boom')", {});
+    const failing = store.run("SELECT error('boom')", {});
     const polled = ledger.recordJob('docs', 'k1', job('job-1', 'active'), NOW + 1000, { polled: true });
     await first;
     await expect(failing).rejects.toThrow(/boom/);

@@ -2,9 +2,9 @@
  * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
- * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?}.
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?}.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import { HttpClient } from '../api/http-client.js';
 import { systemClock } from '../core/clock.js';
@@ -60,14 +60,35 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
   return { rows: summary.rows, requests: summary.requests, dbBytes };
 }
 
+/**
+ * The main thread's time on a CPU and its time runnable but waiting for one, from the
+ * kernel's schedstat since the thread started (Linux; undefined elsewhere). The main thread walks the pages; the wait
+ * shows how much the other threads (DuckDB's, the sandbox's) kept it from a core.
+ */
+function mainThreadSched(): { mainCpuMs: number; mainWaitMs: number } | undefined {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    if (!Number.isFinite(onCpu) || !Number.isFinite(waiting)) return undefined;
+    return { mainCpuMs: Math.round(onCpu! / 1e6), mainWaitMs: Math.round(waiting! / 1e6) };
+  } catch {
+    return undefined;
+  }
+}
+
 const [phase, url, from, to, db] = process.argv.slice(2);
 if (!url || !from || !to || (phase !== 'fetch' && phase !== 'export') || (phase === 'export' && !db)) {
   console.error('usage: bench-worker fetch|export URL FROM TO [DB]');
   process.exit(2);
 }
+const schedBefore = mainThreadSched();
 const started = performance.now();
 const result = phase === 'fetch' ? await fetchOnly(url, from, to) : await exportAll(url, from, to, db as string);
 const ms = performance.now() - started;
+const schedAfter = mainThreadSched();
+// Over the timed phase only, as `ms` is.
+const sched = schedBefore && schedAfter
+  ? { mainCpuMs: schedAfter.mainCpuMs - schedBefore.mainCpuMs, mainWaitMs: schedAfter.mainWaitMs - schedBefore.mainWaitMs }
+  : undefined;
 const usage = process.resourceUsage();
 const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
-console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024) }));
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched }));

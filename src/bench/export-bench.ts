@@ -29,6 +29,9 @@ interface PhaseResult {
   /** CPU time of the phase's own process (all its threads, DuckDB's included). */
   cpuMs: number;
   maxRssMb: number;
+  /** The main thread's (the walk's) CPU time in the phase, and its time runnable but waiting for a core (Linux only). */
+  mainCpuMs?: number;
+  mainWaitMs?: number;
   /** CPU time the sandbox spent serving the phase (Linux only). */
   sandboxCpuMs?: number;
   /** Size of the database file after an export. */
@@ -104,8 +107,8 @@ try {
   const ratio = median(ratios);
   const seconds = (ms: number | undefined): string => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
   const row = (name: string, r: PhaseResult): string =>
-    `${name.padEnd(22)} ${String(r.rows).padStart(9)} ${String(r.requests).padStart(9)} ${seconds(r.ms).padStart(8)} ${Math.round(perSecond(r)).toString().padStart(10)} ${String(r.maxRssMb).padStart(8)} ${seconds(r.cpuMs).padStart(8)} ${seconds(r.sandboxCpuMs).padStart(12)}`;
-  console.log(`${'phase'.padEnd(22)} ${'rows'.padStart(9)} ${'requests'.padStart(9)} ${'seconds'.padStart(8)} ${'rows/s'.padStart(10)} ${'peak MB'.padStart(8)} ${'cpu s'.padStart(8)} ${'sandbox cpu s'.padStart(12)}`);
+    `${name.padEnd(22)} ${String(r.rows).padStart(9)} ${String(r.requests).padStart(9)} ${seconds(r.ms).padStart(8)} ${Math.round(perSecond(r)).toString().padStart(10)} ${String(r.maxRssMb).padStart(8)} ${seconds(r.cpuMs).padStart(8)} ${seconds(r.mainCpuMs).padStart(11)} ${seconds(r.mainWaitMs).padStart(11)} ${seconds(r.sandboxCpuMs).padStart(13)}`;
+  console.log(`${'phase'.padEnd(22)} ${'rows'.padStart(9)} ${'requests'.padStart(9)} ${'seconds'.padStart(8)} ${'rows/s'.padStart(10)} ${'peak MB'.padStart(8)} ${'cpu s'.padStart(8)} ${'main cpu s'.padStart(11)} ${'main wait s'.padStart(11)} ${'sandbox cpu s'.padStart(13)}`);
   for (const [i, f] of fetches.entries()) {
     console.log(row(`fetch+parse ${i + 1}`, f));
     const e = exports[i];
@@ -122,7 +125,12 @@ try {
     console.log(`export ${name}: peak RSS ${r.maxRssMb} MB (target <= 300) ${verdict(r.maxRssMb <= 300)}; ` +
       `${perRow.toFixed(1)} bytes per page row on disk (target <= 20) ${verdict(perRow <= 20)}`);
   }
-  console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads`);
+  const waits = (phases: PhaseResult[]): string => {
+    const known = phases.flatMap((p) => (p.mainWaitMs === undefined ? [] : [p.mainWaitMs]));
+    return known.length === phases.length ? seconds(median(known)) : '-';
+  };
+  console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads; ` +
+    `the walk's thread waited for a core ${waits(fetches)} s (fetch-only) and ${waits(exports)} s (export), medians`);
   for (const e of exports) if (e.rows !== fetches[0]!.rows) console.log(`note: row counts differ (export ${e.rows}, fetch ${fetches[0]!.rows})`);
 } finally {
   child.kill('SIGTERM');

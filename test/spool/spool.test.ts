@@ -123,6 +123,8 @@ describe('SpoolWalk', () => {
     walk.writePage(0, '{"visitors":[]}');
     await walk.removeAsync();
     expect(new Spool(dir).walks()).toEqual([]);
+    // Removing a walk that is already gone (another remove, doctor --fix) is not an error.
+    await expect(walk.removeAsync()).resolves.toBeUndefined();
     writeFileSync(join(dir, 'walks', 'visitors', 'a%2Fb', 'not-a-walk.jsonl'), '');
     expect(new Spool(dir).walks()).toEqual([]);
   });

@@ -2,9 +2,9 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentJob } from '../../src/api/agent.js';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
-import { HttpClient, type HttpClientOptions } from '../../src/api/http-client.js';
+import { HttpClient, attemptSignal, type HttpClientOptions } from '../../src/api/http-client.js';
 import { ManualClock } from '../../src/core/clock.js';
-import { ApiUnreachableError, DataError, HttpError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
+import { ApiUnreachableError, DataError, HttpError, InterruptedError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const NOW = Date.parse('2026-03-10T06:00:00Z');
@@ -96,6 +96,17 @@ describe('HttpClient against the sandbox', () => {
     expect((error as TimeoutError).phase).toBe('after-send');
   });
 
+  it('stops a request in flight when its signal aborts, and does not retry it', async () => {
+    sandbox.addFault({ kind: 'slow', delayMs: 400 });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    const started = performance.now();
+    const error = await fetchAnalyticsPage(client({ timeoutMs: 5_000 }), { ...page, signal: stop.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(performance.now() - started).toBeLessThan(350); // not the 400 ms the server takes
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
   it('tells a reset after sending from a refused connection', async () => {
     sandbox.addFault({ kind: 'drop', match: { method: 'POST' }, dropPhase: 'after-handling' });
     const reset = await createAgentJob(client(), 'docs', 'x [pr]').catch((e: unknown) => e);
@@ -119,5 +130,41 @@ describe('HttpClient against the sandbox', () => {
     expect((refused as ApiUnreachableError).cause).toBeInstanceOf(NetworkError);
     expect(((refused as ApiUnreachableError).cause as NetworkError).phase).toBe('before-send');
     expect(attempts).toBe(3);
+  });
+});
+
+describe('attemptSignal', () => {
+  const after = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('aborts when the time is up, and says it timed out', async () => {
+    const attempt = attemptSignal(20, undefined);
+    expect(attempt.signal.aborted).toBe(false);
+    await after(60);
+    expect(attempt.signal.aborted).toBe(true);
+    expect(attempt.timedOut()).toBe(true);
+    attempt.release();
+  });
+
+  it('aborts with the run signal, at once if it already has, without timing out', () => {
+    const run = new AbortController();
+    const attempt = attemptSignal(10_000, run.signal);
+    run.abort(new Error('ctrl-c'));
+    expect(attempt.signal.aborted).toBe(true);
+    expect(attempt.signal.reason).toEqual(new Error('ctrl-c'));
+    expect(attempt.timedOut()).toBe(false);
+    attempt.release();
+    const late = attemptSignal(10_000, run.signal);
+    expect(late.signal.aborted).toBe(true);
+    late.release();
+  });
+
+  it('once released, neither its timer nor the run signal aborts it', async () => {
+    const run = new AbortController();
+    const attempt = attemptSignal(20, run.signal);
+    attempt.release();
+    await after(60);
+    run.abort();
+    expect(attempt.signal.aborted).toBe(false);
+    expect(attempt.timedOut()).toBe(false);
   });
 });

@@ -1,0 +1,71 @@
+import { ApiUnreachableError, HttpError, InterruptedError, KeyRejectedError } from '../core/errors.js';
+import { parseAgentJob } from './schemas.js';
+function jobPath(projectId, id) {
+    const base = `/v2/agent/${encodeURIComponent(projectId)}/job`;
+    return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
+}
+/**
+ * POSTs `{prompt}` and reads the job the API answers with. Not idempotent: a request in flight
+ * is never aborted, and it is retried only where the server provably received nothing.
+ */
+function postPrompt(client, path, prompt, signal, hooks = {}) {
+    return client.request({
+        ...hooks,
+        method: 'POST',
+        path,
+        body: { prompt },
+        idempotent: false,
+        abortInFlight: false,
+        parse: (json) => parseAgentJob(json, `POST ${path}`),
+        ...(signal ? { signal } : {}),
+    });
+}
+/**
+ * POST a new job. Not idempotent: only retried where the server provably created nothing.
+ * `hooks` let the job ledger mark each attempt as it goes out and as its answer comes back.
+ */
+export function createAgentJob(client, projectId, prompt, signal, hooks = {}) {
+    return postPrompt(client, jobPath(projectId), prompt, signal, hooks);
+}
+export function getAgentJob(client, projectId, id, signal) {
+    const path = jobPath(projectId, id);
+    return client.request({
+        method: 'GET',
+        path,
+        parse: (json) => parseAgentJob(json, `GET ${path}`),
+        ...(signal ? { signal } : {}),
+    });
+}
+/**
+ * POST a follow-up message to a job; the answer is the job, working again. Not idempotent:
+ * only retried where the server provably received nothing.
+ */
+export function sendAgentMessage(client, projectId, jobId, prompt, signal) {
+    return postPrompt(client, `${jobPath(projectId, jobId)}/message`, prompt, signal);
+}
+/** The job id the key check asks for; no job has it. */
+const KEY_CHECK_JOB = 'docpipe-key-check';
+/**
+ * Checks the key with one request that no rate limit counts (a GET of a job: polling is not
+ * limited) and that changes nothing: a 404 (no such job) or any answer but 401/403 means the
+ * API took the key; 401/403 throws KeyRejectedError. Other failures say nothing about the key
+ * and are left to the requests that follow.
+ */
+export async function probeKey(client, projectId, signal) {
+    try {
+        await client.request({
+            method: 'GET',
+            path: jobPath(projectId, KEY_CHECK_JOB),
+            unbudgeted: true,
+            parse: () => null,
+            ...(signal ? { signal } : {}),
+        });
+        return 'accepted';
+    }
+    catch (error) {
+        if (error instanceof KeyRejectedError || error instanceof ApiUnreachableError || error instanceof InterruptedError)
+            throw error;
+        return error instanceof HttpError && error.status < 500 && error.status !== 429 ? 'accepted' : 'unknown';
+    }
+}
+//# sourceMappingURL=agent.js.map

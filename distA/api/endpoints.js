@@ -1,0 +1,203 @@
+/**
+ * The analytics endpoints, each described by a declaration rather than a walker of its own:
+ * its path, how it pages, its largest page, its row schema, its table, and whether it is a
+ * window aggregate (a window's rows are a whole, replaced together) or an event stream
+ * (rows keyed by the API's id, fetched one day window at a time). The walker, the spool,
+ * resume and the request budget are shared by all of them (DESIGN §1, issue 11).
+ */
+import { z } from 'zod';
+import { DataError } from '../core/errors.js';
+import { parseAnalyticsPage } from './schemas.js';
+/**
+ * - `offset`: `limit` + `offset`, ends on `hasMore=false` (visitors, views);
+ * - `cursor`: `limit` + `cursor`, ends on `hasMore=false` (feedback; assistant, whose cursor is a ULID);
+ * - `cursor-until-null`: `limit` + `cursor`, no `hasMore`: ends on a null `nextCursor` (searches);
+ * - `none`: one request per window (feedback by page, caller stats).
+ */
+export const PAGINGS = ['offset', 'cursor', 'cursor-until-null', 'none'];
+const nullableString = z.string().nullable();
+const feedbackSources = z.enum(['code_snippet', 'contextual', 'agent', 'thumbs_only']);
+/** The three item shapes of /feedback share their base fields; the rest are optional here. */
+const feedbackItem = z.object({
+    id: z.string().min(1),
+    path: z.string(),
+    comment: nullableString,
+    createdAt: nullableString,
+    source: feedbackSources.or(z.string()),
+    status: z.string(),
+    helpful: z.boolean().optional(),
+    contact: nullableString.optional(),
+    code: z.string().optional(),
+    filename: nullableString.optional(),
+    lang: nullableString.optional(),
+});
+const conversation = z.object({
+    id: z.string().min(1),
+    timestamp: z.string(),
+    query: z.string(),
+    response: z.string(),
+    responseType: z.enum(['answer', 'clarifying_question']).optional(),
+    sources: z.array(z.object({ title: z.string(), url: z.string() })),
+    resolutionStatus: z.enum(['answered', 'unanswered']),
+    queryCategory: nullableString,
+    pageUrl: nullableString,
+    // Not in the spec's schema; a conversation that belongs to a thread names it.
+    threadId: nullableString.optional(),
+});
+const searchItem = z.object({
+    searchQuery: z.string(),
+    hits: z.number(),
+    ctr: z.number(),
+    topClickedPage: nullableString,
+    lastSearchedAt: z.string(),
+});
+const byPageItem = z.object({ path: z.string(), thumbsUp: z.number(), thumbsDown: z.number(), code: z.number(), total: z.number() });
+const FEEDBACK_BY_PAGE_LIMIT = 100;
+function declare(d) {
+    return d;
+}
+export const ENDPOINTS = {
+    visitors: declare({
+        metric: 'visitors',
+        path: 'visitors',
+        paging: 'offset',
+        maxLimit: 250,
+        kind: 'aggregate',
+        table: 'page_visitors',
+        parse: (json, context) => parseAnalyticsPage('visitors', json, context),
+    }),
+    views: declare({
+        metric: 'views',
+        path: 'views',
+        paging: 'offset',
+        maxLimit: 250,
+        kind: 'aggregate',
+        table: 'page_views',
+        parse: (json, context) => parseAnalyticsPage('views', json, context),
+    }),
+    feedback: declare({
+        metric: 'feedback',
+        path: 'feedback',
+        paging: 'cursor',
+        maxLimit: 100,
+        kind: 'events',
+        table: 'feedback',
+        parse: (json) => {
+            const b = z.object({ feedback: z.array(feedbackItem), nextCursor: nullableString, hasMore: z.boolean() }).parse(json);
+            return { totals: {}, rows: b.feedback.map((f) => ({ path: f.id })), hasMore: b.hasMore, nextCursor: b.nextCursor };
+        },
+    }),
+    'feedback-by-page': declare({
+        metric: 'feedback-by-page',
+        path: 'feedback/by-page',
+        paging: 'none',
+        maxLimit: FEEDBACK_BY_PAGE_LIMIT,
+        kind: 'aggregate',
+        table: 'feedback_by_page',
+        parse: (json) => {
+            const b = z.object({ feedback: z.array(byPageItem), hasMore: z.boolean() }).parse(json);
+            // No pagination: what did not fit is out of reach, and the window says so.
+            const warnings = b.hasMore
+                ? [`the API returned ${b.feedback.length} pages and says there are more; it has no pagination, so the rest is missing`]
+                : [];
+            return { totals: {}, rows: b.feedback, hasMore: false, warnings };
+        },
+    }),
+    searches: declare({
+        metric: 'searches',
+        path: 'searches',
+        paging: 'cursor-until-null',
+        maxLimit: 100,
+        kind: 'aggregate',
+        table: 'searches',
+        parse: (json) => {
+            const b = z.object({ searches: z.array(searchItem), totalSearches: z.number(), nextCursor: nullableString }).parse(json);
+            return {
+                totals: { totalSearches: b.totalSearches },
+                rows: b.searches.map((s) => ({ path: s.searchQuery })),
+                hasMore: b.nextCursor !== null,
+                nextCursor: b.nextCursor,
+            };
+        },
+    }),
+    assistant: declare({
+        metric: 'assistant',
+        path: 'assistant',
+        paging: 'cursor',
+        maxLimit: 1000,
+        kind: 'events',
+        table: 'assistant_conversations',
+        parse: (json) => {
+            const b = z.object({ conversations: z.array(conversation), nextCursor: nullableString, hasMore: z.boolean() }).parse(json);
+            return { totals: {}, rows: b.conversations.map((c) => ({ path: c.id })), hasMore: b.hasMore, nextCursor: b.nextCursor };
+        },
+    }),
+    'caller-stats': declare({
+        metric: 'caller-stats',
+        path: 'assistant/caller-stats',
+        paging: 'none',
+        maxLimit: undefined,
+        kind: 'aggregate',
+        table: 'assistant_caller_stats',
+        parse: (json) => {
+            const b = z.object({ web: z.number(), api: z.number(), other: z.number(), total: z.number() }).parse(json);
+            // The window's one row in assistant_caller_stats.
+            return { totals: b, rows: [{ path: 'caller-stats' }], hasMore: false };
+        },
+    }),
+};
+export function isEventStream(metric) {
+    return ENDPOINTS[metric].kind === 'events';
+}
+/** The first position of a walk: offset 0, or no cursor. */
+export function firstPosition(paging) {
+    return paging === 'offset' ? 0 : null;
+}
+/**
+ * Pure: where the page after `page` (read at `at`) is, or undefined when the walk is over.
+ * An empty page ends the walk whatever it claims: it cannot move an offset, and a cursor
+ * after nothing is not to be trusted.
+ */
+export function nextPosition(paging, at, page) {
+    if (!page.hasMore || paging === 'none' || page.rows.length === 0)
+        return undefined;
+    if (paging === 'offset')
+        return (typeof at === 'number' ? at : 0) + page.rows.length;
+    return page.nextCursor ?? undefined;
+}
+function describeIssue(error) {
+    const issue = error.issues[0];
+    if (!issue)
+        return 'invalid response';
+    const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
+    return `${where}: ${issue.message}`;
+}
+/** Parses a page of `metric`; a body that breaks the schema is a DataError naming where. */
+export function parseEndpointPage(metric, json, context) {
+    let page;
+    try {
+        page = ENDPOINTS[metric].parse(json, context);
+    }
+    catch (error) {
+        if (error instanceof z.ZodError)
+            throw new DataError(`${context} returned an unexpected body (${describeIssue(error)})`);
+        throw error;
+    }
+    if (ENDPOINTS[metric].paging === 'cursor' && page.hasMore && !page.nextCursor) {
+        throw new DataError(`${context} returned an unexpected body (hasMore is true but nextCursor is null)`);
+    }
+    return page;
+}
+/** The query string of a page request at `at`. */
+export function pageQuery(metric, window, at, limit) {
+    const e = ENDPOINTS[metric];
+    const query = { dateFrom: window.dateFrom, dateTo: window.dateTo };
+    if (e.maxLimit !== undefined)
+        query.limit = Math.min(limit ?? e.maxLimit, e.maxLimit);
+    if (e.paging === 'offset')
+        query.offset = typeof at === 'number' ? at : 0;
+    else if (typeof at === 'string')
+        query.cursor = at;
+    return query;
+}
+//# sourceMappingURL=endpoints.js.map

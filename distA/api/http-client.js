@@ -1,0 +1,265 @@
+/**
+ * The HTTP client: bearer auth, one deadline per request, error classes that name method and
+ * URL (never the key), and retries through p-retry as `decideRetry` says. Every attempt first
+ * asks the request budget for a slot and is reported afterwards, so the request log sees
+ * retries too.
+ */
+import pRetry, { AbortError } from 'p-retry';
+import { systemClock } from '../core/clock.js';
+import { ApiUnreachableError, DataError, DocpipeError, HttpError, KeyRejectedError, InterruptedError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError, UsageError, } from '../core/errors.js';
+import { parseRetryAfter } from './retry-after.js';
+import { backoffDelay, decideRetry } from './retry-policy.js';
+import { createNodeTransport } from './transport.js';
+export const DEFAULT_BASE_URL = 'https://api.mintlify.com';
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+export function isLoopbackHost(hostname) {
+    return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+/** Refuses a base URL that would carry the key in the clear to another machine. */
+export function checkBaseUrl(baseUrl) {
+    let url;
+    try {
+        url = new URL(baseUrl);
+    }
+    catch (error) {
+        throw new UsageError(`invalid --base-url '${baseUrl}': not a URL`, { cause: error });
+    }
+    if (url.username || url.password) {
+        throw new UsageError(`invalid --base-url '${url.host}': credentials in the URL are not allowed`);
+    }
+    if (url.protocol === 'https:')
+        return url;
+    if (url.protocol === 'http:' && isLoopbackHost(url.hostname))
+        return url;
+    if (url.protocol === 'http:') {
+        throw new UsageError(`refusing to send the API key over plain http to '${url.host}': use https, or a loopback host`);
+    }
+    throw new UsageError(`invalid --base-url '${baseUrl}': expected an http(s) URL`);
+}
+const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * Pure: why a key cannot be sent, or undefined when it can. A header value allows only
+ * visible ASCII here (an admin key is `mint_` and letters and digits): a stray newline or
+ * space pasted with the key would otherwise fail every request, over and over.
+ */
+export function apiKeyProblem(key) {
+    for (let i = 0; i < key.length; i++) {
+        const code = key.charCodeAt(i);
+        if (code < 0x21 || code > 0x7e) {
+            const name = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+            return `the API key contains a character that cannot be sent in an HTTP header (${name} at position ${i + 1})`;
+        }
+    }
+    return undefined;
+}
+function errorCode(error) {
+    let current = error;
+    for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+        const code = current.code;
+        if (typeof code === 'string')
+            return code;
+        const nested = current.cause;
+        current = nested ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+    }
+    return undefined;
+}
+/** One line of a server's error body: its `error` field, or the start of plain text. */
+function serverMessage(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    try {
+        const json = JSON.parse(trimmed);
+        if (json && typeof json === 'object' && 'error' in json && typeof json.error === 'string') {
+            const details = json.details;
+            const first = Array.isArray(details) ? details[0]?.message : undefined;
+            return typeof first === 'string' ? `${json.error} (${first})` : json.error;
+        }
+    }
+    catch {
+        // plain text
+    }
+    const line = trimmed.replace(/\s+/g, ' ');
+    return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+/**
+ * A body that is an error, whatever the status said: it carries `error` and none of the
+ * fields of an answer (`id` of a job, `totals` of an analytics page).
+ */
+export function isErrorBody(json) {
+    return json !== null && typeof json === 'object' && !Array.isArray(json) && 'error' in json && !('id' in json) && !('totals' in json);
+}
+export class HttpClient {
+    baseUrl;
+    options;
+    constructor(options) {
+        if (!options.apiKey) {
+            throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key)');
+        }
+        const problem = apiKeyProblem(options.apiKey);
+        if (problem)
+            throw new UsageError(`${problem}: check DOCPIPE_API_KEY`);
+        this.baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+        this.options = {
+            baseUrl: this.baseUrl.toString(),
+            timeoutMs: 30_000,
+            retries: 4,
+            minBackoffMs: 1_000,
+            maxBackoffMs: 30_000,
+            maxRetryAfterMs: 60_000,
+            maxRetryAfterWaits: 5,
+            maxRetryTimeMs: 300_000,
+            random: Math.random,
+            clock: systemClock,
+            transport: options.transport ?? createNodeTransport(),
+            ...stripUndefined(options),
+            apiKey: options.apiKey,
+        };
+    }
+    /** The origin requests go to, e.g. `https://api.mintlify.com` (no key, no path). */
+    get origin() {
+        return this.baseUrl.origin;
+    }
+    async request(request) {
+        const { clock, minBackoffMs, maxBackoffMs, maxRetryAfterWaits, random } = this.options;
+        const idempotent = request.idempotent ?? request.method === 'GET';
+        let waits = 0;
+        return pRetry(async () => {
+            try {
+                return await this.attempt(request);
+            }
+            catch (error) {
+                if (!(error instanceof DocpipeError) || error instanceof InterruptedError)
+                    throw new AbortError(error);
+                const decision = decideRetry(error, idempotent);
+                if (decision.action === 'abort')
+                    throw new AbortError(error);
+                if (decision.action === 'wait' && decision.ms > this.options.maxRetryAfterMs) {
+                    throw new AbortError(error);
+                }
+                throw error;
+            }
+        }, {
+            retries: this.options.retries,
+            // Every wait happens below, on the injectable clock, so that it is logged and tests
+            // can fake it; p-retry itself never sleeps.
+            minTimeout: 0,
+            maxTimeout: 0,
+            maxRetryTime: this.options.maxRetryTimeMs,
+            // p-retry discards a finished attempt's result once its signal is aborted, which must
+            // not happen to a POST that may have created something.
+            ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
+            // A server-specified wait uses no retry; backoff does. Both are bounded.
+            onFailedAttempt: async ({ error, attemptNumber, retriesLeft, retriesConsumed }) => {
+                const decision = decideRetry(error, idempotent);
+                if (decision.action === 'abort')
+                    return;
+                if (decision.action === 'backoff' && retriesLeft === 0)
+                    return; // the last attempt failed
+                if (decision.action === 'wait' && ++waits > maxRetryAfterWaits)
+                    throw error;
+                const delay = decision.action === 'wait'
+                    ? { kind: 'retry-after', ms: decision.ms }
+                    : { kind: 'backoff', ms: backoffDelay(retriesConsumed, minBackoffMs, maxBackoffMs, random()) };
+                if (error instanceof DocpipeError)
+                    this.options.onRetry?.(error, attemptNumber, delay);
+                await clock.sleep(delay.ms, request.signal);
+            },
+            shouldConsumeRetry: ({ error }) => decideRetry(error, idempotent).action !== 'wait',
+        }).catch((error) => {
+            // p-retry rethrows the signal's reason when it aborts a wait.
+            if (request.signal?.aborted && !(error instanceof DocpipeError))
+                throw interrupted(request.signal);
+            // Every retry failed to even connect: the host is unreachable, not one request unlucky.
+            if (error instanceof NetworkError && error.phase === 'before-send' && !(error instanceof TimeoutError)) {
+                throw new ApiUnreachableError(this.origin, error.code, { cause: error });
+            }
+            throw error;
+        });
+    }
+    buildUrl(path, query) {
+        const url = new URL(path, this.baseUrl);
+        for (const [key, value] of Object.entries(query ?? {})) {
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        }
+        return url;
+    }
+    async attempt(request) {
+        const { clock } = this.options;
+        const url = this.buildUrl(request.path, request.query);
+        const shown = `${url.pathname}${url.search}`;
+        const info = { method: request.method, path: shown, ...(request.unbudgeted ? { unbudgeted: true } : {}) };
+        const token = await this.options.beforeAttempt?.(info, request.signal);
+        const startedAt = clock.now();
+        let status = 0;
+        let notSent = false;
+        try {
+            await request.beforeSend?.();
+            const deadline = AbortSignal.timeout(this.options.timeoutMs);
+            const inFlight = request.abortInFlight === false ? undefined : request.signal;
+            const signal = inFlight ? AbortSignal.any([inFlight, deadline]) : deadline;
+            let response;
+            try {
+                response = await this.options.transport(url, {
+                    method: request.method,
+                    headers: {
+                        authorization: `Bearer ${this.options.apiKey}`,
+                        accept: 'application/json',
+                        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+                    },
+                    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+                    signal,
+                });
+                status = response.status;
+            }
+            catch (error) {
+                if (inFlight?.aborted)
+                    throw interrupted(inFlight);
+                if (deadline.aborted) {
+                    throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
+                }
+                const code = errorCode(error);
+                const phase = code !== undefined && BEFORE_SEND_CODES.has(code) ? 'before-send' : 'after-send';
+                notSent = phase === 'before-send';
+                throw new NetworkError(request.method, shown, phase, code, { cause: error });
+            }
+            if (status < 200 || status > 299) {
+                const message = serverMessage(response.text);
+                const retryAfter = parseRetryAfter(response.header('retry-after'), clock.now());
+                if (status === 429 || (status === 503 && retryAfter !== undefined)) {
+                    throw new RateLimitError(status, request.method, shown, retryAfter, message);
+                }
+                if (status === 401 || status === 403)
+                    throw new KeyRejectedError(status, request.method, shown, message);
+                throw new HttpError(status, request.method, shown, message);
+            }
+            let json;
+            try {
+                json = JSON.parse(response.text);
+            }
+            catch (error) {
+                throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
+                    cause: error,
+                });
+            }
+            if (isErrorBody(json)) {
+                // A success status around an error (a gateway, a half-finished job store): not data.
+                throw new DataError(`${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text) ?? 'no message'}`);
+            }
+            return request.parse(json, response.text);
+        }
+        finally {
+            const ended = { ...info, status, startedAt, durationMs: clock.now() - startedAt, ...(notSent ? { notSent } : {}) };
+            await this.options.afterAttempt?.(ended, token);
+            await request.afterSend?.(status);
+        }
+    }
+}
+function interrupted(signal) {
+    return signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('interrupted');
+}
+function stripUndefined(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+//# sourceMappingURL=http-client.js.map

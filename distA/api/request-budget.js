@@ -1,0 +1,123 @@
+/**
+ * The request budget: at most `perHour` requests in any sliding hour for a scope (the
+ * analytics budget is per organization), at most `maxRequests` in this run, and never a wait
+ * longer than `maxWaitMs`. Its memory is the request log in the database, so a cron run that
+ * starts right after another still sees the hour's requests.
+ */
+import { systemClock } from '../core/clock.js';
+import { formatDuration } from '../core/duration.js';
+import { BudgetExhaustedError } from '../core/errors.js';
+export const HOUR_MS = 3_600_000;
+/**
+ * Pure: how long to wait before one more request may start, given the start times of the
+ * requests already made (any order) and the hourly allowance.
+ */
+export function planRequestSlot(times, now, perHour, windowMs = HOUR_MS) {
+    const limit = Math.floor(perHour);
+    const recent = times.filter((t) => t > now - windowMs);
+    // Under the limit (the usual case): no need to sort.
+    if (recent.length < limit)
+        return 0;
+    recent.sort((a, b) => a - b);
+    // The slot frees up when the oldest request that keeps us at the limit leaves the window.
+    const blocking = recent[recent.length - limit];
+    return blocking === undefined ? 0 : blocking + windowMs - now;
+}
+export class RequestBudget {
+    scope;
+    perHour;
+    maxRequests;
+    maxWaitMs;
+    clock;
+    history;
+    onWait;
+    hints;
+    beforeWait;
+    /** Start times of the scope's requests, ascending; those before `head` left the hour. */
+    times = [];
+    head = 0;
+    loaded = false;
+    used = 0;
+    queue = Promise.resolve();
+    constructor(options) {
+        this.scope = options.scope;
+        this.perHour = options.perHour ?? 100;
+        this.maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
+        this.maxWaitMs = options.maxWaitMs ?? 60_000;
+        this.clock = options.clock ?? systemClock;
+        this.history = options.history;
+        this.onWait = options.onWait;
+        this.hints = options.hints ?? {};
+        this.beforeWait = options.beforeWait;
+        if (!(this.perHour >= 1))
+            throw new RangeError(`requests per hour must be >= 1, got ${this.perHour}`);
+    }
+    /** Requests made through this budget in this run. */
+    get requestsUsed() {
+        return this.used;
+    }
+    /** Whether the run's cap allows another request (the hourly budget may still make it wait). */
+    get hasRunBudget() {
+        return this.used < this.maxRequests;
+    }
+    /** Reads the hour's requests from the history, unless read since the last wait (the first acquire does it otherwise). */
+    async ready() {
+        if (this.loaded)
+            return;
+        const since = this.clock.now() - HOUR_MS;
+        this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
+        this.head = 0;
+        this.loaded = true;
+    }
+    /**
+     * Waits for a slot and takes it, or throws BudgetExhaustedError. Concurrent callers queue,
+     * so that two of them never see the same free slot.
+     */
+    acquire(signal) {
+        const next = this.queue.then(() => this.acquireNow(signal));
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    async acquireNow(signal) {
+        if (this.used >= this.maxRequests) {
+            const hint = this.hints.cap ? `; ${this.hints.cap}` : '';
+            throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
+        }
+        for (;;) {
+            await this.ready();
+            const wait = this.slotWait(this.clock.now());
+            if (wait === 0)
+                break;
+            await this.beforeWait?.(signal);
+            if (wait > this.maxWaitMs) {
+                const at = new Date(this.clock.now() + wait).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+                const hint = this.hints.hourly ? `; ${this.hints.hourly}` : '';
+                throw new BudgetExhaustedError(`hourly request budget spent (${this.perHour} per hour); next slot in ${Math.ceil(wait / 1000)} s (${formatDuration(wait)}, at ${at})${hint}`);
+            }
+            this.onWait?.({ ms: wait, usedLastHour: this.times.length - this.head });
+            await this.clock.sleep(wait, signal);
+            // Another process may have spent the budget meanwhile: read the log again.
+            this.loaded = false;
+        }
+        this.times.push(this.clock.now());
+        this.used++;
+    }
+    /**
+     * planRequestSlot for the sorted times kept here, in constant time per request (a run of a
+     * million requests an hour would otherwise rescan the hour before each one).
+     */
+    slotWait(now) {
+        while (this.head < this.times.length && (this.times[this.head] ?? 0) <= now - HOUR_MS)
+            this.head++;
+        if (this.head > 1_024 && this.head * 2 > this.times.length) {
+            this.times = this.times.slice(this.head);
+            this.head = 0;
+        }
+        const limit = Math.floor(this.perHour);
+        if (this.times.length - this.head < limit)
+            return 0;
+        const blocking = this.times[this.times.length - limit] ?? now;
+        return Math.max(0, blocking + HOUR_MS - now);
+    }
+}
+//# sourceMappingURL=request-budget.js.map

@@ -1,0 +1,84 @@
+/**
+ * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
+ *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
+ *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?}.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { fetchAnalyticsPage } from '../api/analytics.js';
+import { HttpClient } from '../api/http-client.js';
+import { systemClock } from '../core/clock.js';
+import { walkWindow } from '../extract/page-walker.js';
+import { planWindows } from '../extract/windows.js';
+import { runCli } from '../cli/main.js';
+import { SANDBOX_API_KEY } from '../sandbox/server.js';
+const PROJECT = 'bench-site';
+/** Keeps nothing: the baseline walks and parses every page, and stores none. */
+function discardSink() {
+    let state = null;
+    return {
+        state: () => state,
+        begin: (next) => void (state = next),
+        recover: () => [],
+        writePage: () => undefined,
+        truncate: () => undefined,
+        close: () => undefined,
+        complete: () => undefined,
+    };
+}
+async function fetchOnly(url, from, to) {
+    let requests = 0;
+    const client = new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: url, afterAttempt: () => void requests++ });
+    let rows = 0;
+    // Most recent first, like the export.
+    for (const window of planWindows(from, to, 'day').reverse()) {
+        const walked = await walkWindow((offset) => fetchAnalyticsPage(client, { metric: 'visitors', projectId: PROJECT, dateFrom: window.start, dateTo: window.end, offset }), discardSink(), { metric: 'visitors', projectId: PROJECT, window, runId: 'bench', now: () => Date.now(), requestsSpent: () => requests });
+        rows += walked.rows;
+    }
+    return { rows, requests };
+}
+async function exportAll(url, from, to, db) {
+    let out = '';
+    const code = await runCli(['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
+        '--api-key', SANDBOX_API_KEY, '--requests-per-hour', '1000000', '--log-format', 'json'], { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock } });
+    if (code !== 0)
+        throw new Error(`export exited ${code}: ${out}`);
+    const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}');
+    // The file as a reader finds it once the run is over (DuckDB checkpoints when it closes).
+    const dbBytes = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0);
+    return { rows: summary.rows, requests: summary.requests, dbBytes };
+}
+/**
+ * The main thread's time on a CPU and its time runnable but waiting for one, from the
+ * kernel's schedstat since the thread started (Linux; undefined elsewhere). The main thread walks the pages; the wait
+ * shows how much the other threads (DuckDB's, the sandbox's) kept it from a core.
+ */
+function mainThreadSched() {
+    try {
+        const [onCpu, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+        if (!Number.isFinite(onCpu) || !Number.isFinite(waiting))
+            return undefined;
+        return { mainCpuMs: Math.round(onCpu / 1e6), mainWaitMs: Math.round(waiting / 1e6) };
+    }
+    catch {
+        return undefined;
+    }
+}
+const [phase, url, from, to, db] = process.argv.slice(2);
+if (!url || !from || !to || (phase !== 'fetch' && phase !== 'export') || (phase === 'export' && !db)) {
+    console.error('usage: bench-worker fetch|export URL FROM TO [DB]');
+    process.exit(2);
+}
+const schedBefore = mainThreadSched();
+const started = performance.now();
+const result = phase === 'fetch' ? await fetchOnly(url, from, to) : await exportAll(url, from, to, db);
+const ms = performance.now() - started;
+const schedAfter = mainThreadSched();
+// Over the timed phase only, as `ms` is.
+const sched = schedBefore && schedAfter
+    ? { mainCpuMs: schedAfter.mainCpuMs - schedBefore.mainCpuMs, mainWaitMs: schedAfter.mainWaitMs - schedBefore.mainWaitMs }
+    : undefined;
+const usage = process.resourceUsage();
+const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched }));
+//# sourceMappingURL=bench-worker.js.map

@@ -1,0 +1,62 @@
+/**
+ * `docpipe dump --out DIR`: the analytics tables and the job ledger as hive-partitioned files
+ * (`DIR/<table>/project_id=<id>/year=<yyyy>/month=<m>/`), zstd Parquet by default, for
+ * engines beyond one machine. Reads the database read-only; a re-run replaces the partitions
+ * it covers. `--project` and a range (`--last`, `--from/--to`) narrow what is rewritten.
+ */
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { DUMP_FORMATS, monthSpan } from '../../dump/plan-dump.js';
+import { runDump } from '../../dump/run-dump.js';
+import { resolveRange } from '../../extract/relative-range.js';
+import { planWindows } from '../../extract/windows.js';
+import { newRunId } from '../../load/runs.js';
+import { defineCommand } from '../context.js';
+import { loggerFor } from '../io.js';
+import { renderTable } from '../output/table.js';
+import { withCurrentSchema } from '../session.js';
+function builder(yargs) {
+    return yargs
+        .option('out', { type: 'string', demandOption: true, describe: 'folder of the lake (created if missing)' })
+        .option('format', { choices: DUMP_FORMATS, default: 'parquet', describe: 'zstd Parquet, or CSV with a header' })
+        .option('last', { type: 'string', describe: 'only the months that overlap the last 7d, 4w or 3m (rewritten whole)' })
+        .option('from', { type: 'string', describe: 'only the months from this day on, YYYY-MM-DD' })
+        .option('to', { type: 'string', describe: 'only the months before this day (exclusive)' });
+}
+export function dumpCommand(ctx) {
+    return defineCommand({
+        command: 'dump',
+        describe: 'write the analytics tables and agent_jobs as hive-partitioned Parquet (or CSV), for DuckDB, Spark, Trino, BigQuery',
+        builder,
+        handler: async (args) => {
+            if (!args.out.trim())
+                throw new UsageError(`invalid --out '${args.out}': expected a folder`);
+            const ranged = args.last !== undefined || args.from !== undefined || args.to !== undefined;
+            const range = ranged ? resolveRange(args, 'day', ctx.io.clock.now()) : undefined;
+            if (range)
+                planWindows(range.from, range.to, 'range'); // checks the dates
+            const filter = { projects: args.project ?? [], ...(range ? { range } : {}) };
+            const logger = loggerFor(ctx.io, args);
+            if (range) {
+                const months = monthSpan(range);
+                logger.info('range', { ...(range.last ? { last: range.last } : {}), from: range.from, to: range.to, months_from: months.from, months_to: months.to });
+            }
+            const out = resolve(args.out);
+            const tables = await withCurrentSchema(ctx, args, (db) => runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) }));
+            const scope = {
+                out,
+                format: args.format,
+                projects: filter.projects.length > 0 ? filter.projects : 'all',
+                ...(range ? { from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}) } : {}),
+            };
+            if (logger.format === 'json') {
+                ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'dump', ...scope, tables }) + '\n');
+            }
+            else {
+                const what = range ? ` (months overlapping ${range.from} .. ${range.to}${range.last ? `, --last ${range.last}` : ''})` : '';
+                ctx.io.stdout(renderTable(['table', 'rows', 'partitions'], tables.map((t) => ({ ...t }))) + `written to ${out}${what}\n`);
+            }
+        },
+    });
+}
+//# sourceMappingURL=dump.js.map

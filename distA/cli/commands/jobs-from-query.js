@@ -1,0 +1,45 @@
+import { promptEntries } from '../../lib/jobs.js';
+import { promptsFromQuery } from '../../lib/from-query.js';
+import { defineCommand } from '../context.js';
+import { loggerFor } from '../io.js';
+import { readSql } from './query.js';
+import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
+function builder(yargs) {
+    return submitOptions(yargs
+        .positional('sql', { type: 'string', describe: 'the SQL whose rows become prompts' })
+        .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/prompts/top-pages.sql)' })
+        .option('template', {
+        type: 'string',
+        demandOption: true,
+        describe: 'prompt text with {column} fields, e.g. "Improve {path}: {total} visitors last week"; {{ and }} are literal braces',
+    }));
+}
+export function fromQueryCommand(ctx) {
+    return defineCommand({
+        command: 'from-query [sql]',
+        describe: 'submit one prompt per row of a SQL query (a template fills in the columns)',
+        builder,
+        handler: async (args) => {
+            checkSubmitArgs(args);
+            const { text, label } = readSql(args.sql, args.file);
+            const logger = loggerFor(ctx.io, args);
+            const { prompts } = await promptsFromQuery({
+                sql: text,
+                template: args.template,
+                db: args.db,
+                lockTimeoutMs: args.lockTimeout * 1000,
+                label,
+                onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+            });
+            if (prompts.length === 0) {
+                ctx.io.stdout(`the query returned no rows: nothing to submit\n`);
+                return;
+            }
+            const { entries, warnings } = promptEntries(prompts, label);
+            for (const warning of warnings)
+                logger.warn('query prompts', { warning });
+            await submitEntries(ctx, args, { name: 'jobs from-query', entries, source: label, fullPrompts: true });
+        },
+    });
+}
+//# sourceMappingURL=jobs-from-query.js.map

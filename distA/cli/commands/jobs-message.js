@@ -1,0 +1,130 @@
+import { UsageError } from '../../core/errors.js';
+import { JobLedger } from '../../jobs/ledger.js';
+import { readMessageFile } from '../../jobs/message-file.js';
+import { isMessageDone, MessageLedger } from '../../jobs/message-ledger.js';
+import { positive } from '../../lib/common.js';
+import { planMessages, sendMessages } from '../../lib/messages.js';
+import { newRunId } from '../../load/runs.js';
+import { requireProjects, resolveApiKey } from '../api-key.js';
+import { commonOf } from '../common-options.js';
+import { defineCommand } from '../context.js';
+import { loggerFor } from '../io.js';
+import { renderRows } from '../output/table.js';
+import { createWorkspace } from '../../lib/session.js';
+import { countsLine, stopLine } from '../output/batch-summary.js';
+function builder(yargs) {
+    return yargs
+        .positional('job', { type: 'string', describe: 'the job id (as in `docpipe jobs list`)' })
+        .positional('text', { type: 'string', describe: 'the follow-up instruction' })
+        .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' })
+        .option('concurrency', { type: 'number', default: 3, describe: 'jobs followed at once' })
+        .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
+        .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
+        .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job creations and messages per hour (the API limit per project)' })
+        .option('dry-run', { type: 'boolean', default: false, describe: 'check the messages and list what would be sent' })
+        .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'send again messages whose outcome is unknown' });
+}
+function shorten(text, width = 48) {
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+function record(row) {
+    return {
+        message_key: row.messageKey,
+        job_id: row.jobId,
+        prompt_key: row.promptKey,
+        prompt: row.prompt,
+        status: row.status,
+        status_after: row.statusAfter,
+        job_status: row.jobStatus,
+        pr_link: row.prLink,
+        sent_at: row.sentAt,
+        error: row.error,
+    };
+}
+export function messageCommand(ctx) {
+    return defineCommand({
+        command: 'message [job] [text]',
+        describe: 'send a follow-up message to a job (or a batch with --file) and follow it again to its end',
+        builder,
+        handler: async (args) => {
+            const concurrency = positive('--concurrency', args.concurrency, true);
+            const pollInterval = positive('--poll-interval', args['poll-interval'], false);
+            const timeout = positive('--timeout', args.timeout, false);
+            const jobsPerHour = positive('--jobs-per-hour', args['jobs-per-hour'], false);
+            const projects = requireProjects(args);
+            if (projects.length > 1)
+                throw new UsageError(`jobs take one --project, got ${projects.length}: ${projects.join(', ')}`);
+            const projectId = projects[0];
+            if (args.file && (args.job || args.text))
+                throw new UsageError('give either JOB_ID TEXT or --file, not both');
+            let requests;
+            let source;
+            if (args.file) {
+                requests = await readMessageFile(args.file);
+                source = args.file;
+            }
+            else {
+                if (!args.job || !args.text?.trim())
+                    throw new UsageError('name a job and the message: docpipe jobs message JOB_ID TEXT (or --file FILE.jsonl)');
+                requests = [{ line: 1, jobId: args.job.trim(), prompt: args.text.replace(/\r\n/g, '\n').trim() }];
+                source = 'command line';
+            }
+            const logger = loggerFor(ctx.io, args);
+            const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
+            if (args['dry-run']) {
+                const runId = newRunId(ctx.io.clock.now());
+                const { store } = createWorkspace(args, runId, logger);
+                const { entries, warnings } = await planMessages(new JobLedger(store, runId), projectId, source, requests);
+                for (const warning of warnings)
+                    logger.warn('messages', { warning });
+                const ledger = new MessageLedger(store, runId);
+                const plan = [];
+                for (const entry of entries) {
+                    const row = await ledger.get(projectId, entry.key);
+                    const action = !row
+                        ? 'send'
+                        : isMessageDone(row)
+                            ? 'done'
+                            : row.status === 'unknown'
+                                ? args['resubmit-unknown'] ? 'send again' : 'skip (unknown)'
+                                : row.status === 'sent' ? 'follow' : 'send';
+                    plan.push({ line: entry.line, job_id: entry.jobId, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
+                }
+                ctx.io.stdout(renderRows('table', ['line', 'job_id', 'key', 'action', 'status', 'prompt'], plan));
+                const toSend = plan.filter((p) => String(p.action).startsWith('send')).length;
+                ctx.io.stdout(`dry run: ${entries.length} messages from ${source}, ${toSend} would be sent; no request made\n`);
+                return;
+            }
+            const onEvent = (event) => {
+                if (event.kind === 'status' && event.status === 'active')
+                    return logger.debug('job polled', { ...event });
+                logger.info(`message ${event.kind}`, { ...event });
+            };
+            const result = await sendMessages({
+                ...commonOf(ctx, args, apiKey, logger),
+                project: projectId,
+                messages: args.file ?? requests.map((r) => ({ jobId: r.jobId, prompt: r.prompt })),
+                source,
+                concurrency,
+                pollIntervalMs: pollInterval * 1000,
+                timeoutMs: timeout * 1000,
+                jobsPerHour,
+                resendUnknown: args['resubmit-unknown'],
+                onEvent,
+            });
+            const counts = countsLine(result.counts);
+            const stopped = stopLine(result, 'sending', 'messages not yet sent stay pending');
+            if (logger.format === 'json') {
+                ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, counts: result.counts, stopped: result.stopped, messages: result.rows.map(record) }) + '\n');
+            }
+            else {
+                const table = result.rows.map((r) => ({ job_id: r.jobId, prompt: shorten(r.prompt), status: r.status, job_status: r.jobStatus, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
+                ctx.io.stdout(renderRows('table', ['job_id', 'prompt', 'status', 'job_status', 'pr_link'], table));
+                ctx.io.stdout(`${result.total} messages, ${result.sent} sent this run: ${counts}${stopped}\n`);
+            }
+            ctx.exitCode = result.exitCode;
+        },
+    });
+}
+//# sourceMappingURL=jobs-message.js.map

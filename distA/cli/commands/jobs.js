@@ -1,0 +1,281 @@
+import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import { TERMINAL_STATUSES } from '../../api/schemas.js';
+import { closestWord } from '../../core/did-you-mean.js';
+import { UsageError } from '../../core/errors.js';
+import { decidePrompt } from '../../jobs/decide-prompt.js';
+import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses } from '../../jobs/ledger.js';
+import { readPromptFile } from '../../jobs/prompt-files.js';
+import { promptStart } from '../../jobs/run-batch.js';
+import { resolveCommon } from '../../lib/common.js';
+import { runJobBatch } from '../../lib/jobs.js';
+import { Store } from '../../load/store.js';
+import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
+import { defineCommand } from '../context.js';
+import { loggerFor } from '../io.js';
+import { commandHelp } from '../help.js';
+import { numberOption } from '../options.js';
+import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows } from '../output/table.js';
+import { commonOf } from '../common-options.js';
+import { countsLine, stopLine } from '../output/batch-summary.js';
+import { fromQueryCommand } from './jobs-from-query.js';
+import { messageCommand } from './jobs-message.js';
+import { readerOptions, withCurrentSchema } from '../session.js';
+const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'];
+/** `jobs list` as a table fits a terminal this wide (the submitted time and the rest are in CSV and JSON). */
+const LIST_TABLE_WIDTH = 100;
+function resultRecord(row) {
+    return { prompt_key: row.promptKey, prompt: row.prompt, status: row.status, job_id: row.jobId, pr_link: row.prLink, error: row.error };
+}
+/** Every column of the ledger, for `jobs list --format csv|json`. */
+const LEDGER_COLUMNS = [
+    'project_id', 'prompt_key', 'prompt', 'status', 'job_id', 'model', 'repository', 'ref', 'pr_link', 'created_at',
+    'archived_at', 'submitted_at', 'finished_at', 'error', 'flags', 'source_file', 'attempts', 'polls', 'messages',
+];
+function ledgerRecord(r) {
+    return {
+        project_id: r.projectId, prompt_key: r.promptKey, prompt: r.prompt, status: r.status, job_id: r.jobId, model: r.model,
+        repository: r.repository, ref: r.ref, pr_link: r.prLink, created_at: r.createdAt, archived_at: r.archivedAt,
+        submitted_at: r.submittedAt, finished_at: r.finishedAt, error: r.error, flags: r.flags, source_file: r.sourceFile,
+        attempts: r.attempts, polls: r.polls, messages: r.messages ?? 0,
+    };
+}
+function singleProject(projects) {
+    if (projects.length > 1)
+        throw new UsageError(`jobs take one --project, got ${projects.length}: ${projects.join(', ')}`);
+    return projects[0];
+}
+/** The --results file is checked before the batch runs, not after an hour of jobs. */
+function checkResultsPath(path) {
+    if (!['.jsonl', '.csv'].includes(extname(path).toLowerCase())) {
+        throw new UsageError(`invalid --results '${path}': expected a .jsonl or .csv file`);
+    }
+    const folder = dirname(path);
+    let isFolder = false;
+    try {
+        isFolder = statSync(folder).isDirectory();
+    }
+    catch {
+        // missing
+    }
+    if (!isFolder)
+        throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
+    try {
+        accessSync(folder, constants.W_OK);
+    }
+    catch {
+        throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
+    }
+}
+function writeResults(path, rows) {
+    const ext = extname(path).toLowerCase();
+    const records = rows.map(resultRecord);
+    const text = ext === '.csv' ? renderCsv(RESULT_COLUMNS, records) : renderJsonLines(records);
+    // Write then rename, so a reader never sees half a file.
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
+}
+function submitBuilder(yargs) {
+    return submitOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' }));
+}
+/** The options of `jobs submit`, which `jobs from-query` shares. */
+export function submitOptions(yargs) {
+    return yargs
+        .option('concurrency', numberOption('concurrency', { integer: true, min: 1 }, { default: 3, describe: 'jobs in flight at once' }))
+        .option('poll-interval', numberOption('poll-interval', { above: 0 }, { default: 5, describe: 'first poll interval in seconds (backs off to 60)' }))
+        .option('timeout', numberOption('timeout', { above: 0 }, { default: 3600, describe: 'seconds to follow a job before timed_out' }))
+        .option('jobs-per-hour', numberOption('jobs-per-hour', { integer: true, min: 1 }, {
+        default: 100,
+        describe: 'job submissions and follow-up messages per hour (the API limit per project)',
+    }))
+        .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
+        .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
+        .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
+}
+async function submitHandler(ctx, args) {
+    checkSubmitArgs(args);
+    const file = await readPromptFile(args.file);
+    const logger = loggerFor(ctx.io, args);
+    for (const warning of file.warnings)
+        logger.warn('prompt file', { warning });
+    await submitEntries(ctx, args, { name: 'jobs submit', entries: file.entries, source: args.file });
+}
+/**
+ * The checks of the options `jobs submit` and `jobs from-query` share, before anything is
+ * read (the numbers are checked as they are parsed).
+ */
+export function checkSubmitArgs(args) {
+    if (args.results)
+        checkResultsPath(args.results);
+    singleProject(requireProjects(args));
+}
+/**
+ * Submits (or with --dry-run, plans) a batch through the ledger and reports it: what `jobs
+ * submit` and `jobs from-query` share. `fullPrompts` prints each prompt whole in a dry run.
+ */
+export async function submitEntries(ctx, args, batch) {
+    const projectId = singleProject(requireProjects(args));
+    const logger = loggerFor(ctx.io, args);
+    // Check the key before touching the database, so a bad setup changes nothing.
+    const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
+    if (args['dry-run']) {
+        // One read of the ledger (read-only, beside other readers; none yet: nothing was submitted),
+        // and the runner's own decision for each prompt. A dry run never creates the database.
+        const rows = existsSync(args.db)
+            ? await new JobLedger(new Store(args.db, readerOptions(ctx, args)), '').byKey(projectId)
+            : new Map();
+        const plan = batch.entries.map((entry) => {
+            const decision = decidePrompt(entry, rows.get(entry.key), { resubmitUnknown: args['resubmit-unknown'] });
+            if (decision.warning)
+                logger.warn('prompt id reused', { key: entry.key, warning: decision.warning });
+            const prompt = batch.fullPrompts ? entry.prompt : promptStart(entry.prompt, 40);
+            return { line: entry.line, key: entry.key, action: decision.action, status: decision.status, reason: decision.reason, prompt };
+        });
+        if (batch.fullPrompts)
+            ctx.io.stdout(renderPrompts(plan));
+        else
+            ctx.io.stdout(renderRows('table', ['line', 'key', 'action', 'status', 'reason', 'prompt'], plan));
+        const toSubmit = plan.filter((p) => p.action === 'submit' || p.action === 'resubmit').length;
+        ctx.io.stdout(`dry run: ${batch.entries.length} prompts in ${batch.source}, ${toSubmit} would be submitted; no request made\n`);
+        return;
+    }
+    const onEvent = (event) => {
+        const { kind, ...fields } = event;
+        if (kind === 'warning')
+            return logger.warn('job warning', fields);
+        if (kind === 'status' && event.status === 'active')
+            return logger.debug('job polled', fields);
+        logger.info(`job ${kind}`, fields);
+    };
+    const summary = await runJobBatch(resolveCommon(commonOf(ctx, args, apiKey, logger)), {
+        projectId,
+        entries: batch.entries,
+        source: batch.source,
+        command: `${batch.name} ${batch.source}`,
+        concurrency: args.concurrency,
+        pollIntervalMs: args['poll-interval'] * 1000,
+        timeoutMs: args.timeout * 1000,
+        jobsPerHour: args['jobs-per-hour'],
+        resubmitUnknown: args['resubmit-unknown'],
+        onEvent,
+    });
+    const { runId } = summary;
+    if (args.results)
+        writeResults(args.results, summary.rows);
+    // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
+    const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
+    const counts = countsLine(summary.counts);
+    const stopped = stopLine(summary, 'submitting', 'prompts not yet submitted stay pending');
+    if (logger.format === 'json') {
+        ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
+    }
+    else {
+        ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
+        ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
+    }
+    ctx.exitCode = summary.exitCode;
+}
+/** Whole prompts, each under a line with its key and what a run would do with it. */
+function renderPrompts(plan) {
+    return plan
+        .map((p) => `--- ${String(p.line)}: ${String(p.key)} (${String(p.action)}${p.status ? `, ${String(p.status)}` : ''})\n${String(p.prompt)}\n`)
+        .join('');
+}
+/** The statuses a ledger row can have: the API's, then docpipe's own. */
+const KNOWN_STATUSES = ['active', ...TERMINAL_STATUSES, ...LOCAL_STATUSES];
+function unknownStatusMessage(status, stored) {
+    const valid = [...new Set([...KNOWN_STATUSES, ...stored])];
+    const guess = closestWord(status, valid);
+    return `invalid --status '${status}': expected one of ${valid.join(', ')}${guess ? ` (did you mean '${guess}'?)` : ''}`;
+}
+function listBuilder(yargs) {
+    return yargs
+        .option('status', { type: 'string', describe: 'only jobs with this status (see below)' })
+        .option('format', { choices: OUTPUT_FORMATS, default: 'table' });
+}
+async function listHandler(ctx, args) {
+    const projectFilter = projectsOf(args)[0];
+    // A ledger no writer has opened since an upgrade is brought up to this release first (its
+    // columns and the messages table), as report and dump do.
+    const rows = await withCurrentSchema(ctx, args, async (db) => {
+        // A status the API may add later is listed when the ledger has it; a typo is refused.
+        if (args.status !== undefined && !KNOWN_STATUSES.includes(args.status)) {
+            const stored = await readStatuses(db);
+            if (!stored.includes(args.status))
+                throw new UsageError(unknownStatusMessage(args.status, stored));
+        }
+        return readLedger(db, {
+            ...(args.status ? { status: args.status } : {}),
+            ...(projectFilter ? { projectId: projectFilter } : {}),
+        });
+    });
+    if (args.format !== 'table') {
+        const records = rows.map(ledgerRecord);
+        ctx.io.stdout(renderRows(args.format, LEDGER_COLUMNS, records));
+        return;
+    }
+    // The table is for reading on a terminal: what was asked, where it stands, what came of it.
+    // Keys and links are for copying, so the prompt gives up its width first.
+    const records = rows.map((r) => ({
+        key: r.promptKey,
+        status: r.status,
+        prompt: r.prompt,
+        // Follow-up messages sent to the job (`jobs message`).
+        msgs: r.messages ?? 0,
+        result: r.prLink ?? r.error ?? (r.flags ? `(${r.flags})` : null),
+    }));
+    const columns = ['key', 'status', 'msgs', 'prompt', 'result'];
+    const keep = Object.fromEntries(['key', 'status', 'msgs'].map((c) => [c, Math.max(c.length, ...records.map((r) => String(r[c]).length))]));
+    ctx.io.stdout(renderRows('table', columns, records, { lineWidth: LIST_TABLE_WIDTH, shrinkFirst: ['prompt'], minWidths: { ...keep, prompt: 16 } }));
+}
+export function jobsCommand(ctx) {
+    const submit = defineCommand({
+        command: 'submit <file>',
+        describe: 'submit every prompt of a file once and follow each job to its end',
+        builder: (yargs) => commandHelp(submitBuilder(yargs), {
+            examples: [
+                ['jobs submit fixes.txt --project docs', 'one job per line of fixes.txt, each followed to its end'],
+                ['jobs submit fixes.csv --concurrency 5 --results outcomes.csv', 'five at a time; outcomes written to a file'],
+                ['jobs submit fixes.jsonl --dry-run', 'check the file and list what would be submitted'],
+            ],
+            epilogue: [
+                'Prompt files, by extension:',
+                '  .txt    one prompt per non-empty line; lines starting with # are comments',
+                '  .jsonl  one JSON object per line: {"prompt": "...", "id": "..."}; id is optional',
+                '  .csv    a header row with a "prompt" column and an optional "id" column (RFC 4180 quoting)',
+                'A prompt is known by its id, else by a hash of its text: running the same file again submits',
+                'nothing twice and polls unfinished jobs again. Exit 0 when every job ended (failed included),',
+                '1 if any is unknown, timed_out or lost, 75 when --max-requests stopped submissions, 130 on Ctrl-C.',
+            ].join('\n'),
+        }),
+        handler: (args) => submitHandler(ctx, args),
+    });
+    const list = defineCommand({
+        command: 'list',
+        describe: 'show the job ledger',
+        builder: (yargs) => commandHelp(listBuilder(yargs), {
+            examples: [
+                ['jobs list', 'every prompt submitted from this database, oldest first'],
+                ['jobs list --status failed --format csv', 'failed jobs, as CSV'],
+            ],
+            epilogue: `Statuses: ${['active', ...TERMINAL_STATUSES].join(', ')} (the API's); ${LOCAL_STATUSES.join(', ')} (docpipe's own).`,
+        }),
+        handler: (args) => listHandler(ctx, args),
+    });
+    return {
+        command: 'jobs',
+        describe: 'submit a batch of agent jobs, list the ledger, prompts from SQL, follow-up messages',
+        builder: (yargs) => yargs
+            .command(submit)
+            .command(list)
+            .command(fromQueryCommand(ctx))
+            .command(messageCommand(ctx))
+            .demandCommand(1, 'name a jobs command: submit, list, from-query or message')
+            .recommendCommands()
+            .example('docpipe jobs submit fixes.txt --project docs', 'submit a file of prompts and follow each job')
+            .example('docpipe jobs list --status failed', 'the ledger, failed jobs only')
+            .example('docpipe jobs from-query --file sql/prompts/top-pages.sql --template "Review {path}"', 'one job per row of a query'),
+        handler: () => undefined,
+    };
+}
+//# sourceMappingURL=jobs.js.map

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../../core/errors.js';
+import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
+import { readerOptions } from '../session.js';
+/** DuckDB's refusal of a write on a read-only database. */
+const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;
+import { defineCommand } from '../context.js';
+import { commandHelp } from '../help.js';
+import { OUTPUT_FORMATS, renderRows } from '../output/table.js';
+function builder(yargs) {
+    return commandHelp(yargs
+        .positional('sql', { type: 'string', describe: 'the SQL to run' })
+        .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/queries/top-pages.sql)' })
+        .option('format', { choices: OUTPUT_FORMATS, default: 'table', describe: 'output format' })
+        .option('write', {
+        type: 'boolean',
+        default: false,
+        describe: 'open the database read-write (by default it is opened read-only, beside any other reader)',
+    }), {
+        examples: [
+            ['query "SELECT * FROM daily_site ORDER BY day DESC LIMIT 7"', 'the last week, site-wide'],
+            ['query --file sql/queries/top-pages.sql --format csv', 'a ready-made query, as CSV'],
+            ['query "SELECT * FROM window_status" --db data/demo.duckdb', 'on another database file'],
+        ],
+        epilogue: 'Tables: visitor_totals, page_visitors, view_totals, page_views, agent_jobs, runs, request_log; views:\ndaily_site, daily_page_visitors, window_status, flagged_rows. The database file must exist.',
+    });
+}
+export function readSql(sql, file) {
+    if (sql && file)
+        throw new UsageError('give either SQL or --file, not both');
+    if (file) {
+        try {
+            return { text: readFileSync(file, 'utf8'), label: file };
+        }
+        catch (error) {
+            throw new UsageError(`cannot read --file '${file}'`, { cause: error });
+        }
+    }
+    if (!sql?.trim())
+        throw new UsageError('no SQL: pass it as an argument or with --file');
+    return { text: sql, label: 'query' };
+}
+export function queryCommand(ctx) {
+    return defineCommand({
+        command: 'query [sql]',
+        describe: 'run SQL on the database (read-only unless --write) and print each statement\'s result',
+        builder,
+        handler: async (args) => {
+            requireDatabaseFile(args.db);
+            const { text, label } = readSql(args.sql, args.file);
+            const readOnly = !args.write;
+            // Even with --write: a mistyped --db must not create an empty database.
+            const results = await Database.with(args.db, { ...readerOptions(ctx, args), readOnly, mustExist: true }, async (db) => {
+                try {
+                    return await db.query(text);
+                }
+                catch (error) {
+                    if (readOnly && READ_ONLY_REFUSAL.test(databaseReason(error))) {
+                        throw new UsageError(`${label}: the database is opened read-only; pass --write to change it`, { cause: error });
+                    }
+                    throw userSqlError(label, error);
+                }
+            });
+            if (results.length === 0)
+                throw new UsageError(`${label}: no SQL statement in it`);
+            // Each statement's result in turn, like the duckdb shell; a statement without a result
+            // set (CREATE, SET) prints nothing.
+            const shown = results.filter((r) => r.isResultSet);
+            ctx.io.stdout(shown.map((r) => renderRows(args.format, r.columns, r.rows)).join(args.format === 'json' ? '' : '\n'));
+        },
+    });
+}
+//# sourceMappingURL=query.js.map

@@ -1,0 +1,3 @@
+import type { CommandModule } from 'yargs';
+import { type CliContext } from '../context.js';
+export declare function sandboxCommand(ctx: CliContext): CommandModule;

@@ -1,0 +1,213 @@
+/**
+ * `docpipe status [PIPELINE_FILE]`: where the warehouse stands, from the database and the
+ * spool alone (no API request). Per project x metric x grain: the newest settled window,
+ * windows loaded and due, the requests they will cost and when they are done at the hourly
+ * budget; the budget used in the last hour; the last run; pages waiting in the spool.
+ * `--check DAYS` exits 1 when a series' newest data is older than that, for alerting.
+ */
+import { existsSync } from 'node:fs';
+import { checkBaseUrl } from '../../api/http-client.js';
+import { HOUR_MS, planRequestSlot } from '../../api/request-budget.js';
+import { formatDuration } from '../../core/duration.js';
+import { EXIT } from '../../core/errors.js';
+import { grainOf, planEta, planSeriesStatus } from '../../extract/backlog.js';
+import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects } from '../../extract/pipeline-config.js';
+import { Database, requireDatabaseFile } from '../../load/database.js';
+import { plural } from '../../load/doctor.js';
+import { surveySpool } from '../../load/doctor-io.js';
+import { RequestLog } from '../../load/request-log.js';
+import { readKnownWindows, readLastAnalyticsRun, readThreadBacklog } from '../../load/status-read.js';
+import { Store } from '../../load/store.js';
+import { RequestJournal } from '../../spool/request-journal.js';
+import { Spool, spoolDirFor } from '../../spool/spool.js';
+import { projectsOf } from '../api-key.js';
+import { defineCommand } from '../context.js';
+import { loggerFor } from '../io.js';
+import { renderTable } from '../output/table.js';
+import { numberOption } from '../options.js';
+import { commandHelp } from '../help.js';
+import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
+import { DEFAULT_REQUESTS_PER_HOUR } from '../run-analytics.js';
+import { readerOptions } from '../session.js';
+const STATUS_FORMATS = ['table', 'json'];
+function builder(yargs) {
+    return yargs
+        .positional('pipeline', {
+        type: 'string',
+        describe: `pipeline file (default: ${DEFAULT_PIPELINE_FILE} when it names your projects; else what the database holds)`,
+    })
+        .option('format', { choices: STATUS_FORMATS, default: 'table', describe: 'a table, or one JSON object' })
+        .option('check', numberOption('check', { integer: true, min: 0 }, {
+        describe: 'exit 1 when a series is more than this many days behind its newest closed window, or has nothing loaded (for alerting)',
+    }))
+        .option('lookback-days', numberOption('lookback-days', { integer: true, min: 0 }, {
+        describe: 'without a pipeline file: a window is settled once fetched this many days after it ended [default: 2]',
+    }));
+}
+const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const span = (w) => (w ? `${w.start}..${w.end}` : '-');
+/** The pipeline to plan with: a named file must be read; the default only when it names real projects. */
+function choosePipeline(ctx, args) {
+    const logger = loggerFor(ctx.io, args);
+    const named = args.pipeline !== undefined;
+    const file = args.pipeline ?? DEFAULT_PIPELINE_FILE;
+    if (!named && !existsSync(file))
+        return null;
+    const config = readPipelineFile(file, logger);
+    const override = projectsOf(args);
+    if (!named && override.length === 0 && config.projects.includes(PLACEHOLDER_PROJECT)) {
+        logger.info('pipeline not used', { file, detail: `it still has the placeholder project id '${PLACEHOLDER_PROJECT}': showing what the database holds` });
+        return null;
+    }
+    return { file, config, projects: resolveSyncProjects(config, override, file) };
+}
+export function statusCommand(ctx) {
+    return defineCommand({
+        command: 'status [pipeline]',
+        describe: 'where the warehouse stands: backlog, requests and ETA, budget used, last run, spool (no API request)',
+        builder: (yargs) => commandHelp(builder(yargs), {
+            examples: [
+                ['status pipelines/nightly.json', 'what is loaded and due, the requests left and when they are done'],
+                ['status --format json', 'one JSON object with stable keys, for monitoring'],
+                ['status pipelines/nightly.json --check 2', 'exit 1 when a series is more than 2 days behind (for alerting)'],
+            ],
+            epilogue: 'Reads the database (read-only) and the spool only: no API request. README lists the JSON keys.',
+        }),
+        handler: async (args) => {
+            const lookback = args['lookback-days'];
+            requireDatabaseFile(args.db);
+            const now = ctx.io.clock.now();
+            const pipeline = choosePipeline(ctx, args);
+            const options = readerOptions(ctx, args);
+            const { known, lastRun, threads } = await Database.with(args.db, options, async (db) => ({
+                known: await readKnownWindows(db),
+                lastRun: await readLastAnalyticsRun(db),
+                threads: await readThreadBacklog(db),
+            }));
+            const spool = new Spool(spoolDirFor(args.db));
+            const walks = surveySpool(spool).walks;
+            const scope = `analytics@${checkBaseUrl(args.baseUrl).origin}`;
+            const times = await new RequestLog(new Store(args.db, options), new RequestJournal(spool.requestsDir, 'status')).requestTimes(scope, now - HOUR_MS);
+            const filter = projectsOf(args);
+            const series = pipeline
+                ? planSyncSeries(pipeline.config, pipeline.projects, now)
+                : [...new Map(known
+                        .filter((k) => filter.length === 0 || filter.includes(k.projectId))
+                        .map((k) => {
+                        const grain = grainOf(k);
+                        return [`${k.projectId}\u0000${k.metric}\u0000${grain}`, { projectId: k.projectId, metric: k.metric, grain, windows: [] }];
+                    })).values()].sort((a, b) => `${a.projectId} ${a.metric} ${a.grain}`.localeCompare(`${b.projectId} ${b.metric} ${b.grain}`));
+            const statuses = planSeriesStatus({
+                series,
+                known,
+                spooled: walks.map((w) => ({ metric: w.metric, projectId: w.projectId, window: w.window, pages: w.pages, completed: w.completed !== null })),
+                now,
+                lookbackDays: pipeline?.config.lookbackDays ?? lookback ?? 2,
+            });
+            const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
+            const usedLastHour = times.filter((t) => t > now - HOUR_MS).length;
+            const backlogRequests = statuses.reduce((n, s) => n + s.backlogRequests, 0);
+            const perRun = pipeline?.config.maxRequestsPerRun;
+            const report = {
+                generatedAt: iso(now),
+                database: args.db,
+                pipeline: pipeline?.file ?? null,
+                budget: {
+                    scope,
+                    requestsPerHour: perHour,
+                    usedLastHour,
+                    freeNow: Math.max(0, Math.floor(perHour) - usedLastHour),
+                    nextSlotAt: iso(now + planRequestSlot(times, now, perHour)),
+                },
+                lastRun,
+                spool: {
+                    walks: walks.length,
+                    completedWalks: walks.filter((w) => w.completed !== null).length,
+                    pages: walks.reduce((n, w) => n + w.pages, 0),
+                },
+                threads: { ...threads, requestsLeft: threads.referenced - threads.fetched },
+                series: statuses,
+                backlogWindows: statuses.reduce((n, s) => n + s.backlogWindows, 0),
+                backlogRequests,
+                etaAt: pipeline ? iso(planEta(times, now, perHour, backlogRequests)) : null,
+                runsLeft: pipeline && perRun ? Math.ceil(backlogRequests / perRun) : null,
+                check: args.check === undefined
+                    ? null
+                    : {
+                        maxAgeDays: args.check,
+                        stale: statuses
+                            .filter((s) => s.dataAgeDays === null || s.dataAgeDays > (args.check ?? 0))
+                            .map(({ projectId, metric, grain, dataAgeDays }) => ({ projectId, metric, grain, dataAgeDays })),
+                    },
+            };
+            ctx.io.stdout(args.format === 'json' ? `${JSON.stringify(report)}\n` : renderStatus(report, now));
+            if (report.check && (report.check.stale.length > 0 || report.series.length === 0)) {
+                for (const s of report.check.stale) {
+                    const age = s.dataAgeDays === null ? 'nothing loaded' : `newest loaded window is ${s.dataAgeDays} days behind`;
+                    ctx.io.stderr(`docpipe: stale: ${s.metric} ${s.grain} of ${s.projectId}: ${age} (limit ${report.check.maxAgeDays})\n`);
+                }
+                if (report.series.length === 0)
+                    ctx.io.stderr('docpipe: stale: the database holds no analytics window\n');
+                ctx.exitCode = EXIT.failed;
+            }
+        },
+    });
+}
+function renderStatus(r, now) {
+    const lines = [];
+    lines.push(`database ${r.database}${r.pipeline ? `, pipeline ${r.pipeline}` : ''}, as of ${r.generatedAt}`);
+    const wait = Date.parse(r.budget.nextSlotAt) - now;
+    lines.push(`budget ${r.budget.scope}: ${r.budget.usedLastHour} of ${r.budget.requestsPerHour} requests used in the last hour; ` +
+        (wait <= 0 ? `${r.budget.freeNow} free now` : `next slot in ${formatDuration(wait)} (${r.budget.nextSlotAt})`));
+    if (r.lastRun) {
+        const run = r.lastRun;
+        const summary = (run.summary ?? {});
+        const facts = [
+            `${run.status ?? '?'}${run.exitCode === null ? '' : `, exit ${run.exitCode}`}`,
+            summary.windowsLoaded === undefined ? '' : `${summary.windowsLoaded} windows loaded`,
+            summary.requests === undefined ? '' : `${summary.requests} requests`,
+            summary.stopMessage ? `stopped: ${summary.stopMessage}` : '',
+        ].filter((f) => f !== '');
+        lines.push(`last run: ${run.command ?? '?'} at ${run.startedAt ?? '?'}: ${facts.join(', ')}`);
+    }
+    else {
+        lines.push('last run: none');
+    }
+    lines.push(`spool: ${plural(r.spool.pages, 'page')} waiting in ${plural(r.spool.walks, 'walk')} ` +
+        `(${r.spool.completedWalks} complete: the next run loads them without a request)`);
+    if (r.threads.referenced > 0) {
+        lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);
+    }
+    lines.push('');
+    const rows = r.series.map((s) => ({
+        project: s.projectId,
+        metric: s.metric,
+        grain: s.grain,
+        'newest settled': span(s.newestSettled),
+        'newest loaded': span(s.newestLoaded),
+        loaded: s.windowsLoaded,
+        due: r.pipeline ? s.backlogWindows : null,
+        'requests left': r.pipeline ? s.backlogRequests : null,
+        spooled: s.spooledPages,
+    }));
+    const table = renderTable(['project', 'metric', 'grain', 'newest settled', 'newest loaded', 'loaded', 'due', 'requests left', 'spooled'], rows);
+    lines.push(table.replace(/\(\d+ rows?\)\n$/, '').trimEnd());
+    if (r.pipeline && r.etaAt) {
+        const left = Date.parse(r.etaAt) - now;
+        const runs = r.runsLeft === null ? '' : `; ${r.runsLeft} run${r.runsLeft === 1 ? '' : 's'} of maxRequestsPerRun from cron`;
+        lines.push(r.backlogRequests === 0
+            ? 'backlog: nothing due'
+            : `backlog: ${r.backlogWindows} windows, about ${r.backlogRequests} requests; done by ${r.etaAt} at ${r.budget.requestsPerHour} requests/h ` +
+                `(in ${formatDuration(left)}, with --wait)${runs}`);
+    }
+    else {
+        lines.push('backlog: name a pipeline file (or edit pipelines/nightly.json) to see what is due');
+    }
+    if (r.check) {
+        lines.push(r.check.stale.length === 0
+            ? `check: every series has data within ${r.check.maxAgeDays} days`
+            : `check: ${r.check.stale.length} series older than ${r.check.maxAgeDays} days`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+//# sourceMappingURL=status.js.map

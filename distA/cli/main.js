@@ -1,0 +1,199 @@
+/**
+ * The CLI shell: parse arguments, run one command, map whatever it throws to one line on
+ * stderr and an exit code. Commands read, call a planner, then write.
+ */
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf } from '../core/errors.js';
+import { LOG_FORMATS } from '../core/logger.js';
+import { DEFAULT_BASE_URL } from '../api/http-client.js';
+import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
+import { loggerFor, processIo } from './io.js';
+import { exportCommand } from './commands/export.js';
+import { queryCommand } from './commands/query.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { syncCommand } from './commands/sync.js';
+import { jobsCommand } from './commands/jobs.js';
+import { doctorCommand } from './commands/doctor.js';
+import { statusCommand } from './commands/status.js';
+import { dumpCommand } from './commands/dump.js';
+import { reportCommand } from './commands/report.js';
+import { GLOBAL_OPTIONS, withEnv } from './help.js';
+import { numberOption } from './options.js';
+function describeError(error, verbose) {
+    if (!(error instanceof Error))
+        return String(error);
+    if (verbose)
+        return error.stack ?? error.message;
+    let text = error.message;
+    // A wrapped DuckDB error: add its first line, which names the problem.
+    if (error instanceof DocpipeError && error.cause instanceof Error && !(error.cause instanceof DocpipeError)) {
+        const first = error.cause.message.split('\n')[0];
+        if (first && error.name === 'DatabaseError')
+            text += ` (${first})`;
+    }
+    return text.replace(/\s*\n\s*/g, ' ');
+}
+/** The version of this package, read from package.json (beside both src/ and dist/). */
+export function packageVersion() {
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    return JSON.parse(text).version;
+}
+const COMMANDS = 'export, sync, status, query, report, dump, jobs, sandbox or doctor';
+const MAIN_EPILOGUE = [
+    'Every option can also be set in the environment as DOCPIPE_<OPTION>: DOCPIPE_API_KEY (the',
+    'admin key; prefer it to --api-key, which shows in the process list), DOCPIPE_BASE_URL,',
+    'DOCPIPE_PROJECT, DOCPIPE_DB, DOCPIPE_LOG_FORMAT, DOCPIPE_REQUESTS_PER_HOUR, DOCPIPE_MAX_REQUESTS.',
+    '',
+    'Exit codes: 0 done; 1 failed; 2 bad usage or input; 75 stopped early on the request budget',
+    '(the next run carries on); 130 interrupted (Ctrl-C, SIGTERM, SIGHUP), what finished is saved.',
+    '',
+    'Try it offline: `docpipe sandbox` serves a local API and prints its key. `docpipe <command> --help`',
+    'shows each command\'s options and examples.',
+].join('\n');
+function buildParser(ctx, argv) {
+    return yargs()
+        .scriptName('docpipe')
+        .env('DOCPIPE')
+        .usage('docpipe <command> [options]\n\nExport Mintlify docs analytics into DuckDB, and drive the docs agent in bulk.')
+        .option('api-key', { type: 'string', describe: withEnv('api-key', 'admin API key (prefer the variable: a flag shows in the process list)') })
+        .option('api-key-file', { type: 'string', describe: withEnv('api-key-file', 'read the API key from this file') })
+        .option('base-url', { type: 'string', default: DEFAULT_BASE_URL, describe: withEnv('base-url', 'API base URL') })
+        .option('project', { type: 'string', array: true, describe: withEnv('project', 'project id (repeatable, or comma-separated)') })
+        .option('db', { type: 'string', default: DEFAULT_DB_PATH, describe: withEnv('db', 'DuckDB database file') })
+        .option('log-format', { choices: LOG_FORMATS, describe: withEnv('log-format', 'text on a terminal, json otherwise') })
+        .option('requests-per-hour', numberOption('requests-per-hour', { integer: true, min: 1 }, {
+        describe: withEnv('requests-per-hour', 'analytics request budget of the organization [default: 100]'),
+    }))
+        .option('max-requests', numberOption('max-requests', { integer: true, min: 0 }, { describe: withEnv('max-requests', 'cap on requests in this run') }))
+        .option('lock-timeout', numberOption('lock-timeout', { min: 0 }, {
+        default: DEFAULT_LOCK_TIMEOUT_MS / 1000,
+        describe: withEnv('lock-timeout', 'seconds to wait for a database file another process holds, then exit 75'),
+    }))
+        .option('verbose', { type: 'boolean', default: false, describe: withEnv('verbose', 'debug logs and stack traces') })
+        .group([...GLOBAL_OPTIONS], 'Global options:')
+        .command(exportCommand(ctx))
+        .command(syncCommand(ctx))
+        .command(queryCommand(ctx))
+        .command(jobsCommand(ctx))
+        .command(sandboxCommand(ctx))
+        .command(doctorCommand(ctx))
+        .command(statusCommand(ctx))
+        .command(dumpCommand(ctx))
+        .command(reportCommand(ctx))
+        .demandCommand(1, `name a command: ${COMMANDS}`)
+        .recommendCommands()
+        .strict()
+        .help()
+        .alias('help', 'h')
+        .version('version', 'show the version', packageVersion())
+        .alias('version', 'V')
+        .example('docpipe sandbox', 'serve a local API to try docpipe against (prints its URL and key)')
+        .example('docpipe export visitors --from 2026-10-01 --to 2026-11-01', 'daily unique visitors of October')
+        .example('docpipe sync', 'the nightly run of pipelines/nightly.json')
+        .example('docpipe query "SELECT * FROM daily_site LIMIT 7"', 'SQL on the database')
+        .epilogue(MAIN_EPILOGUE)
+        // yargs renders a command's help after each run whether shown or not (about 20 ms of
+        // wrapping on a run's start): wrapped only when it will be shown.
+        .wrap(asksForHelp(argv) ? Math.min(100, process.stdout.columns || 100) : null)
+        .fail((message, error) => {
+        // yargs rethrows what a `coerce` throws as its own YError, a usage error like the rest.
+        if (error && error.name === 'YError')
+            throw new UsageError(usageMessage(error.message, argv), { cause: error });
+        if (error)
+            throw error;
+        throw new UsageError(usageMessage(message, argv));
+    });
+}
+/** Every command and subcommand name, to tell which word of the command line was mistyped. */
+const COMMAND_WORDS = new Set(['export', 'sync', 'query', 'jobs', 'sandbox', 'doctor', 'submit', 'list']);
+/** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
+function usageMessage(message, argv) {
+    const line = message.replace(/\s*\n\s*/g, ' ').trim();
+    const suggestion = /^Did you mean (.+)\?$/.exec(line);
+    if (!suggestion)
+        return line;
+    const typed = argv.find((arg) => !arg.startsWith('-') && !COMMAND_WORDS.has(arg));
+    return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
+}
+/** Signals that stop a run like Ctrl-C: finish the current step, save, exit 130. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** Whether the key was typed on the command line, where other users see it in `ps`. */
+function keyOnCommandLine(argv) {
+    return argv.some((arg) => arg === '--api-key' || arg.startsWith('--api-key=') || arg === '--apiKey' || arg.startsWith('--apiKey='));
+}
+/** Whether the command line asks for help (yargs then renders it, and runs no command). */
+function asksForHelp(argv) {
+    return argv.some((arg) => arg === '--help' || arg === '-h');
+}
+/**
+ * yargs renders a command's help as the command starts, in case the command later asks for it:
+ * 10-20 ms of measuring strings before an export's first request. A docpipe command never
+ * shows help once it runs (its failures are one line), so that rendering is skipped. The hook
+ * is yargs' internal one; without it (another yargs), nothing changes.
+ */
+function skipHelpCache(parser) {
+    const internal = parser.getInternalMethods?.();
+    const usage = internal?.getUsageInstance?.();
+    if (usage && typeof usage.cacheHelpMessage === 'function')
+        usage.cacheHelpMessage = () => undefined;
+}
+/** Runs the CLI; resolves to the exit code (it never calls process.exit). */
+export async function runCli(argv, options = {}) {
+    let io = options.io;
+    let controller;
+    let onSignal;
+    if (!io) {
+        controller = new AbortController();
+        let interrupts = 0;
+        onSignal = (signal) => {
+            interrupts++;
+            if (interrupts > 1)
+                process.exit(EXIT.interrupted);
+            const name = signal === 'SIGINT' ? 'Ctrl-C' : signal;
+            process.stderr.write(`\nstopping (${name}): finishing the current step and saving what is done (Ctrl-C again to quit at once)\n`);
+            controller?.abort(new InterruptedError(`interrupted (${name})`));
+        };
+        for (const signal of STOP_SIGNALS)
+            process.on(signal, onSignal);
+        io = processIo(controller.signal);
+    }
+    // Every command but the sandbox opens a database: DuckDB starts on its own thread while
+    // the command line is parsed.
+    if (argv.length > 0 && argv[0] !== 'sandbox' && !asksForHelp(argv) && !argv.some((arg) => arg === '--version' || arg === '-V')) {
+        startEngine().catch(() => undefined);
+    }
+    const ctx = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
+    const verbose = argv.includes('--verbose');
+    // A bare `docpipe` shows the help.
+    const args = argv.length === 0 ? ['--help'] : argv;
+    const parser = buildParser(ctx, args).middleware((parsed) => {
+        if (keyOnCommandLine(argv)) {
+            loggerFor(ctx.io, parsed).warn('api key on the command line', {
+                detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',
+            });
+        }
+    });
+    if (!asksForHelp(args))
+        skipHelpCache(parser);
+    try {
+        // With a callback yargs neither prints nor exits: help and version go to our stdout.
+        let shown = '';
+        await parser.parseAsync(args, {}, (_error, _parsed, output) => {
+            shown = output;
+        });
+        if (shown)
+            io.stdout(`${shown}\n`);
+        return ctx.exitCode;
+    }
+    catch (error) {
+        io.stderr(`docpipe: ${describeError(error, verbose)}\n`);
+        return exitCodeOf(error);
+    }
+    finally {
+        if (onSignal)
+            for (const signal of STOP_SIGNALS)
+                process.off(signal, onSignal);
+    }
+}
+//# sourceMappingURL=main.js.map

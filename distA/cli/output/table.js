@@ -1,0 +1,111 @@
+/**
+ * Rendering rows as an aligned text table, CSV or JSON lines. Dates are `YYYY-MM-DD` in every
+ * format (DuckDB DATE values reach JavaScript as Dates at midnight UTC). The table is for
+ * terminals: control characters in values are shown as escapes, never sent as they are.
+ */
+import { neutralise } from '../../core/neutralise.js';
+export const OUTPUT_FORMATS = ['table', 'csv', 'json'];
+/**
+ * A Date as text: `YYYY-MM-DD` at midnight UTC (a DATE), else `YYYY-MM-DD HH:MM:SS[.fff]+00`
+ * like DuckDB prints a TIMESTAMPTZ in UTC.
+ */
+export function formatDate(date) {
+    const iso = date.toISOString();
+    if (iso.endsWith('T00:00:00.000Z'))
+        return iso.slice(0, 10);
+    const time = iso.endsWith('.000Z') ? iso.slice(11, 19) : iso.slice(11, 23);
+    return `${iso.slice(0, 10)} ${time}+00`;
+}
+/** JSON.stringify's replacer: bigints as numbers (or text beyond 2^53), Dates as formatDate. */
+function jsonValue(key, value) {
+    const raw = this?.[key];
+    if (raw instanceof Date)
+        return formatDate(raw);
+    if (typeof value === 'bigint')
+        return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+    return value;
+}
+export function formatCell(value) {
+    if (value === null || value === undefined)
+        return '';
+    if (value instanceof Date)
+        return formatDate(value);
+    if (typeof value === 'bigint')
+        return value.toString();
+    if (typeof value === 'object')
+        return JSON.stringify(value, jsonValue);
+    return String(value);
+}
+function isNumeric(value) {
+    return typeof value === 'number' || typeof value === 'bigint';
+}
+/**
+ * Pure: column widths that fit `fit.lineWidth` (two spaces between columns). The columns
+ * of `shrinkFirst` give up characters first, in order; then the widest column, a character at
+ * a time. No column goes below its minimum, even when the line cannot fit.
+ */
+export function fitWidths(widths, headers, fit = {}) {
+    const lineWidth = fit.lineWidth ?? Number.POSITIVE_INFINITY;
+    const fitted = [...widths];
+    const excess = () => fitted.reduce((a, b) => a + b, 0) + 2 * Math.max(0, fitted.length - 1) - lineWidth;
+    const floor = headers.map((h) => fit.minWidths?.[h] ?? Math.max(h.length, 8));
+    for (const name of fit.shrinkFirst ?? []) {
+        const i = headers.indexOf(name);
+        if (i === -1 || excess() <= 0)
+            continue;
+        fitted[i] = Math.max(Math.min(floor[i], fitted[i]), fitted[i] - excess());
+    }
+    while (excess() > 0) {
+        let widest = -1;
+        for (let i = 0; i < fitted.length; i++) {
+            if (fitted[i] > floor[i] && (widest === -1 || fitted[i] > fitted[widest]))
+                widest = i;
+        }
+        if (widest === -1)
+            break;
+        fitted[widest]--;
+    }
+    return fitted;
+}
+/**
+ * @param maxWidth the widest a cell may be
+ * @param fit how the table shrinks to a line width (cells cut short end in `…`)
+ */
+export function renderTable(columns, rows, maxWidth = 60, fit = {}) {
+    const clip = (s, width) => (s.length > width ? `${s.slice(0, Math.max(0, width - 1))}…` : s);
+    const cells = rows.map((row) => columns.map((c) => clip(neutralise(formatCell(row[c]).replace(/\s+/g, ' ')), maxWidth)));
+    const natural = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
+    const widths = fitWidths(natural, columns, fit);
+    const numeric = columns.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || isNumeric(r[c])));
+    const line = (values) => values
+        .map((v, i) => {
+        const w = widths[i] ?? 0;
+        const text = clip(v, w);
+        return numeric[i] ? text.padStart(w) : text.padEnd(w);
+    })
+        .join('  ')
+        .trimEnd();
+    const out = [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
+    out.push(`(${rows.length} row${rows.length === 1 ? '' : 's'})`);
+    return out.join('\n') + '\n';
+}
+function csvField(value) {
+    return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+export function renderCsv(columns, rows) {
+    const lines = [columns.map(csvField).join(',')];
+    for (const row of rows)
+        lines.push(columns.map((c) => csvField(formatCell(row[c]))).join(','));
+    return lines.join('\n') + '\n';
+}
+export function renderJsonLines(rows) {
+    return rows.map((row) => JSON.stringify(row, jsonValue) + '\n').join('');
+}
+export function renderRows(format, columns, rows, fit = {}) {
+    if (format === 'csv')
+        return renderCsv(columns, rows);
+    if (format === 'json')
+        return renderJsonLines(rows);
+    return renderTable(columns, rows, 60, fit);
+}
+//# sourceMappingURL=table.js.map

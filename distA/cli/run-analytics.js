@@ -1,0 +1,90 @@
+import { parseDuration } from '../core/duration.js';
+import { UsageError } from '../core/errors.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR } from '../lib/analytics.js';
+import { resolveApiKey } from './api-key.js';
+import { commonOf } from './common-options.js';
+import { loggerFor } from './io.js';
+import { createProgress } from './output/progress.js';
+export { DEFAULT_REQUESTS_PER_HOUR };
+/** The options `export` and `sync` share for day-long backfills. */
+export function waitOptions(yargs) {
+    return yargs
+        .option('wait', {
+        type: 'boolean',
+        default: false,
+        describe: 'sleep until the hourly budget frees a slot instead of stopping with exit 75 (the database is not held meanwhile)',
+    })
+        .option('max-wait', {
+        type: 'string',
+        describe: 'with --wait: the longest single wait, e.g. 90m or 6h (default: no limit)',
+    });
+}
+/** The longest budget wait a run accepts, from `--wait` and `--max-wait`. */
+export function maxWaitMsOf(args) {
+    if (args.maxWait !== undefined && !args.wait)
+        throw new UsageError('--max-wait needs --wait');
+    if (!args.wait)
+        return DEFAULT_MAX_WAIT_MS;
+    return args.maxWait === undefined ? Number.POSITIVE_INFINITY : parseDuration(args.maxWait, '--max-wait');
+}
+export function formatSummary(s) {
+    const windows = (n) => `${n} window${n === 1 ? '' : 's'}`;
+    const parts = [
+        `${windows(s.windowsPlanned)} planned`,
+        `${s.windowsSkipped} skipped (already loaded)`,
+        `${s.windowsLoaded} loaded${s.windowsFromSpool > 0 ? ` (${s.windowsFromSpool} from the spool)` : ''}`,
+        `${s.windowsFailed} failed`,
+        `${s.rows} rows`,
+        `${s.requests} requests`,
+        `${s.retries} retries`,
+        `${s.warnings} warnings`,
+    ];
+    const tail = s.stopped === 'budget'
+        ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${windows(s.windowsLeft)} left for the next run`
+        : s.stopped === 'failing'
+            ? `\nstopped: ${s.stopMessage ?? ''}; ${windows(s.windowsLeft)} left for the next run`
+            : s.stopped === 'locked'
+                ? `\nstopped: ${s.stopMessage ?? ''}; received pages are kept in the spool for the next run`
+                : s.stopped === 'interrupted'
+                    ? `\ninterrupted; ${windows(s.windowsLeft)} left, everything loaded so far is saved`
+                    : s.stopped === 'fatal'
+                        ? `\nstopped: ${s.stopMessage ?? ''}`
+                        : '';
+    const threads = s.threads
+        ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsLeft} left`
+        : '';
+    return `${parts.join(', ')}${threads}${tail}\n`;
+}
+/** Runs `exportAnalytics` or `syncPipeline` for a command: progress on stderr, the summary on stdout. */
+export async function runAnalytics(ctx, args, 
+/** For the progress estimate: the budget the run paces itself to. */
+perHour, run) {
+    const { io } = ctx;
+    const apiKey = resolveApiKey(args);
+    const logger = loggerFor(io, args);
+    const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });
+    let result;
+    try {
+        result = await run({
+            ...commonOf(ctx, args, apiKey, logger),
+            onPlan: (plan) => progress.start(plan.toFetch + plan.fromSpool),
+            onWindow: (event) => progress.window(event),
+            onWait: (wait) => progress.waiting({ ...wait }),
+            budgetHints: {
+                hourly: 'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
+                cap: 'raise --max-requests to allow more requests in one run',
+            },
+        });
+    }
+    finally {
+        progress.done();
+    }
+    if (logger.format === 'json') {
+        io.stdout(JSON.stringify({ event: 'summary', ...result }) + '\n');
+    }
+    else {
+        io.stdout(formatSummary(result));
+    }
+    return result.exitCode;
+}
+//# sourceMappingURL=run-analytics.js.map

@@ -1,0 +1,53 @@
+/**
+ * The domain types every layer shares: what is measured (metric), over which window, and the
+ * rows and totals the API returns. The API, extract and load layers all import from here, so
+ * none of them imports another's internals.
+ */
+/**
+ * Every analytics endpoint docpipe exports, by its command-line name. Their paging, page
+ * size, schema and table are declared in src/api/endpoints.ts.
+ */
+export declare const METRICS: readonly ["visitors", "views", "feedback", "feedback-by-page", "searches", "assistant", "caller-stats"];
+export type Metric = (typeof METRICS)[number];
+/** The offset-paged metrics with per-page rows and totals (the tables doctor checks). */
+export declare const PAGE_METRICS: readonly ["visitors", "views"];
+export type PageMetric = (typeof PAGE_METRICS)[number];
+/** A half-open window of UTC dates, `YYYY-MM-DD`, sent as `dateFrom=start&dateTo=end`. */
+export interface Window {
+    readonly start: string;
+    readonly end: string;
+}
+/** A window's identity in maps and logs: `start/end`. */
+export declare function windowKey(window: Window): string;
+/**
+ * Counts as the API sent them. Null, or a number no BIGINT can hold (beyond 64 bits, or
+ * infinite), is kept here as received; the loader stores it as NULL and flags it. A type, not
+ * an interface, so that it is also a Record of counts (a walk's totals).
+ */
+/** A page's totals, by name: visitors and views have human, ai and total; searches totalSearches. */
+export type Totals = Readonly<Record<string, number | null>>;
+export type Counts = {
+    human: number | null;
+    ai: number | null;
+    total: number | null;
+};
+/** One row of `/visitors` or `/views`. */
+export interface ApiRow extends Counts {
+    path: string;
+}
+/** What is known of an earlier load of a window. */
+export interface LoadedWindow extends Window {
+    /** ms since the epoch */
+    fetchedAt: number;
+}
+/** One metric of one project: the unit an export plans and loads windows for. */
+export interface Series {
+    metric: Metric;
+    projectId: string;
+}
+/**
+ * Pure: why `id` cannot be a project id, or undefined when it can. A project id is one path
+ * segment of every API URL and names the spool's folders: `.`, `..`, a slash or a control
+ * character would point somewhere else.
+ */
+export declare function projectIdProblem(id: string): string | undefined;

@@ -1,0 +1,127 @@
+/**
+ * The error hierarchy. Every error docpipe raises on purpose is a DocpipeError carrying
+ * the process exit code it maps to; the CLI's single top-level handler turns it into one
+ * line and that code. Messages never contain the API key, and a wrapped error stays in
+ * `cause` rather than being pasted into the message.
+ */
+export const EXIT = {
+    ok: 0,
+    failed: 1,
+    usage: 2,
+    budget: 75,
+    interrupted: 130,
+};
+export class DocpipeError extends Error {
+    exitCode = EXIT.failed;
+    constructor(message, options) {
+        super(message, options);
+        this.name = new.target.name;
+    }
+}
+/** Bad command line, bad config or bad input file: exit 2. */
+export class UsageError extends DocpipeError {
+    exitCode = EXIT.usage;
+}
+/** A response that does not match the API's schema. */
+export class DataError extends DocpipeError {
+}
+/** A body that is not JSON at all (truncated, or an HTML error page): usually transient. */
+export class MalformedResponseError extends DataError {
+}
+/** A database failure, wrapped with the table or statement involved. */
+export class DatabaseError extends DocpipeError {
+}
+/**
+ * The database file stayed held by another process (a reader or another writer) for longer
+ * than the lock wait: exit 75, nothing is lost (received pages stay in the spool).
+ */
+export class DatabaseBusyError extends DatabaseError {
+    exitCode = EXIT.budget;
+}
+/** The request budget (per hour, or the per-run cap) is spent: exit 75, work left for next run. */
+export class BudgetExhaustedError extends DocpipeError {
+    exitCode = EXIT.budget;
+}
+/**
+ * The API is failing in a way that would eat the hour's budget for nothing (requests that
+ * fail again and again, pages that repeat): exit 75, the rest of the budget kept for later.
+ */
+export class ApiFailingError extends DocpipeError {
+    exitCode = EXIT.budget;
+}
+/** Ctrl-C or SIGTERM: exit 130 after saving what finished. */
+export class InterruptedError extends DocpipeError {
+    exitCode = EXIT.interrupted;
+}
+/** A non-2xx HTTP response. `url` never carries the key (it is only ever sent in a header). */
+export class HttpError extends DocpipeError {
+    status;
+    method;
+    url;
+    /** The server's `error` field, or the start of a plain-text body. */
+    serverMessage;
+    constructor(status, method, url, serverMessage, options) {
+        const detail = serverMessage ? `: ${serverMessage}` : '';
+        super(`${method} ${url} failed with HTTP ${status}${detail}`, options);
+        this.status = status;
+        this.method = method;
+        this.url = url;
+        this.serverMessage = serverMessage;
+    }
+}
+/**
+ * HTTP 401 or 403: the key is expired or wrong, lacks a scope (GET needs `read`, POST
+ * `write`), or is used from an IP it does not allow. Every later request would fail too.
+ */
+export class KeyRejectedError extends HttpError {
+    constructor(status, method, url, serverMessage) {
+        super(status, method, url, serverMessage);
+        this.message =
+            status === 403
+                ? `the API rejected the key (HTTP 403${serverMessage ? `: ${serverMessage}` : ''}): check DOCPIPE_API_KEY, its scopes (GET needs read, POST write) and the IPs it allows`
+                : `the API rejected the key (HTTP ${status}): check DOCPIPE_API_KEY`;
+    }
+}
+/** HTTP 429 (or 503 with Retry-After): `retryAfterMs` is what the server asked us to wait. */
+export class RateLimitError extends HttpError {
+    retryAfterMs;
+    constructor(status, method, url, retryAfterMs, serverMessage) {
+        super(status, method, url, serverMessage);
+        this.retryAfterMs = retryAfterMs;
+        if (retryAfterMs !== undefined)
+            this.message += ` (the API asks to retry in ${Math.ceil(retryAfterMs / 1000)} s)`;
+    }
+}
+export class NetworkError extends DocpipeError {
+    method;
+    url;
+    phase;
+    code;
+    constructor(method, url, phase, code, options) {
+        super(`${method} ${url} failed: ${code ?? 'network error'}`, options);
+        this.method = method;
+        this.url = url;
+        this.phase = phase;
+        this.code = code;
+    }
+}
+/** Every request has a deadline; this one passed it (outcome unknown for a POST). */
+export class TimeoutError extends NetworkError {
+}
+/**
+ * The API's host could not be reached at all (connection refused, unknown host) after every
+ * retry: nothing was sent, and every later request would fail the same way, so the run ends.
+ */
+export class ApiUnreachableError extends DocpipeError {
+    origin;
+    code;
+    constructor(origin, code, options) {
+        super(`cannot connect to ${origin}${code ? ` (${code})` : ''}: check --base-url (DOCPIPE_BASE_URL) and the network`, options);
+        this.origin = origin;
+        this.code = code;
+    }
+}
+export function exitCodeOf(error) {
+    return error instanceof DocpipeError ? error.exitCode : EXIT.failed;
+}
+//# sourceMappingURL=errors.js.map

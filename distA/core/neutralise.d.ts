@@ -1,0 +1,1 @@
+export declare function neutralise(text: string): string;

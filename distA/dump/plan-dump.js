@@ -1,0 +1,66 @@
+/**
+ * The dump planner: pure functions that say which rows of which table go to which
+ * hive partition (`<table>/project_id=<id>/year=<yyyy>/month=<m>/`), and which partitions a
+ * run replaces. A run rewrites every partition in its scope from the database, whole, so a
+ * re-run replaces files and never doubles rows.
+ */
+import { DateTime } from 'luxon';
+import { sqlString } from '../load/sql-files.js';
+export const DUMP_FORMATS = ['parquet', 'csv'];
+/** The four analytics tables by window start; jobs by when they were created (or queued). */
+export const DUMP_TABLES = [
+    { name: 'visitor_totals', dateSql: 'window_start' },
+    { name: 'page_visitors', dateSql: 'window_start' },
+    { name: 'view_totals', dateSql: 'window_start' },
+    { name: 'page_views', dateSql: 'window_start' },
+    { name: 'agent_jobs', dateSql: 'CAST(coalesce(created_at, submitted_at, updated_at) AS DATE)' },
+];
+export const PARTITION_COLUMNS = ['project_id', 'year', 'month'];
+/** The whole months a range touches: a partition is always rewritten whole. */
+export function monthSpan(range) {
+    const from = DateTime.fromISO(range.from, { zone: 'utc' }).startOf('month');
+    const last = DateTime.fromISO(range.to, { zone: 'utc' }).minus({ days: 1 }).startOf('month');
+    return { from: from.toISODate() ?? '', to: last.plus({ months: 1 }).toISODate() ?? '' };
+}
+/** The rows of one table that a dump writes, with its partition columns. */
+export function selectSql(table, filter) {
+    const where = [];
+    if (filter.projects.length > 0)
+        where.push(`project_id IN (${filter.projects.map(sqlString).join(', ')})`);
+    if (filter.range) {
+        const span = monthSpan(filter.range);
+        where.push(`${table.dateSql} >= DATE ${sqlString(span.from)} AND ${table.dateSql} < DATE ${sqlString(span.to)}`);
+    }
+    return (`SELECT * EXCLUDE (docpipe_day), year(docpipe_day) AS year, month(docpipe_day) AS month ` +
+        `FROM (SELECT *, ${table.dateSql} AS docpipe_day FROM ${table.name}${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`);
+}
+/** `COPY ... TO dir`, hive-partitioned; zstd for Parquet. */
+export function copySql(table, filter, dir, format) {
+    const options = format === 'parquet'
+        ? `FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${PARTITION_COLUMNS.join(', ')})`
+        : `FORMAT csv, HEADER, PARTITION_BY (${PARTITION_COLUMNS.join(', ')})`;
+    return `COPY (${selectSql(table, filter)}) TO ${sqlString(dir)} (${options})`;
+}
+/** Whether an existing partition belongs to what this run rewrites (and so is replaced). */
+export function inScope(partition, filter) {
+    if (filter.projects.length > 0 && !filter.projects.includes(partition.projectId))
+        return false;
+    if (!filter.range)
+        return true;
+    const span = monthSpan(filter.range);
+    const first = `${partition.year}-${String(partition.month).padStart(2, '0')}-01`;
+    return first >= span.from && first < span.to;
+}
+/** Reads `key=value` of a hive directory name (values are URL-encoded, as DuckDB writes them). */
+export function parsePartitionDir(name, key) {
+    const prefix = `${key}=`;
+    if (!name.startsWith(prefix))
+        return undefined;
+    try {
+        return decodeURIComponent(name.slice(prefix.length));
+    }
+    catch {
+        return undefined;
+    }
+}
+//# sourceMappingURL=plan-dump.js.map

@@ -1,0 +1,111 @@
+/**
+ * Pure: where a budget-bound backfill stands, for `docpipe status`. For each series (project
+ * x metric x grain) of a pipeline: what is loaded and settled, which windows a sync would
+ * fetch now (the backlog), and an estimate of the requests they cost: a window's last known
+ * page count, else the series' recent average, else the project's, else one page. With the
+ * request times of the last hour, `planEta` says when the backlog is done at the hourly
+ * budget (a `--wait` run).
+ */
+import { windowKey } from '../core/domain.js';
+import { MAX_PAGE_SIZE } from '../api/analytics.js';
+import { ENDPOINTS } from '../api/endpoints.js';
+import { HOUR_MS } from '../api/request-budget.js';
+import { decideWindow, isSettled } from './plan-export.js';
+import { closedUntil, parseDay } from './windows.js';
+/** Recent windows whose page counts make a series' average. */
+const AVERAGE_OVER = 14;
+/** Pure: the grain of a window from its dates (`range` when it is none of the others). */
+export function grainOf(window) {
+    const start = parseDay(window.start);
+    const end = parseDay(window.end);
+    if (start.plus({ days: 1 }).equals(end))
+        return 'day';
+    if (start.weekday === 1 && start.plus({ weeks: 1 }).equals(end))
+        return 'week';
+    if (start.day === 1 && start.plus({ months: 1 }).equals(end))
+        return 'month';
+    return 'range';
+}
+/**
+ * Pages a walk of `rows` rows takes at a page size (an empty window still costs one request;
+ * an endpoint without paging always one).
+ */
+export function pagesForRows(rows, pageSize = MAX_PAGE_SIZE) {
+    return pageSize === null ? 1 : Math.max(1, Math.ceil(rows / pageSize));
+}
+/** The page size a metric's walk uses: its endpoint's largest page, or none (one request a window). */
+const pageSizeOf = (metric) => ENDPOINTS[metric].maxLimit ?? null;
+function average(values) {
+    return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+}
+/** Average pages of the most recent windows among `known`. */
+function recentAveragePages(known) {
+    const recent = known
+        .filter((k) => k.rowCount !== null)
+        .sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0))
+        .slice(0, AVERAGE_OVER);
+    return average(recent.map((k) => pagesForRows(k.rowCount ?? 0, pageSizeOf(k.metric))));
+}
+const daysBetween = (from, to) => Math.round(parseDay(to).diff(parseDay(from), 'days').days);
+export function planSeriesStatus(input) {
+    return input.series.map((s) => {
+        const mine = input.known.filter((k) => k.metric === s.metric && k.projectId === s.projectId && grainOf(k) === s.grain);
+        const byKey = new Map(mine.map((k) => [windowKey(k), k]));
+        const spooled = new Map(input.spooled.filter((w) => w.metric === s.metric && w.projectId === s.projectId && grainOf(w.window) === s.grain).map((w) => [windowKey(w.window), w]));
+        const fallback = recentAveragePages(mine) ??
+            recentAveragePages(input.known.filter((k) => k.projectId === s.projectId && grainOf(k) === s.grain)) ??
+            recentAveragePages(input.known.filter((k) => k.projectId === s.projectId)) ??
+            1;
+        let backlogWindows = 0;
+        let backlogRequests = 0;
+        for (const window of s.windows) {
+            const decision = decideWindow({ loaded: byKey, now: input.now, lookbackDays: input.lookbackDays }, window);
+            if (decision.action === 'skip')
+                continue;
+            backlogWindows++;
+            const inSpool = spooled.get(windowKey(window));
+            if (inSpool?.completed)
+                continue; // loaded from the spool, no request
+            const known = byKey.get(windowKey(window));
+            const estimate = known?.rowCount != null ? pagesForRows(known.rowCount, pageSizeOf(s.metric)) : Math.round(fallback);
+            backlogRequests += Math.max(1, estimate - (inSpool?.pages ?? 0));
+        }
+        const newest = (list) => {
+            const top = [...list].sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0))[0];
+            return top ? { start: top.start, end: top.end } : null;
+        };
+        const newestLoaded = newest(mine);
+        const planned = new Set(s.windows.map(windowKey));
+        return {
+            projectId: s.projectId,
+            metric: s.metric,
+            grain: s.grain,
+            windowsPlanned: s.windows.length,
+            windowsLoaded: s.windows.length === 0 ? mine.length : mine.filter((k) => planned.has(windowKey(k))).length,
+            newestLoaded,
+            newestSettled: newest(mine.filter((k) => isSettled(k, k.fetchedAt, input.lookbackDays))),
+            backlogWindows,
+            backlogRequests,
+            spooledPages: [...spooled.values()].reduce((n, w) => n + w.pages, 0),
+            dataAgeDays: newestLoaded ? Math.max(0, daysBetween(newestLoaded.end, closedUntil(s.grain, input.now))) : null,
+        };
+    });
+}
+/**
+ * Pure: when `count` more requests are done if each goes as soon as the hourly budget allows
+ * (a request may start once fewer than `perHour` started in the hour before it), given the
+ * start times of the requests already made. Returns that time (ms); `now` when none is left.
+ */
+export function planEta(times, now, perHour, count) {
+    const limit = Math.floor(perHour);
+    const starts = times.filter((t) => t > now - HOUR_MS).sort((a, b) => a - b);
+    let at = now;
+    for (let i = 0; i < count; i++) {
+        const blocking = starts[starts.length - limit];
+        if (blocking !== undefined)
+            at = Math.max(at, blocking + HOUR_MS);
+        starts.push(at);
+    }
+    return at;
+}
+//# sourceMappingURL=backlog.js.map

@@ -1,0 +1,238 @@
+import { ENDPOINTS, nextPosition, parseEndpointPage, } from '../api/endpoints.js';
+import { ApiFailingError, DataError, HttpError } from '../core/errors.js';
+/** Pure: the next offset, or null when the walk is over. */
+export function nextOffset(offset, page) {
+    const next = nextPosition('offset', offset, page);
+    return typeof next === 'number' ? next : null;
+}
+function sameTotals(a, b) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((k) => a[k] === b[k]);
+}
+/** Pure bookkeeping of one walk: where it is, what it has seen, and what looked like drift. */
+export class WalkProgress {
+    paging;
+    /** Offset paging: the next offset, null once the walk is over. */
+    offset = 0;
+    /** Cursor paging: the cursor of the next page (null: the first page). */
+    cursor = null;
+    done = false;
+    pages = 0;
+    totals;
+    repeatedPaths = false;
+    drift = [];
+    /** Warnings the pages themselves gave (e.g. a truncated unpaged listing). */
+    pageWarnings = [];
+    seen = new Set();
+    /** A fingerprint of each page taken (first path, last path, row count). */
+    pageFingerprints = new Set();
+    constructor(paging = 'offset') {
+        this.paging = paging;
+    }
+    get finished() {
+        return this.done;
+    }
+    /** Where the next page is. */
+    get position() {
+        return this.paging === 'offset' ? (this.offset ?? 0) : this.cursor;
+    }
+    /** The position as the drift lines name it. */
+    get where() {
+        return this.paging === 'offset' ? `offset ${this.offset ?? 0}` : `page ${this.pages + 1}`;
+    }
+    /** Distinct paths seen: the rows the window will have. */
+    get rows() {
+        return this.seen.size;
+    }
+    /** What the page at the current offset would show of drift, without taking it. */
+    driftOf(page) {
+        const at = this.where;
+        const found = [];
+        if (this.totals !== undefined && !sameTotals(this.totals, page.totals))
+            found.push(`totals changed at ${at}`);
+        const onPage = new Set();
+        for (const row of page.rows) {
+            if (this.seen.has(row.path) || onPage.has(row.path)) {
+                found.push(`${this.paging === 'offset' ? 'path' : 'row'} ${row.path} repeated at ${at}`);
+                break; // one is enough to know
+            }
+            onPage.add(row.path);
+        }
+        if (page.rows.length === 0 && page.hasMore)
+            found.push(`empty page with hasMore at ${at}`);
+        return found;
+    }
+    /**
+     * Whether the page is an earlier page again, row for row: the server ignores `offset`.
+     * Drift moves a few rows across a page boundary; it does not serve the same page twice.
+     */
+    repeatsEarlierPage(page) {
+        const fingerprint = fingerprintOf(page);
+        return fingerprint !== undefined && this.pageFingerprints.has(fingerprint);
+    }
+    /**
+     * Takes the page at the current offset (drift and all) and moves on. `drift` is what
+     * `driftOf` found on this page, when the caller has asked already.
+     */
+    accept(page, drift = this.driftOf(page)) {
+        this.drift.push(...drift);
+        this.pageWarnings.push(...(page.warnings ?? []));
+        const fingerprint = fingerprintOf(page);
+        if (fingerprint !== undefined)
+            this.pageFingerprints.add(fingerprint);
+        this.totals ??= page.totals;
+        for (const row of page.rows) {
+            if (this.seen.has(row.path))
+                this.repeatedPaths = true;
+            else
+                this.seen.add(row.path);
+        }
+        const next = nextPosition(this.paging, this.position, page);
+        this.pages++;
+        // An empty page that claims more cannot move the offset: the walk ends here.
+        this.done = next === undefined;
+        if (this.paging === 'offset')
+            this.offset = typeof next === 'number' ? next : null;
+        else
+            this.cursor = typeof next === 'string' ? next : null;
+    }
+}
+function fingerprintOf(page) {
+    const first = page.rows[0];
+    const last = page.rows.at(-1);
+    return first && last ? `${page.rows.length}\u0000${first.path}\u0000${last.path}` : undefined;
+}
+function summarise(drift) {
+    const shown = drift.slice(0, 3).join('; ');
+    return drift.length > 3 ? `${shown}; and ${drift.length - 3} more` : shown;
+}
+/**
+ * Reads the spooled pages of a walk back, as far as they can be trusted: a page that is torn
+ * (the sink drops it) or does not fit the schema ends the replay, and it and every later page
+ * are dropped, to be fetched again.
+ */
+function replay(sink, context) {
+    const progress = new WalkProgress(ENDPOINTS[context.metric].paging);
+    for (const spooled of sink.recover()) {
+        let page;
+        if (!progress.finished) {
+            try {
+                page = parseEndpointPage(context.metric, spooled.body, `spooled page ${spooled.index}`);
+            }
+            catch {
+                page = undefined;
+            }
+        }
+        if (page === undefined) {
+            sink.truncate(spooled.index);
+            break;
+        }
+        progress.accept(page);
+    }
+    return progress;
+}
+/**
+ * Walks a window into `sink` and returns the completed walk (also recorded in the sink).
+ * Throws what the fetcher throws (budget, interrupt, HTTP errors): the pages spooled so far
+ * stay, and the next walk of the window resumes from them.
+ */
+export async function walkWindow(fetchPage, sink, context, options = {}) {
+    const maxRewalks = options.maxRewalks ?? 3;
+    const maxPages = options.maxPages ?? 2_000;
+    const paging = ENDPOINTS[context.metric].paging;
+    const existing = sink.state();
+    let state;
+    let progress;
+    // Requests of earlier runs on this walk are known only as the pages they left.
+    let spentBefore;
+    if (existing === null) {
+        state = { walk: 1, startedAt: context.now(), pagesBefore: 0, requestsBefore: 0 };
+        sink.begin(state);
+        progress = new WalkProgress(paging);
+        spentBefore = 0;
+    }
+    else {
+        state = existing;
+        progress = replay(sink, context);
+        spentBefore = progress.pages;
+    }
+    let spentAtBegin = context.requestsSpent();
+    const requestsOfWalk = () => spentBefore + context.requestsSpent() - spentAtBegin;
+    const restart = (pagesLost) => {
+        state = {
+            walk: state.walk + 1,
+            startedAt: context.now(),
+            pagesBefore: state.pagesBefore + progress.pages + pagesLost,
+            requestsBefore: state.requestsBefore + requestsOfWalk(),
+        };
+        sink.begin(state);
+        progress = new WalkProgress(paging);
+        spentBefore = 0;
+        spentAtBegin = context.requestsSpent();
+    };
+    try {
+        while (!progress.finished) {
+            if (progress.pages >= maxPages) {
+                throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
+            }
+            let received;
+            try {
+                received = await fetchPage(progress.position);
+            }
+            catch (error) {
+                // A cursor the server no longer takes (it expired while the walk waited in the spool):
+                // the walk starts over, like after drift, a bounded number of times.
+                const cursorRefused = typeof progress.position === 'string' && error instanceof HttpError && error.status === 400;
+                if (cursorRefused && state.walk <= maxRewalks) {
+                    restart(0);
+                    continue;
+                }
+                throw error;
+            }
+            const { page, body } = received;
+            if (progress.repeatsEarlierPage(page)) {
+                // Re-walking cannot help: every walk would spend its requests on the same page.
+                const what = paging === 'offset' ? 'offset' : 'cursor';
+                throw new ApiFailingError(`the API ignores ${what}: the page at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`} of ${context.metric} ` +
+                    `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
+                    `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`);
+            }
+            const drift = progress.driftOf(page);
+            const last = state.walk > maxRewalks;
+            if (drift.length > 0 && !last) {
+                // Requests are scarce: stop a drifting walk at once and start the next one.
+                restart(1);
+                continue;
+            }
+            // On disk before the next request is sent.
+            sink.writePage(progress.pages, body);
+            progress.accept(page, drift);
+        }
+        // Drift of earlier walks was outrun; only drift that survived every re-walk is a warning.
+        const drift = progress.drift;
+        const completed = {
+            metric: context.metric,
+            projectId: context.projectId,
+            window: context.window,
+            fetchedAt: state.startedAt,
+            runId: context.runId,
+            totals: progress.totals ?? (paging === 'offset' ? { human: 0, ai: 0, total: 0 } : {}),
+            rows: progress.rows,
+            pages: state.pagesBefore + progress.pages,
+            requests: state.requestsBefore + requestsOfWalk(),
+            walks: state.walk,
+            warnings: [
+                ...(drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
+                ...new Set(progress.pageWarnings),
+            ],
+            repeatedPaths: progress.repeatedPaths,
+        };
+        // Recorded while the walk file is still open (one open a window).
+        sink.complete(completed);
+        return completed;
+    }
+    finally {
+        sink.close();
+    }
+}
+//# sourceMappingURL=page-walker.js.map

@@ -1,0 +1,132 @@
+/**
+ * The pipeline file of `docpipe sync`: checked as a schema, then normalised, then against
+ * the rules, returning every problem at once rather than the first.
+ */
+import { z } from 'zod';
+import { UsageError } from '../core/errors.js';
+import { isEventStream } from '../api/endpoints.js';
+import { METRICS, projectIdProblem } from '../core/domain.js';
+import { COARSE_FIRST, GRAINS, alignUp, parseDay, planClosedWindows } from './windows.js';
+/** The project id the shipped `pipelines/nightly.json` carries until someone edits it. */
+export const PLACEHOLDER_PROJECT = 'your-project-id';
+const FIELDS = {
+    projects: z.array(z.string()).min(1),
+    metrics: z.array(z.enum(METRICS)).min(1).default(['visitors', 'views']),
+    start: z.string(),
+    window: z.enum(GRAINS).optional(),
+    windows: z.array(z.enum(GRAINS)).min(1).optional(),
+    lookbackDays: z.number().int().min(0).default(2),
+    requestsPerHour: z.number().int().min(1).default(100),
+    maxRequestsPerRun: z.number().int().min(0).optional(),
+};
+/**
+ * Pure: each field checked on its own, so that one bad field does not hide the others; the
+ * rules then run on every field that passed.
+ */
+export function checkPipelineConfig(json) {
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+        return { config: undefined, warnings: [], errors: ['(top level): expected a JSON object'] };
+    }
+    const input = json;
+    const errors = [];
+    const warnings = [];
+    const known = Object.keys(FIELDS);
+    for (const key of Object.keys(input)) {
+        if (!known.includes(key))
+            errors.push(`${key}: unknown field (expected ${known.join(', ')})`);
+    }
+    const raw = {};
+    for (const name of known) {
+        const parsed = FIELDS[name].safeParse(input[name]);
+        if (parsed.success)
+            raw[name] = parsed.data;
+        else
+            errors.push(...parsed.error.issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}`));
+    }
+    const projects = [...new Set((raw.projects ?? []).map((p) => p.trim()))];
+    for (const id of projects) {
+        const problem = projectIdProblem(id);
+        if (problem)
+            errors.push(`projects: invalid project id '${id}': ${problem}`);
+    }
+    if (raw.projects && projects.length < raw.projects.length)
+        warnings.push('projects: duplicates ignored');
+    const metrics = [...new Set(raw.metrics ?? [])];
+    if (raw.window !== undefined && raw.windows !== undefined)
+        errors.push('window, windows: give one of them, not both');
+    const listed = raw.windows ?? [raw.window ?? 'day'];
+    if (listed.includes('range')) {
+        errors.push(`${raw.windows ? 'windows' : 'window'}: 'range' has no meaning for an incremental sync; use day, week or month`);
+    }
+    const grains = COARSE_FIRST.filter((g) => g !== 'range' && listed.includes(g));
+    if (raw.start !== undefined) {
+        try {
+            const start = parseDay(raw.start, 'start');
+            // One grain: its windows start at `start`, which must be on its boundary. A list of
+            // grains: each starts at its first boundary on or after `start`.
+            if (raw.windows === undefined) {
+                if (raw.window === 'week' && start.weekday !== 1)
+                    errors.push(`start: ${raw.start} is not a Monday (week windows start on Monday)`);
+                if (raw.window === 'month' && start.day !== 1)
+                    errors.push(`start: ${raw.start} is not the 1st of a month`);
+            }
+        }
+        catch (error) {
+            errors.push(error instanceof Error ? error.message : String(error));
+        }
+    }
+    if (raw.maxRequestsPerRun !== undefined && raw.requestsPerHour !== undefined && raw.maxRequestsPerRun > raw.requestsPerHour) {
+        warnings.push(`maxRequestsPerRun ${raw.maxRequestsPerRun} exceeds requestsPerHour ${raw.requestsPerHour}: the hourly budget will stop the run first`);
+    }
+    if (errors.length > 0 || raw.start === undefined || raw.lookbackDays === undefined || raw.requestsPerHour === undefined) {
+        return { config: undefined, warnings, errors };
+    }
+    return {
+        config: {
+            projects,
+            metrics,
+            start: raw.start,
+            grains,
+            lookbackDays: raw.lookbackDays,
+            requestsPerHour: raw.requestsPerHour,
+            maxRequestsPerRun: raw.maxRequestsPerRun,
+        },
+        warnings,
+        errors,
+    };
+}
+/**
+ * The projects a sync runs for: `--project` (or DOCPIPE_PROJECT) replaces the file's list.
+ * The shipped placeholder id is refused with a line that says what to edit.
+ */
+export function resolveSyncProjects(config, override, file) {
+    const projects = override && override.length > 0 ? [...new Set(override)] : config.projects;
+    if (projects.includes(PLACEHOLDER_PROJECT)) {
+        throw new UsageError(`pipeline file '${file}' still has the placeholder project id '${PLACEHOLDER_PROJECT}': ` +
+            `put your project id in its "projects" list, or pass --project`);
+    }
+    return projects;
+}
+/** The closed windows of one grain of a sync, as of `now`. */
+export function planSyncWindows(config, grain, now) {
+    return planClosedWindows(alignUp(config.start, grain), grain, now);
+}
+/**
+ * Pure: what a sync of `config` covers as of `now`: each window aggregate at each of the
+ * pipeline's grains, and each event stream in day windows whatever the grains (its events
+ * are fetched and replaced one day at a time). `sync` runs it; `status` reports on it.
+ */
+export function planSyncSeries(config, projects, now) {
+    const aggregates = config.metrics.filter((m) => !isEventStream(m));
+    const events = config.metrics.filter((m) => isEventStream(m));
+    const series = config.grains.flatMap((grain) => {
+        const windows = planSyncWindows(config, grain, now);
+        return projects.flatMap((projectId) => aggregates.map((metric) => ({ metric, projectId, grain, windows })));
+    });
+    if (events.length > 0) {
+        const days = planSyncWindows(config, 'day', now);
+        series.push(...projects.flatMap((projectId) => events.map((metric) => ({ metric, projectId, grain: 'day', windows: days }))));
+    }
+    return series;
+}
+//# sourceMappingURL=pipeline-config.js.map

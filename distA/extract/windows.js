@@ -1,0 +1,120 @@
+/**
+ * The window planner: pure functions that cut a half-open range of UTC calendar days into
+ * windows `[start, end)` that partition it exactly (no day twice, none missing).
+ */
+import { DateTime } from 'luxon';
+import { UsageError } from '../core/errors.js';
+export const GRAINS = ['day', 'week', 'month', 'range'];
+/** Grains from coarsest to finest: the order a backfill of several grains takes them in. */
+export const COARSE_FIRST = ['range', 'month', 'week', 'day'];
+/**
+ * Longest range a plan may cover: about ten years. A typo such as `--from 0026-01-01` would
+ * otherwise plan millions of windows (measured: 3.6 million took 73 s and 1.7 GB) before
+ * the first request.
+ */
+export const MAX_RANGE_DAYS = 3_660;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Parses a strict `YYYY-MM-DD` UTC date; `what` names the option in the error. */
+export function parseDay(value, what = 'date') {
+    const parsed = ISO_DATE.test(value) ? DateTime.fromISO(value, { zone: 'utc' }) : null;
+    if (!parsed?.isValid) {
+        throw new UsageError(`invalid ${what} '${value}': expected a calendar date YYYY-MM-DD`);
+    }
+    return parsed;
+}
+export function formatDay(day) {
+    return day.toUTC().toISODate() ?? '';
+}
+/** Shifts a `YYYY-MM-DD` by whole days. */
+export function addDays(day, days) {
+    return formatDay(parseDay(day).plus({ days }));
+}
+/** Today's UTC date for a clock reading. */
+export function utcToday(nowMs) {
+    return formatDay(DateTime.fromMillis(nowMs, { zone: 'utc' }).startOf('day'));
+}
+function startOfGrain(day, grain) {
+    return grain === 'week' ? day.startOf('week') : day.startOf('month');
+}
+function nextBoundary(day, grain) {
+    return grain === 'week' ? day.plus({ weeks: 1 }) : day.plus({ months: 1 });
+}
+function checkAligned(day, grain, option) {
+    const floor = startOfGrain(day, grain);
+    if (floor.equals(day))
+        return;
+    const ceil = nextBoundary(floor, grain);
+    const unit = grain === 'week' ? 'a Monday (ISO week start)' : 'the 1st of a month';
+    throw new UsageError(`${option} ${formatDay(day)} is not on a ${grain} boundary: use ${unit}, ` +
+        `nearest are ${formatDay(floor)} and ${formatDay(ceil)}`);
+}
+/**
+ * Plans the windows of `[from, to)`. `week` windows start on Monday and `month` windows on
+ * the 1st; a range whose ends are not on such a boundary is a usage error naming the
+ * nearest boundaries. `range` is one window for the whole range.
+ */
+export function planWindows(from, to, grain) {
+    const start = parseDay(from, '--from');
+    const end = parseDay(to, '--to');
+    if (start >= end) {
+        throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`);
+    }
+    if (end.diff(start, 'days').days > MAX_RANGE_DAYS) {
+        throw new UsageError(`range ${from} .. ${to} spans more than ten years (${MAX_RANGE_DAYS} days): check the dates, or export it in parts`);
+    }
+    if (grain === 'range')
+        return [{ start: formatDay(start), end: formatDay(end) }];
+    if (grain === 'week' || grain === 'month') {
+        checkAligned(start, grain, '--from');
+        checkAligned(end, grain, '--to');
+    }
+    const windows = [];
+    for (let cursor = start; cursor < end;) {
+        const next = grain === 'day' ? cursor.plus({ days: 1 }) : nextBoundary(cursor, grain);
+        windows.push({ start: formatDay(cursor), end: formatDay(next) });
+        cursor = next;
+    }
+    return windows;
+}
+/** Number of days in a window. */
+export function windowDays(window) {
+    return Math.round(parseDay(window.end).diff(parseDay(window.start), 'days').days);
+}
+/**
+ * Refuses windows that start after today (UTC): there is no data for them yet, so they would
+ * cost requests and load nothing. A window that starts today is allowed (it is partial, and
+ * re-fetched until it settles).
+ */
+export function checkNotFuture(windows, nowMs, to) {
+    const today = utcToday(nowMs);
+    const future = windows.filter((w) => w.start > today);
+    if (future.length === 0)
+        return;
+    const last = windows.filter((w) => w.start <= today).at(-1);
+    const hint = last ? `; the last window with data ends ${last.end}` : '';
+    throw new UsageError(`--to ${to} is past today (${today}, UTC): ${future.length} window${future.length === 1 ? '' : 's'} would start after today and have no data${hint}`);
+}
+/** The first `grain` boundary on or after `day` (a Monday for weeks, the 1st for months). */
+export function alignUp(day, grain) {
+    if (grain === 'day' || grain === 'range')
+        return day;
+    const parsed = parseDay(day);
+    const floor = startOfGrain(parsed, grain);
+    return formatDay(floor.equals(parsed) ? parsed : nextBoundary(floor, grain));
+}
+/**
+ * The closed windows of an incremental sync: from `start` up to the last boundary on or
+ * before today (UTC), so that every window ends on or before today. Empty when none is closed.
+ */
+export function planClosedWindows(start, grain, nowMs) {
+    const end = closedUntil(grain, nowMs);
+    if (start >= end)
+        return [];
+    return planWindows(start, end, grain);
+}
+/** The end of the newest closed window of a grain: today for days, this week's Monday, this month's 1st. */
+export function closedUntil(grain, nowMs) {
+    const today = parseDay(utcToday(nowMs));
+    return formatDay(grain === 'week' || grain === 'month' ? startOfGrain(today, grain) : today);
+}
+//# sourceMappingURL=windows.js.map

@@ -1,0 +1,177 @@
+/**
+ * The job ledger (`agent_jobs`): one row per (project, prompt key). A row is written as
+ * `pending` when its turn comes, and marked as being posted (`post_started_at`) only just
+ * before the POST goes out, after any wait for the budget; so a crash leaves a trace, and
+ * only a prompt that may have reached the server counts as `unknown`. Every response then
+ * updates the row. Each write is one statement, committed before its call returns, in a short
+ * write (the database file is held only for it, so a batch that follows jobs for an hour leaves
+ * the file to readers between polls), so the ledger is consistent after a crash. Writes that
+ * arrive while another is committing go in together in the next short write (Store.run).
+ */
+import { isTerminalStatus } from '../api/schemas.js';
+import { whereEquals } from '../load/sql-files.js';
+/** Statuses docpipe sets itself, beside the API's own. */
+export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'];
+/** A status after which nothing more will happen to the row without the user asking. */
+export function isFinalStatus(status) {
+    return isTerminalStatus(status) || status === 'rejected';
+}
+const ts = (ms) => new Date(ms).toISOString();
+const COLUMNS = `project_id, prompt_key, prompt, job_id, status, model, repository, ref, pr_link,
+  strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS created_at,
+  strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
+  strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
+  strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
+  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started`;
+const SELECT = `SELECT ${COLUMNS} FROM agent_jobs`;
+/** The follow-up messages sent to a row's job (agent_messages, schema version 3). */
+const MESSAGES = `(SELECT count(*) FROM agent_messages m
+   WHERE m.project_id = agent_jobs.project_id AND m.job_id = agent_jobs.job_id AND m.status = 'sent')::INTEGER AS messages`;
+function toRow(r) {
+    const str = (v) => (v === null || v === undefined ? null : String(v));
+    return {
+        projectId: String(r.project_id),
+        promptKey: String(r.prompt_key),
+        prompt: String(r.prompt ?? ''),
+        jobId: str(r.job_id),
+        status: String(r.status),
+        model: str(r.model),
+        repository: str(r.repository),
+        ref: str(r.ref),
+        prLink: str(r.pr_link),
+        createdAt: str(r.created_at),
+        archivedAt: str(r.archived_at),
+        submittedAt: str(r.submitted_at),
+        finishedAt: str(r.finished_at),
+        error: str(r.error),
+        flags: str(r.flags),
+        sourceFile: str(r.source_file),
+        attempts: Number(r.attempts ?? 0),
+        polls: Number(r.polls ?? 0),
+        postStarted: r.post_started === true,
+        ...(r.messages === undefined ? {} : { messages: Number(r.messages) }),
+    };
+}
+/** An API timestamp we could not parse is dropped rather than failing the write. */
+function apiTime(value) {
+    return value !== null && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : null;
+}
+/** The statuses the ledger holds, each once. */
+export async function readStatuses(db) {
+    const rows = await db.all('SELECT DISTINCT status FROM agent_jobs ORDER BY status');
+    return rows.map((r) => r.status);
+}
+/** The ledger's rows, oldest submission first, each with the follow-up messages its job was sent. */
+export async function readLedger(db, filter = {}) {
+    const { where, params } = whereEquals({ status: filter.status, project_id: filter.projectId });
+    const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+    return (await db.all(sql, params)).map(toRow);
+}
+export class JobLedger {
+    store;
+    runId;
+    constructor(store, runId) {
+        this.store = store;
+        this.runId = runId;
+    }
+    async get(projectId, promptKey) {
+        const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey }));
+        return rows[0] ? toRow(rows[0]) : undefined;
+    }
+    /** The statuses the ledger holds, each once. */
+    statuses() {
+        return this.store.read((db) => readStatuses(db));
+    }
+    list(filter = {}) {
+        return this.store.read((db) => readLedger(db, filter));
+    }
+    /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
+    async byKey(projectId) {
+        const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p`, { p: projectId }));
+        return new Map(rows.map((r) => [String(r.prompt_key), toRow(r)]));
+    }
+    /**
+     * The prompt's turn has come: `pending`, not yet posted (a prompt that then waits for the
+     * hourly budget and is killed there is still provably not submitted).
+     */
+    async markPending(projectId, promptKey, prompt, sourceFile, now) {
+        await this.store.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
+       VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
+       ON CONFLICT (project_id, prompt_key) DO UPDATE SET
+         prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
+         finished_at = NULL, source_file = excluded.source_file, polls = 0, updated_at = excluded.updated_at,
+         run_id = excluded.run_id, post_started_at = NULL`, { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId });
+    }
+    /** Just before a POST attempt goes out: from here its outcome is unknown until the answer. */
+    async markPosting(projectId, promptKey, now) {
+        await this.store.run(`UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey, now: ts(now), run: this.runId });
+    }
+    /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
+    async clearPosting(projectId, promptKey, now) {
+        await this.store.run(`UPDATE agent_jobs SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey, now: ts(now) });
+    }
+    /**
+     * The API answered with a job (after POST or GET): copy its fields. The status is kept
+     * verbatim, known or not. A null prLink never erases a stored one; a prLink that is not a
+     * URL is flagged instead of stored. The API's reason for a failure, if any, goes to `error`.
+     */
+    async recordJob(projectId, promptKey, job, now, opts = {}) {
+        const status = job.status ?? 'active';
+        await this.store.run(`UPDATE agent_jobs SET
+         job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
+         repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),
+         flags = CASE WHEN $badLink THEN 'pr_link_not_url' WHEN $pr IS NOT NULL THEN NULL ELSE flags END,
+         created_at = coalesce($created::TIMESTAMPTZ, created_at), archived_at = $archived::TIMESTAMPTZ,
+         submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         polls = polls + CASE WHEN $polled THEN 1 ELSE 0 END,
+         error = $reason, updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`, {
+            p: projectId,
+            k: promptKey,
+            id: job.id,
+            badLink: job.badPrLink !== null,
+            reason: job.reason,
+            status,
+            model: job.model,
+            repo: job.repository,
+            ref: job.ref,
+            pr: job.prLink,
+            created: apiTime(job.createdAt),
+            archived: apiTime(job.archivedAt),
+            submitted: opts.submitted ?? false,
+            polled: opts.polled ?? false,
+            terminal: isTerminalStatus(status),
+            now: ts(now),
+            run: this.runId,
+        });
+    }
+    /**
+     * A local outcome (`unknown`, `rejected`, `timed_out`) or an error kept beside the status.
+     * A local status replaces only a local one or `active`: a status the API gave that docpipe
+     * does not know (`cancelled`) is never overwritten, the outcome goes to `error` beside it.
+     */
+    async recordOutcome(projectId, promptKey, outcome, now) {
+        await this.store.run(`UPDATE agent_jobs SET
+         status = CASE WHEN $status IS NULL THEN status
+                       WHEN status IS NULL OR status IN (${[...LOCAL_STATUSES, 'active'].map((s) => `'${s}'`).join(', ')}) THEN $status
+                       ELSE status END,
+         error = $error,
+         submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
+         post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND prompt_key = $k`, {
+            p: projectId,
+            k: promptKey,
+            nothing: outcome.nothingCreated ?? false,
+            status: outcome.status ?? null,
+            error: outcome.error,
+            submitted: outcome.submitted ?? false,
+            now: ts(now),
+            run: this.runId,
+        });
+    }
+}
+//# sourceMappingURL=ledger.js.map

@@ -1,0 +1,120 @@
+/**
+ * Follow-up messages as `docpipe jobs message` takes them: one on the command line, or a
+ * `.jsonl` file of `{"jobId"|"promptKey": …, "prompt": …, "id"?: …}` lines. Pure except for
+ * reading the file. Each message gets a key (its `id`, else a hash of its job and text) that
+ * the message ledger uses to send it once across runs.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { UsageError } from '../core/errors.js';
+const FIELDS = ['jobId', 'promptKey', 'prompt', 'id'];
+/** The key of a message without an id: `sha256:` and 16 hex digits of its job id and text. */
+export function messageKey(jobId, prompt) {
+    return `sha256:${createHash('sha256').update(`${jobId}\n${prompt}`, 'utf8').digest('hex').slice(0, 16)}`;
+}
+function text(value, where, field) {
+    if (value === undefined)
+        return undefined;
+    if (typeof value === 'number' && field !== 'prompt')
+        return String(value);
+    if (typeof value !== 'string')
+        throw new UsageError(`${where}: "${field}" must be a string`);
+    return value.replace(/\r\n/g, '\n').trim();
+}
+export function parseMessageFile(path, content) {
+    const requests = [];
+    content
+        .replace(/^\uFEFF/, '')
+        .split('\n')
+        .forEach((raw, index) => {
+        const line = index + 1;
+        const where = `${path}:${line}`;
+        if (raw.trim() === '')
+            return;
+        let value;
+        try {
+            value = JSON.parse(raw);
+        }
+        catch (cause) {
+            throw new UsageError(`${where}: invalid JSON: '${raw.trim().slice(0, 60)}'`, { cause });
+        }
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+            throw new UsageError(`${where}: expected a JSON object like {"jobId": "…", "prompt": "…"}`);
+        }
+        const record = value;
+        const unknown = Object.keys(record).filter((k) => !FIELDS.includes(k));
+        if (unknown.length > 0)
+            throw new UsageError(`${where}: unknown field "${unknown[0]}" (expected jobId or promptKey, prompt, and optionally id)`);
+        const jobId = text(record.jobId, where, 'jobId');
+        const promptKey = text(record.promptKey, where, 'promptKey');
+        const prompt = text(record.prompt, where, 'prompt');
+        const id = text(record.id, where, 'id');
+        if (!prompt)
+            throw new UsageError(`${where}: missing or empty "prompt"`);
+        if ((jobId ? 1 : 0) + (promptKey ? 1 : 0) !== 1)
+            throw new UsageError(`${where}: give exactly one of "jobId" and "promptKey"`);
+        if (id === '')
+            throw new UsageError(`${where}: empty "id"`);
+        requests.push({ line, prompt, ...(jobId ? { jobId } : {}), ...(promptKey ? { promptKey } : {}), ...(id ? { id } : {}) });
+    });
+    if (requests.length === 0)
+        throw new UsageError(`${path}: no messages found`);
+    return requests;
+}
+export async function readMessageFile(path) {
+    if (extname(path).toLowerCase() !== '.jsonl')
+        throw new UsageError(`${path}: a message file is .jsonl (one {"jobId"|"promptKey", "prompt"} a line)`);
+    let content;
+    try {
+        content = await readFile(path, 'utf8');
+    }
+    catch (cause) {
+        throw new UsageError(`cannot read message file '${path}'`, { cause });
+    }
+    return parseMessageFile(path, content);
+}
+/**
+ * Resolves each message's job against the job ledger of its project: a prompt key must name
+ * a submitted job; a job id need not be in the ledger (a job made elsewhere). Exact
+ * duplicates are dropped with a warning; a key reused for another message is refused.
+ */
+export function resolveMessages(label, requests, ledger) {
+    const byPromptKey = new Map(ledger.map((r) => [r.promptKey, r]));
+    const byJobId = new Map(ledger.filter((r) => r.jobId !== null).map((r) => [r.jobId, r]));
+    const entries = [];
+    const warnings = [];
+    const byKey = new Map();
+    for (const request of requests) {
+        const where = `${label}:${request.line}`;
+        let jobId;
+        let promptKey;
+        if (request.promptKey !== undefined) {
+            const row = byPromptKey.get(request.promptKey);
+            if (!row)
+                throw new UsageError(`${where}: no job in the ledger with prompt key '${request.promptKey}'`);
+            if (row.jobId === null)
+                throw new UsageError(`${where}: prompt key '${request.promptKey}' has no job id (status ${row.status})`);
+            jobId = row.jobId;
+            promptKey = row.promptKey;
+        }
+        else {
+            jobId = request.jobId;
+            promptKey = byJobId.get(jobId)?.promptKey ?? null;
+        }
+        const key = request.id ?? messageKey(jobId, request.prompt);
+        const earlier = byKey.get(key);
+        if (earlier) {
+            if (earlier.prompt !== request.prompt || earlier.jobId !== jobId) {
+                throw new UsageError(`${where}: ${request.id === undefined ? `key ${key}` : `id '${request.id}'`} is already used on line ${earlier.line} for another message`);
+            }
+            warnings.push(`${where}: duplicate of line ${earlier.line}, sent once`);
+            continue;
+        }
+        const entry = { key, jobId, promptKey, prompt: request.prompt, line: request.line };
+        byKey.set(key, entry);
+        entries.push(entry);
+    }
+    return { entries, warnings };
+}
+//# sourceMappingURL=message-file.js.map

@@ -1,0 +1,101 @@
+/**
+ * The message ledger (`agent_messages`): one row per follow-up message, written as `pending`
+ * before its POST, so a crash between the two leaves a trace and nothing is sent twice. Each
+ * write is one statement, committed before its call returns; writes that meet share one short
+ * write (Store.run), like the job ledger's.
+ */
+import { isTerminalStatus } from '../api/schemas.js';
+import { whereEquals } from '../load/sql-files.js';
+/** A message's own status (the job's is `jobStatus`). */
+export const MESSAGE_STATUSES = ['pending', 'sent', 'unknown', 'rejected'];
+/** A message after which nothing more happens without the user asking. */
+export function isMessageDone(row) {
+    return row.status === 'rejected' || (row.status === 'sent' && isTerminalStatus(row.jobStatus));
+}
+const ts = (ms) => new Date(ms).toISOString();
+const time = (column) => `strftime(${column} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS ${column}`;
+const SELECT = `SELECT project_id, message_key, job_id, prompt_key, prompt, status, status_after, job_status, pr_link,
+  ${time('sent_at')}, ${time('finished_at')}, error, source_file, attempts, polls,
+  post_started_at IS NOT NULL AS post_started FROM agent_messages`;
+function toRow(r) {
+    const str = (v) => (v === null || v === undefined ? null : String(v));
+    return {
+        projectId: String(r.project_id),
+        messageKey: String(r.message_key),
+        jobId: String(r.job_id),
+        promptKey: str(r.prompt_key),
+        prompt: String(r.prompt ?? ''),
+        status: String(r.status),
+        statusAfter: str(r.status_after),
+        jobStatus: str(r.job_status),
+        prLink: str(r.pr_link),
+        sentAt: str(r.sent_at),
+        finishedAt: str(r.finished_at),
+        error: str(r.error),
+        sourceFile: str(r.source_file),
+        attempts: Number(r.attempts ?? 0),
+        polls: Number(r.polls ?? 0),
+        postStarted: r.post_started === true,
+    };
+}
+export class MessageLedger {
+    store;
+    runId;
+    constructor(store, runId) {
+        this.store = store;
+        this.runId = runId;
+    }
+    async get(projectId, messageKey) {
+        const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey }));
+        return rows[0] ? toRow(rows[0]) : undefined;
+    }
+    async list(filter = {}) {
+        const { where, params } = whereEquals({ project_id: filter.projectId, job_id: filter.jobId });
+        const sql = `${SELECT}${where} ORDER BY sent_at NULLS LAST, updated_at, message_key`;
+        return (await this.store.read((db) => db.all(sql, params))).map(toRow);
+    }
+    /** Written before the POST. */
+    async markPending(projectId, message, sourceFile, now) {
+        await this.store.run(`INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
+                                   updated_at, run_id, post_started_at)
+       VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+       ON CONFLICT (project_id, message_key) DO UPDATE SET
+         job_id = excluded.job_id, prompt_key = excluded.prompt_key, prompt = excluded.prompt, status = 'pending',
+         status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
+         source_file = excluded.source_file, attempts = agent_messages.attempts + 1, polls = 0,
+         updated_at = excluded.updated_at, run_id = excluded.run_id, post_started_at = excluded.post_started_at`, { p: projectId, k: message.key, job: message.jobId, pk: message.promptKey, prompt: message.prompt, file: sourceFile, now: ts(now), run: this.runId });
+    }
+    /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */
+    async recordJob(projectId, messageKey, job, now, opts = {}) {
+        const status = job.status ?? 'active';
+        await this.store.run(`UPDATE agent_messages SET
+         status = CASE WHEN $sent THEN 'sent' ELSE status END,
+         status_after = CASE WHEN $sent THEN $status ELSE status_after END,
+         sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
+         job_status = $status, pr_link = $pr,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
+         error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey, sent: opts.sent ?? false, status, pr: job.prLink, terminal: isTerminalStatus(status), now: ts(now), run: this.runId });
+    }
+    /**
+     * A local outcome: the message's (`unknown`, `rejected`), the job's (`timed_out`), or an
+     * error kept beside the status.
+     */
+    async recordOutcome(projectId, messageKey, outcome, now) {
+        await this.store.run(`UPDATE agent_messages SET status = coalesce($status, status), job_status = coalesce($jobStatus, job_status),
+         error = $error, post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
+         updated_at = $now::TIMESTAMPTZ, run_id = $run
+       WHERE project_id = $p AND message_key = $k`, {
+            p: projectId,
+            k: messageKey,
+            status: outcome.status ?? null,
+            jobStatus: outcome.jobStatus ?? null,
+            error: outcome.error,
+            nothing: outcome.nothingCreated ?? false,
+            now: ts(now),
+            run: this.runId,
+        });
+    }
+}
+//# sourceMappingURL=message-ledger.js.map

@@ -1,0 +1,287 @@
+/**
+ * Prompt files for `docpipe jobs submit`: `.txt` (one prompt per line, `#` comments),
+ * `.jsonl` (`{"prompt": …, "id"?: …}` per line) or `.csv` (a `prompt` column, optional `id`).
+ *
+ * A bad file is refused whole, with one line that names the file and the line, so nothing
+ * from a half-understood file is ever submitted. Every entry gets a stable key (the user's
+ * id, or a hash of the text) that the job ledger uses to submit each prompt once across runs.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { parseCsv } from './csv-reader.js';
+export const PROMPT_FILE_FORMATS = ['txt', 'jsonl', 'csv'];
+/** Reads a prompt file from disk. Throws `UsageError` for a missing, unreadable or bad file. */
+export async function readPromptFile(path) {
+    // Fail on a wrong extension before touching the disk.
+    promptFileFormatOf(path);
+    let bytes;
+    try {
+        bytes = await readFile(path);
+    }
+    catch (cause) {
+        throw new UsageError(`${where(path)}: ${describeReadError(cause)}`, { cause });
+    }
+    return parsePromptFile(path, bytes);
+}
+/** Parses the bytes of a prompt file; `path` picks the format and names the file in messages. */
+export function parsePromptFile(path, bytes) {
+    const format = promptFileFormatOf(path);
+    const text = decodeUtf8(path, bytes);
+    const nul = text.indexOf('\u0000');
+    if (nul !== -1) {
+        throw new UsageError(`${where(path, lineAt(text, nul))}: contains a NUL character (a binary or UTF-16 file?)`);
+    }
+    const raw = format === 'txt' ? readTxt(text) : format === 'jsonl' ? readJsonl(path, text) : readCsv(path, text);
+    return collect(path, format, raw);
+}
+/** The ledger key of a prompt without an id: `sha256:` + the first 16 hex chars of its hash. */
+export function promptKey(prompt) {
+    const digest = createHash('sha256').update(normalizePrompt(prompt), 'utf8').digest('hex');
+    return `sha256:${digest.slice(0, 16)}`;
+}
+/** The format of a prompt file, from its extension (case-insensitive). */
+export function promptFileFormatOf(path) {
+    const ext = extname(path).toLowerCase();
+    const format = PROMPT_FILE_FORMATS.find((f) => `.${f}` === ext);
+    if (format !== undefined)
+        return format;
+    const accepted = PROMPT_FILE_FORMATS.map((f) => `.${f}`).join(', ');
+    const got = ext === '' ? 'has no file extension' : `has unknown extension ${quote(ext)}`;
+    throw new UsageError(`${where(path)}: prompt file ${got} (expected one of ${accepted})`);
+}
+/** Trimmed, with CRLF made LF so a prompt's key does not depend on the file's line endings. */
+function normalizePrompt(prompt) {
+    return prompt.replace(/\r\n/g, '\n').trim();
+}
+function readTxt(text) {
+    const entries = [];
+    text.split('\n').forEach((content, index) => {
+        const prompt = content.trim();
+        if (prompt === '' || prompt.startsWith('#'))
+            return;
+        entries.push({ prompt, line: index + 1, id: undefined });
+    });
+    return entries;
+}
+function readJsonl(path, text) {
+    const entries = [];
+    text.split('\n').forEach((content, index) => {
+        const line = index + 1;
+        if (content.trim() === '')
+            return;
+        let value;
+        try {
+            value = JSON.parse(content);
+        }
+        catch (cause) {
+            throw new UsageError(`${where(path, line)}: invalid JSON: ${quote(content.trim())}`, { cause });
+        }
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+            throw new UsageError(`${where(path, line)}: expected a JSON object like {"prompt": "…"}, got ${typeName(value)}`);
+        }
+        const record = value;
+        const prompt = record['prompt'];
+        if (prompt === undefined) {
+            const keys = Object.keys(record);
+            const found = keys.length === 0 ? 'no fields' : `fields ${listOf(keys)}`;
+            throw new UsageError(`${where(path, line)}: missing "prompt" field (found ${found})`);
+        }
+        if (typeof prompt !== 'string') {
+            throw new UsageError(`${where(path, line)}: "prompt" must be a string, got ${typeName(prompt)}`);
+        }
+        const normalized = normalizePrompt(prompt);
+        if (normalized === '')
+            throw new UsageError(`${where(path, line)}: empty prompt`);
+        entries.push({ prompt: normalized, line, id: jsonId(path, line, record['id']) });
+    });
+    return entries;
+}
+/** A JSON `id`: a string or a number; `null` or absent means none. */
+function jsonId(path, line, id) {
+    if (id === undefined || id === null)
+        return undefined;
+    if (typeof id === 'string') {
+        const trimmed = id.trim();
+        if (trimmed === '')
+            throw new UsageError(`${where(path, line)}: "id" is empty (omit it, or give a value)`);
+        return trimmed;
+    }
+    if (typeof id === 'number') {
+        // JSON.parse has already rounded an integer this large (or made 1e400 Infinity), so two
+        // ids could collide.
+        if (!Number.isFinite(id) || (Number.isInteger(id) && !Number.isSafeInteger(id))) {
+            throw new UsageError(`${where(path, line)}: "id" ${String(id)} is too large for a number; write it as a string`);
+        }
+        return String(id);
+    }
+    throw new UsageError(`${where(path, line)}: "id" must be a string or a number, got ${typeName(id)}`);
+}
+function readCsv(path, text) {
+    const parsed = parseCsv(text);
+    if (!parsed.ok)
+        throw new UsageError(`${where(path, parsed.line)}: ${parsed.reason}`);
+    const records = parsed.records.filter((r) => !isEmptyRecord(r));
+    const [header, ...rows] = records;
+    if (header === undefined)
+        return [];
+    const columns = header.fields.map((name) => name.trim().toLowerCase());
+    const promptColumn = columnIndex(path, header, columns, 'prompt');
+    if (promptColumn === undefined) {
+        const found = header.fields.map((name) => name.trim());
+        throw new UsageError(`${where(path, header.line)}: the header has no "prompt" column (found columns ${listOf(found)})${separatorHint(found)}`);
+    }
+    const idColumn = columnIndex(path, header, columns, 'id');
+    return rows.map((record) => {
+        if (record.fields.length > columns.length) {
+            throw new UsageError(`${where(path, record.line)}: ${record.fields.length} fields but the header has ${columns.length} columns` +
+                ' (quote fields that contain commas)');
+        }
+        // A short record is read as if the missing trailing fields were empty.
+        const prompt = normalizePrompt(record.fields[promptColumn] ?? '');
+        if (prompt === '')
+            throw new UsageError(`${where(path, record.line)}: empty prompt`);
+        const id = idColumn === undefined ? '' : (record.fields[idColumn] ?? '').trim();
+        return { prompt, line: record.line, id: id === '' ? undefined : id };
+    });
+}
+/** Spreadsheets in many locales export `;`- or tab-separated "CSV": say so rather than only list one odd column. */
+function separatorHint(columns) {
+    const [only] = columns;
+    if (columns.length !== 1 || only === undefined || !/prompt/i.test(only))
+        return '';
+    if (only.includes(';'))
+        return '; the file looks semicolon-separated, save it with commas';
+    if (only.includes('\t'))
+        return '; the file looks tab-separated, save it with commas';
+    return '';
+}
+function columnIndex(path, header, columns, name) {
+    const first = columns.indexOf(name);
+    if (first === -1)
+        return undefined;
+    if (columns.indexOf(name, first + 1) !== -1) {
+        throw new UsageError(`${where(path, header.line)}: the header has more than one "${name}" column`);
+    }
+    return first;
+}
+/** Blank lines and spreadsheet filler rows like `,,` are skipped. */
+function isEmptyRecord(record) {
+    return record.fields.every((field) => field.trim() === '');
+}
+/** Keys entries, keeps the first of each key, and refuses an id reused for another prompt. */
+/** Keys the entries and drops exact duplicates (a key reused for another prompt is refused). */
+export function collect(path, format, raw) {
+    const entries = [];
+    const warnings = [];
+    const byKey = new Map();
+    for (const { prompt, line, id } of raw) {
+        const key = id ?? promptKey(prompt);
+        const earlier = byKey.get(key);
+        if (earlier !== undefined) {
+            if (earlier.prompt !== prompt) {
+                const what = id === undefined ? `key ${key}` : `id ${quote(id)}`;
+                throw new UsageError(`${where(path, line)}: ${what} is already used on line ${earlier.line} for a different prompt`);
+            }
+            warnings.push(`${where(path, line)}: duplicate of line ${earlier.line}, submitted once`);
+            continue;
+        }
+        const entry = id === undefined ? { key, prompt, line } : { key, prompt, line, id };
+        byKey.set(key, entry);
+        entries.push(entry);
+    }
+    if (entries.length === 0) {
+        const hint = format === 'txt' ? ' (only blank lines and # comments)' : format === 'csv' ? ' (expected a header row and at least one row)' : '';
+        throw new UsageError(`${where(path)}: no prompts found${hint}`);
+    }
+    return { path, format, entries, warnings };
+}
+// ---------------------------------------------------------------------------------------
+function decodeUtf8(path, bytes) {
+    try {
+        // The default (ignoreBOM: false) drops a leading BOM.
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch (cause) {
+        const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+        const reason = utf16 ? 'is UTF-16, not UTF-8' : 'is not valid UTF-8';
+        throw new UsageError(`${where(path, firstInvalidLine(bytes))}: ${reason} (save the file as UTF-8)`, { cause });
+    }
+}
+/** The line of the first invalid byte. LF never occurs inside a UTF-8 sequence, so lines decode alone. */
+function firstInvalidLine(bytes) {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    let line = 1;
+    let start = 0;
+    for (;;) {
+        const lf = bytes.indexOf(0x0a, start);
+        const end = lf === -1 ? bytes.length : lf;
+        try {
+            decoder.decode(bytes.subarray(start, end));
+        }
+        catch {
+            return line;
+        }
+        if (lf === -1)
+            return line;
+        start = lf + 1;
+        line++;
+    }
+}
+function lineAt(text, index) {
+    let line = 1;
+    for (let k = text.indexOf('\n'); k !== -1 && k < index; k = text.indexOf('\n', k + 1))
+        line++;
+    return line;
+}
+/** `path:line`, with control characters in the path escaped so the message stays on one line. */
+function where(path, line) {
+    const safe = path.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => escapeChar(c));
+    return line === undefined ? safe : `${safe}:${line}`;
+}
+const QUOTE_MAX = 40;
+/** User text inside a message: shortened, quoted, and escaped so it cannot break the line. */
+function quote(text) {
+    const chars = Array.from(text);
+    const short = chars.length > QUOTE_MAX ? `${chars.slice(0, QUOTE_MAX).join('')}…` : text;
+    return JSON.stringify(short).replace(/[\u0085\u2028\u2029]/g, (c) => escapeChar(c));
+}
+function listOf(names) {
+    const shown = names.slice(0, 8).map((n) => quote(n));
+    return names.length > shown.length ? `${shown.join(', ')}, …` : shown.join(', ');
+}
+function escapeChar(c) {
+    if (c === '\n')
+        return '\\n';
+    if (c === '\r')
+        return '\\r';
+    if (c === '\t')
+        return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+function typeName(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    if (typeof value === 'object')
+        return 'an object';
+    return `a ${typeof value}`;
+}
+function describeReadError(cause) {
+    const code = cause instanceof Error && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+    switch (code) {
+        case 'ENOENT':
+        case 'ENOTDIR':
+            return 'no such file';
+        case 'EISDIR':
+            return 'is a directory, not a prompt file';
+        case 'EACCES':
+        case 'EPERM':
+            return 'permission denied';
+        default:
+            return `cannot read the file (${code ?? 'unknown error'})`;
+    }
+}
+//# sourceMappingURL=prompt-files.js.map

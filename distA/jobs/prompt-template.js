@@ -1,0 +1,102 @@
+/**
+ * Pure: prompt templates for `docpipe jobs from-query`. A template is text with fields in
+ * braces, each a column name of the query (`Fix {path}: {total} visitors`); `{{` and `}}`
+ * stand for literal braces. Rendering is one pass, so braces inside a value stay as they are.
+ */
+import { UsageError } from '../core/errors.js';
+/** Parses a template; an unclosed or stray brace, or an empty field, is a UsageError naming where. */
+export function parseTemplate(text) {
+    if (text.trim() === '')
+        throw new UsageError('empty --template: give the prompt text, with {column} fields');
+    const parts = [];
+    let literal = '';
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === '{' && text[i + 1] === '{') {
+            literal += '{';
+            i++;
+        }
+        else if (c === '}' && text[i + 1] === '}') {
+            literal += '}';
+            i++;
+        }
+        else if (c === '{') {
+            const end = text.indexOf('}', i + 1);
+            const open = text.indexOf('{', i + 1);
+            if (end === -1 || (open !== -1 && open < end)) {
+                throw new UsageError(`--template: '{' at character ${i + 1} is not closed (write {{ for a literal brace)`);
+            }
+            const name = text.slice(i + 1, end).trim();
+            if (name === '')
+                throw new UsageError(`--template: empty field {} at character ${i + 1}`);
+            if (literal !== '')
+                parts.push({ kind: 'text', text: literal });
+            literal = '';
+            parts.push({ kind: 'field', name });
+            i = end;
+        }
+        else if (c === '}') {
+            throw new UsageError(`--template: '}' at character ${i + 1} closes no field (write }} for a literal brace)`);
+        }
+        else {
+            literal += c;
+        }
+    }
+    if (literal !== '')
+        parts.push({ kind: 'text', text: literal });
+    const fields = [...new Set(parts.flatMap((p) => (p.kind === 'field' ? [p.name] : [])))];
+    return { parts, fields };
+}
+/** Every field must be a column of the query: the first that is not is a UsageError naming it. */
+export function checkTemplateFields(template, columns) {
+    const missing = template.fields.filter((f) => !columns.includes(f));
+    if (missing.length === 0)
+        return;
+    const names = missing.map((f) => `{${f}}`).join(', ');
+    const known = columns.length === 0 ? 'the query returns no columns' : `columns: ${columns.join(', ')}`;
+    throw new UsageError(`--template field${missing.length > 1 ? 's' : ''} ${names} match${missing.length > 1 ? '' : 'es'} no column of the query (${known})`);
+}
+/**
+ * A value as prompt text: NULL is empty, a date (midnight UTC) is `YYYY-MM-DD`, a timestamp
+ * ISO 8601, a fraction six significant digits (round in SQL for fewer), a list or struct JSON.
+ */
+export function formatValue(value) {
+    if (value === null || value === undefined)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'bigint')
+        return value.toString();
+    if (typeof value === 'number')
+        return Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(6)));
+    if (value instanceof Date) {
+        const iso = value.toISOString();
+        return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+    }
+    if (typeof value === 'object')
+        return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    return String(value);
+}
+export function renderTemplate(template, row) {
+    return template.parts.map((p) => (p.kind === 'text' ? p.text : formatValue(row[p.name]))).join('');
+}
+/**
+ * One prompt per row, in row order. A row whose prompt renders empty, or whose `id` is NULL,
+ * is a UsageError naming the row (1-based): nothing from a half-understood query is submitted.
+ */
+export function renderPromptRows(template, columns, rows) {
+    checkTemplateFields(template, columns);
+    const hasId = columns.includes('id');
+    return rows.map((row, index) => {
+        const prompt = renderTemplate(template, row).replace(/\r\n/g, '\n').trim();
+        if (prompt === '')
+            throw new UsageError(`query row ${index + 1}: the template renders an empty prompt`);
+        if (!hasId)
+            return { prompt };
+        const id = row.id;
+        if (id === null || id === undefined || formatValue(id).trim() === '')
+            throw new UsageError(`query row ${index + 1}: the id column is empty`);
+        return { prompt, id: formatValue(id).trim() };
+    });
+}
+//# sourceMappingURL=prompt-template.js.map

@@ -1,0 +1,267 @@
+/**
+ * The analytics half of the library: `exportAnalytics` (a date range) and `syncPipeline` (the
+ * nightly incremental run). Both open the database, run the export, record the run and return
+ * its summary; they never print and never exit. The CLI's `export` and `sync` are thin layers
+ * over them.
+ */
+import { readFileSync } from 'node:fs';
+import { FailureBreaker } from '../api/failure-breaker.js';
+import { METRICS } from '../core/domain.js';
+import { EXIT, UsageError } from '../core/errors.js';
+import { runExitCode, runStatus } from '../core/outcome.js';
+import { isEventStream } from '../api/endpoints.js';
+import { runThreads } from '../extract/run-threads.js';
+import { isClosed } from '../extract/plan-export.js';
+import { checkPipelineConfig, planSyncSeries, resolveSyncProjects, } from '../extract/pipeline-config.js';
+import { runExport } from '../extract/run-export.js';
+import { GRAINS, checkNotFuture, planWindows } from '../extract/windows.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
+import { createSession, createWorkspace } from './session.js';
+import { resolveCommon } from './common.js';
+/** The analytics budget of an organization (DESIGN §1). */
+export const DEFAULT_REQUESTS_PER_HOUR = 100;
+/** Longest wait for the hourly budget unless told otherwise: longer stops the run (exit code 75). */
+export const DEFAULT_MAX_WAIT_MS = 60_000;
+function checkPerHour(value) {
+    if (!Number.isFinite(value) || value < 1)
+        throw new UsageError(`invalid requestsPerHour '${String(value)}': expected a number >= 1`);
+    return value;
+}
+function checkMaxWait(value) {
+    if (Number.isNaN(value) || value < 0)
+        throw new UsageError(`invalid maxWaitMs '${String(value)}': expected milliseconds >= 0`);
+    return value;
+}
+/** Opens the database, runs the export, records the run: what `export` and `sync` share. */
+async function runAnalytics(common, hooks, options) {
+    const { clock, logger } = common;
+    const runId = newRunId(clock.now());
+    // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
+    const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1 });
+    const { store } = workspace;
+    // Recording the run, reading the plan and the hour's requests share one open of the file,
+    // released once the plan is made (before the first request).
+    const { release: releaseStartup, isNew } = await store.holdForStart();
+    let session;
+    // The run's record (and the crashed runs it finds), in the file before the first load.
+    let runRecorded;
+    try {
+        if (!isNew)
+            logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
+        session = createSession({
+            workspace,
+            newDatabase: isNew,
+            apiKey: common.apiKey,
+            baseUrl: common.baseUrl,
+            scope: 'analytics',
+            perHour: options.perHour,
+            maxRequests: options.maxRequests,
+            maxWaitMs: options.maxWaitMs,
+            clock,
+            breaker: new FailureBreaker(),
+            logger,
+            ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+            ...(hooks.budgetHints ? { budgetHints: hooks.budgetHints } : {}),
+            // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
+            ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
+            ...(common.http ? { http: common.http } : {}),
+        });
+        if (isNew) {
+            // A file this run created holds nothing: the plan needs no read of it, and the first
+            // requests go out while its schema is made. The hour's requests are the journal's, read
+            // before the run's record moves them into the file.
+            await session.budget.ready();
+            runRecorded = store.write((tx) => startRun(tx, runId, options.command, clock.now()));
+            runRecorded.then((crashed) => logCrashedRuns(logger, crashed), () => undefined);
+        }
+        else {
+            runRecorded = Promise.resolve([]);
+        }
+    }
+    catch (error) {
+        await releaseStartup();
+        throw error;
+    }
+    let summary;
+    // Without a threads phase to follow, the last loads and the run's record follow each other
+    // at once: they share one open of the file (taken when the fetching is over).
+    let releaseEnd;
+    try {
+        summary = await runExport({
+            store,
+            spool: workspace.spool,
+            client: session.client,
+            budget: session.budget,
+            clock,
+            runId,
+            tasks: options.tasks,
+            refresh: options.refresh,
+            lookbackDays: options.lookbackDays,
+            ...(common.signal ? { signal: common.signal } : {}),
+            newDatabase: isNew,
+            beforeLoads: runRecorded,
+            onPlan: (plan) => {
+                void releaseStartup();
+                hooks.onPlan?.(plan);
+            },
+            ...(hooks.onWindow ? { onWindow: hooks.onWindow } : {}),
+            ...(options.threads
+                ? {}
+                : {
+                    onFetched: async () => {
+                        releaseEnd = await store.hold();
+                    },
+                }),
+        });
+        await runRecorded;
+    }
+    catch (error) {
+        // Record the failure (and move the request journal in) if the database lets us.
+        await store
+            .write((tx) => finishRun(tx, runId, { status: 'failed', exitCode: EXIT.failed, summary: { error: String(error) } }, clock.now()))
+            .catch((second) => logger.warn('run not recorded', { error: String(second) }));
+        await releaseEnd?.();
+        throw error;
+    }
+    finally {
+        await releaseStartup();
+    }
+    let threads;
+    if (options.threads && (summary.stopped === null || summary.stopped === 'locked')) {
+        threads = await runThreads({
+            store,
+            spool: workspace.spool,
+            client: session.client,
+            runId,
+            projects: options.threads.projects,
+            range: options.threads.range,
+            refresh: options.refresh,
+            ...(common.signal ? { signal: common.signal } : {}),
+        });
+        if (threads.stopped !== null && summary.stopped === null) {
+            summary.stopped = threads.stopped;
+            summary.stopMessage = threads.stopMessage;
+        }
+        summary.requests = session.budget.requestsUsed;
+        summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0 || threads.threadsFailed > 0);
+    }
+    const result = { command: options.command, ...summary, ...(threads ? { threads } : {}), retries: session.stats.retries, runId };
+    const { command: _command, ...recorded } = result;
+    // Also moves the rest of the request journal into request_log.
+    try {
+        await store.write((tx) => finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded }, clock.now()));
+    }
+    finally {
+        await releaseEnd?.();
+    }
+    return result;
+}
+function projectList(project) {
+    const list = (typeof project === 'string' ? [project] : [...project]).map((p) => String(p).trim()).filter((p) => p !== '');
+    if (list.length === 0)
+        throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
+    return [...new Set(list)];
+}
+/**
+ * Exports one metric of one or more projects for a date range (`to` exclusive) into the
+ * database, skipping windows already loaded and settled unless `refresh`. Resolves to the
+ * run's summary, whose `exitCode` says how it ended (0 done, 1 failed windows, 75 stopped on
+ * the budget with work left, 130 interrupted). Bad options reject with a `UsageError`.
+ */
+export async function exportAnalytics(options) {
+    if (!METRICS.includes(options.metric)) {
+        throw new UsageError(`invalid metric '${String(options.metric)}': expected ${METRICS.join(' or ')}`);
+    }
+    const grain = options.window ?? 'day';
+    if (!GRAINS.includes(grain)) {
+        throw new UsageError(`invalid window '${String(grain)}': expected one of ${GRAINS.join(', ')}`);
+    }
+    const lookbackDays = options.lookbackDays ?? 2;
+    if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
+        throw new UsageError(`invalid lookbackDays '${String(lookbackDays)}': expected a whole number >= 0`);
+    }
+    if (isEventStream(options.metric) && grain !== 'day') {
+        throw new UsageError(`invalid window (--window) '${grain}' for ${options.metric}: events are fetched and replaced one day window at a time; use day`);
+    }
+    if (options.threads && options.metric !== 'assistant') {
+        throw new UsageError(`threads (--threads) are for 'export assistant', not '${options.metric}'`);
+    }
+    const projects = projectList(options.project);
+    const common = resolveCommon(options);
+    const now = common.clock.now();
+    const windows = planWindows(options.from, options.to, grain);
+    checkNotFuture(windows, now, options.to);
+    const open = windows.filter((w) => !isClosed(w, now));
+    if (open.length > 0) {
+        common.logger.warn('window not closed yet', {
+            windows: open.length,
+            first: open[0]?.start,
+            detail: 'today (UTC) is partial: these windows are re-fetched on later runs until they settle',
+        });
+    }
+    return runAnalytics(common, options, {
+        command: `export ${options.metric}`,
+        tasks: projects.map((projectId) => ({ metric: options.metric, projectId, grain, windows })),
+        refresh: options.refresh ?? false,
+        lookbackDays,
+        perHour: checkPerHour(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR),
+        maxRequests: common.maxRequests,
+        maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+        ...(options.threads ? { threads: { projects, range: { start: options.from, end: options.to } } } : {}),
+    });
+}
+/** The pipeline file `sync` reads when none is named. */
+export const DEFAULT_PIPELINE_FILE = 'pipelines/nightly.json';
+/** Reads and checks a pipeline file; every problem at once in one UsageError. */
+export function readPipeline(source, onWarning = () => undefined) {
+    const label = typeof source === 'string' ? source : '(options.pipeline)';
+    let json = source;
+    if (typeof source === 'string') {
+        let text;
+        try {
+            text = readFileSync(source, 'utf8');
+        }
+        catch (error) {
+            throw new UsageError(`cannot read pipeline file '${source}'`, { cause: error });
+        }
+        try {
+            // Editors on Windows may start the file with a byte-order mark.
+            json = JSON.parse(text.replace(/^\uFEFF/, ''));
+        }
+        catch (error) {
+            throw new UsageError(`pipeline file '${source}' is not valid JSON`, { cause: error });
+        }
+    }
+    const check = checkPipelineConfig(json);
+    for (const warning of check.warnings)
+        onWarning(warning);
+    if (!check.config)
+        throw new UsageError(`pipeline file '${label}': ${check.errors.join('; ')}`);
+    return check.config;
+}
+/**
+ * The nightly incremental run of a pipeline: every closed window from `start` on that is not
+ * yet settled, most recent first, within the pipeline's `maxRequestsPerRun` (or
+ * `maxRequests`). Resolves to the run's summary (`exitCode` 75: stopped on the budget, the
+ * next run carries on).
+ */
+export async function syncPipeline(options) {
+    const common = resolveCommon(options);
+    const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
+    const label = typeof source === 'string' ? source : '(options.pipeline)';
+    const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }));
+    // Explicit projects win over the file.
+    const projects = resolveSyncProjects(config, options.projects, label);
+    const now = common.clock.now();
+    const tasks = planSyncSeries(config, projects, now);
+    return runAnalytics(common, options, {
+        command: `sync ${label}`,
+        tasks,
+        refresh: false,
+        lookbackDays: config.lookbackDays,
+        perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
+        maxRequests: common.maxRequests ?? config.maxRequestsPerRun,
+        maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+    });
+}
+//# sourceMappingURL=analytics.js.map

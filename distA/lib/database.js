@@ -1,0 +1,15 @@
+/** `openDatabase`: the docpipe database for code that reads (or adds to) it. */
+import { Database, DEFAULT_DB_PATH } from '../load/database.js';
+/**
+ * Opens a docpipe database (created and migrated to this release's schema unless
+ * `readOnly`). DuckDB lets one process write a file and readers need it free, so close the
+ * handle as soon as the work is done: `await db.close()` (or use `Database.with`).
+ *
+ * @param path @default 'data/docpipe.duckdb'
+ * @param options `readOnly` opens beside other readers (a missing file is an error);
+ *   `lockTimeoutMs` waits that long for a file another process holds. @default read-write
+ */
+export function openDatabase(path = DEFAULT_DB_PATH, options = {}) {
+    return Database.open(path, options);
+}
+//# sourceMappingURL=database.js.map

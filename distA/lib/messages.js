@@ -1,0 +1,76 @@
+/**
+ * `sendMessages`: follow-up messages to agent jobs, each sent once (the message ledger,
+ * `agent_messages`), each job followed again to its end. Messages share the project's hourly
+ * budget with job creation. It never prints and never exits.
+ */
+import { UsageError } from '../core/errors.js';
+import { runStatus } from '../core/outcome.js';
+import { JobLedger } from '../jobs/ledger.js';
+import { MessageLedger } from '../jobs/message-ledger.js';
+import { readMessageFile, resolveMessages } from '../jobs/message-file.js';
+import { runMessages } from '../jobs/run-messages.js';
+import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
+import { createWorkspace } from './session.js';
+import { resolveCommon } from './common.js';
+import { agentSession, checkProject, resolveFollow } from './jobs.js';
+function requestsOf(messages) {
+    if (messages.length === 0)
+        throw new UsageError('messages: none given');
+    return messages.map((m, index) => {
+        const where = `messages[${index}]`;
+        const prompt = typeof m?.prompt === 'string' ? m.prompt.replace(/\r\n/g, '\n').trim() : '';
+        if (prompt === '')
+            throw new UsageError(`${where}: prompt must be a non-empty string`);
+        const jobId = m.jobId?.trim();
+        const promptKey = m.promptKey?.trim();
+        if ((jobId ? 1 : 0) + (promptKey ? 1 : 0) !== 1)
+            throw new UsageError(`${where}: give exactly one of jobId and promptKey`);
+        return { line: index + 1, prompt, ...(jobId ? { jobId } : {}), ...(promptKey ? { promptKey } : {}), ...(m.id ? { id: m.id } : {}) };
+    });
+}
+/** The messages with their jobs resolved against the project's job ledger. */
+export async function planMessages(ledger, projectId, label, requests) {
+    return resolveMessages(label, requests, await ledger.list({ projectId }));
+}
+/**
+ * Sends each message once and follows its job again to its end. Resolves to one ledger row
+ * per message and `exitCode` (0 every message sent and its job ended, or refused by the API;
+ * 1 an unknown outcome or a job still active at the timeout; 75 the request cap stopped
+ * sending; 130 interrupted).
+ */
+export async function sendMessages(options) {
+    const projectId = checkProject(options.project);
+    const follow = resolveFollow(options);
+    const label = typeof options.messages === 'string' ? options.messages : 'messages';
+    const requests = typeof options.messages === 'string' ? await readMessageFile(options.messages) : requestsOf(options.messages);
+    const common = resolveCommon(options);
+    const { clock } = common;
+    const runId = newRunId(clock.now());
+    const workspace = createWorkspace(common.workspace, runId, common.logger);
+    const { store } = workspace;
+    const jobs = new JobLedger(store, runId);
+    const { entries, warnings } = await planMessages(jobs, projectId, label, requests);
+    for (const warning of warnings)
+        common.logger.warn('messages', { warning });
+    const source = options.source ?? (typeof options.messages === 'string' ? options.messages : 'library');
+    logCrashedRuns(common.logger, await store.write((tx) => startRun(tx, runId, `jobs message ${source}`, clock.now())));
+    const session = agentSession(common, workspace, projectId, follow.jobsPerHour);
+    const summary = await runMessages({
+        client: session.client,
+        messages: new MessageLedger(store, runId),
+        jobs,
+        clock,
+        projectId,
+        sourceFile: source,
+        entries,
+        concurrency: follow.concurrency,
+        pollIntervalMs: follow.pollIntervalMs,
+        timeoutMs: follow.timeoutMs,
+        resendUnknown: options.resendUnknown ?? false,
+        ...(common.signal ? { signal: common.signal } : {}),
+        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+    await store.write((tx) => finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, sent: summary.sent, counts: summary.counts } }, clock.now()));
+    return { ...summary, runId, warnings };
+}
+//# sourceMappingURL=messages.js.map

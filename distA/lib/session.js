@@ -1,0 +1,112 @@
+/**
+ * Wires a run: the workspace (the database, held only while writing, and the spool beside
+ * it), and the API session (the HTTP client, the request budget that every attempt passes
+ * through, and the request journal that remembers every attempt from the moment it is made).
+ * The library's runs and the CLI's commands share it.
+ */
+import { HttpClient, checkBaseUrl } from '../api/http-client.js';
+import { RequestBudget } from '../api/request-budget.js';
+import { probeKey } from '../api/agent.js';
+import { HttpError } from '../core/errors.js';
+import { RequestLog } from '../load/request-log.js';
+import { Store } from '../load/store.js';
+import { RequestJournal } from '../spool/request-journal.js';
+import { Spool, spoolDirFor } from '../spool/spool.js';
+/** The database and its spool for one run; `logger` hears when the file is held by another process. */
+export function createWorkspace(args, runId, logger, options = {}) {
+    const dbPath = args.db;
+    const spool = new Spool(spoolDirFor(dbPath));
+    const journal = new RequestJournal(spool.requestsDir, runId);
+    const store = new Store(dbPath, {
+        ...options,
+        lockTimeoutMs: args.lockTimeout * 1000,
+        onLockWait: (holder) => logger.warn('database busy', { db: dbPath, holder, detail: 'waiting for it to close the file' }),
+    }, journal);
+    return { store, spool, journal };
+}
+/** Pure: whether an answer shows the API accepted the key (it answered the request itself). */
+export function provesKey(status) {
+    return status >= 200 && status < 500 && status !== 401 && status !== 403 && status !== 429;
+}
+export function createSession(options) {
+    const { store, journal } = options.workspace;
+    const log = new RequestLog(store, journal, options.newDatabase ?? false);
+    const stats = { retries: 0, attempts: 0 };
+    const budgeted = options.budgeted ?? (() => true);
+    // The scope names the API host, so that a sandbox run never eats the real budget.
+    const origin = checkBaseUrl(options.baseUrl).origin;
+    const counted = (request) => budgeted(request.method) && request.unbudgeted !== true;
+    const scopeOf = (request) => `${options.scope}${counted(request) ? '' : ':unbudgeted'}@${origin}`;
+    // Set once an answer shows the API took the key; until then a budget wait checks it first.
+    let keyAccepted = false;
+    const checkKeyBeforeWait = async (signal) => {
+        if (keyAccepted || options.keyCheckProject === undefined)
+            return;
+        keyAccepted = true; // one check a run, whatever its outcome
+        const outcome = await probeKey(client, options.keyCheckProject, signal);
+        logger?.debug('key checked before waiting for the budget', { outcome });
+    };
+    const budget = new RequestBudget({
+        scope: `${options.scope}@${origin}`,
+        perHour: options.perHour,
+        maxRequests: options.maxRequests ?? Number.POSITIVE_INFINITY,
+        maxWaitMs: options.maxWaitMs ?? 60_000,
+        clock: options.clock,
+        history: log,
+        ...(options.budgetHints ? { hints: options.budgetHints } : {}),
+        beforeWait: checkKeyBeforeWait,
+        onWait: ({ ms, usedLastHour }) => {
+            const wait = {
+                scope: `${options.scope}@${origin}`,
+                wait_ms: ms,
+                used_last_hour: usedLastHour,
+                per_hour: options.perHour,
+                resumes_at: new Date(options.clock.now() + ms).toISOString(),
+            };
+            if (options.onWait)
+                options.onWait(wait);
+            else
+                options.logger?.info('waiting for the hourly budget', { ...wait });
+        },
+    });
+    const { breaker, logger } = options;
+    const client = new HttpClient({
+        ...options.http,
+        apiKey: options.apiKey,
+        baseUrl: options.baseUrl,
+        clock: options.clock,
+        beforeAttempt: async (request, signal) => {
+            breaker?.check();
+            if (counted(request))
+                await budget.acquire(signal);
+            // Journalled before it is sent: the budget stays exact whatever happens next.
+            const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
+            return { id: journal.begin(attempt), attempt };
+        },
+        afterAttempt: (response, token) => {
+            stats.attempts++;
+            if (provesKey(response.status))
+                keyAccepted = true;
+            // A connection never made is not the API failing: once its retries are spent the
+            // client ends the run with "cannot connect" (exit 1), not the breaker's exit 75.
+            if (!response.notSent)
+                breaker?.record(response.status);
+            const { id, attempt } = token;
+            journal.end(id, attempt, response.status, response.durationMs);
+        },
+        onRetry: (error, attempt, delay) => {
+            stats.retries++;
+            const status = error instanceof HttpError ? error.status : undefined;
+            logger?.warn('retrying request', {
+                method: 'method' in error ? error.method : undefined,
+                path: 'url' in error ? error.url : undefined,
+                ...(status === undefined ? { error: error.message } : { status }),
+                attempt,
+                wait: delay.kind,
+                wait_ms: delay.ms,
+            });
+        },
+    });
+    return { client, budget, stats };
+}
+//# sourceMappingURL=session.js.map

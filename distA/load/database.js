@@ -1,0 +1,477 @@
+/**
+ * The storage boundary. DuckDB allows one writing process per file, and the database is
+ * shared with analysts for years (DESIGN rule 10), so docpipe holds the file only while it
+ * works on it: `Database.open` takes a handle, `close` gives it back, and the file is released
+ * as soon as the last handle in this process is closed. Within a process each file has one
+ * attachment and one connection, shared by every handle; statements are serialised through
+ * one queue, so a transaction is never interleaved with another caller's statement.
+ *
+ * Files are attached to one in-memory DuckDB instance per process (`ATTACH` to take the file,
+ * `DETACH` to give it back) rather than opened as an instance each: a write opens and closes
+ * the file several times a run, and attaching costs about a fifth of creating an instance
+ * (measured: 5.5 ms against 24 ms per open and close of a 90-window file). The alias is the
+ * file's stem, as when DuckDB opens the file itself, so `current_database()` and qualified
+ * names read the same. DuckDB's global settings (`threads`, `memory_limit`,
+ * `checkpoint_threshold`) are the process's, shared by every file it has open.
+ *
+ * A file held by another process is waited for, with backoff and a log line, up to
+ * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
+ * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
+ */
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuckDBInstance, DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
+import { checkReadable, migrate } from './migrations.js';
+import { sqlIdentifier, sqlString } from './sql-files.js';
+export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
+/**
+ * The rule of every command that only reads the database (query, jobs list, doctor, status,
+ * report, dump): the file must exist. A mistyped `--db` is refused with exit 2, naming the
+ * path, instead of creating an empty database (and its folders) and reporting nothing.
+ */
+export function requireDatabaseFile(path) {
+    if (path === ':memory:')
+        return;
+    let isFile;
+    try {
+        isFile = statSync(path).isFile();
+    }
+    catch {
+        throw new UsageError(`database '${path}' does not exist (check --db or DOCPIPE_DB)`);
+    }
+    if (!isFile)
+        throw new UsageError(`database '${path}' is not a file (check --db or DOCPIPE_DB)`);
+}
+/** How long a writer waits for a file another process holds. @default 5 minutes */
+export const DEFAULT_LOCK_TIMEOUT_MS = 300_000;
+/** Column types shown as DuckDB's own text rather than converted to JavaScript Dates. */
+const TEMPORAL_TYPES = new Set([
+    DuckDBTypeId.DATE,
+    DuckDBTypeId.TIME,
+    DuckDBTypeId.TIME_TZ,
+    DuckDBTypeId.TIME_NS,
+    DuckDBTypeId.TIMESTAMP,
+    DuckDBTypeId.TIMESTAMP_S,
+    DuckDBTypeId.TIMESTAMP_MS,
+    DuckDBTypeId.TIMESTAMP_NS,
+    DuckDBTypeId.TIMESTAMP_TZ,
+]);
+function describe(sql) {
+    const line = sql.replace(/\s+/g, ' ').trim();
+    return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+const LOCK_ERROR = /Could not set lock on file/i;
+/** `PID 1234` from DuckDB's lock message, so the wait names who holds the file. */
+function lockHolder(error) {
+    const text = error instanceof Error ? error.message : String(error);
+    const pid = /\(PID (\d+)\)/.exec(text)?.[1];
+    return pid ? `process ${pid}` : 'another process';
+}
+/** One open file in this process: its connection (and alias, when attached), the statement queue. */
+class Shared {
+    path;
+    readOnly;
+    connection;
+    alias;
+    own;
+    queue = Promise.resolve();
+    /** The error of a schema created in the background: every later statement fails with it. */
+    broken;
+    /** The file was created by this open and its schema is this release's (made in the background). */
+    isNew = false;
+    constructor(path, readOnly, connection, 
+    /** The attached file's alias; undefined for a `:memory:` database, which has its own instance. */
+    alias, 
+    /** The instance of a `:memory:` database, closed with it. */
+    own) {
+        this.path = path;
+        this.readOnly = readOnly;
+        this.connection = connection;
+        this.alias = alias;
+        this.own = own;
+    }
+    serial(work) {
+        const run = () => (this.broken ? Promise.reject(this.broken.error) : work());
+        const next = this.queue.then(run, run);
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    /** Queues the schema's creation first; its failure fails every later statement. */
+    schemaFirst(create) {
+        this.isNew = true;
+        void this.serial(create).catch((error) => {
+            this.broken = { error };
+        });
+    }
+    /** Closes once every queued statement has run; releases the file lock. */
+    async close() {
+        await this.queue;
+        if (this.alias !== undefined) {
+            // The checkpoint and the detach (which releases the lock and frees the file's buffers)
+            // run on DuckDB's threads, not on the event loop.
+            if (!this.readOnly)
+                await this.connection.run(`CHECKPOINT ${sqlIdentifier(this.alias)}`).catch(() => undefined);
+            await detach(this.connection, this.alias);
+        }
+        this.connection.closeSync();
+        this.own?.closeSync();
+    }
+}
+async function detach(connection, alias) {
+    await connection.run(`USE ${ENGINE_CATALOG}`).catch(() => undefined);
+    await connection.run(`DETACH DATABASE IF EXISTS ${sqlIdentifier(alias)}`).catch(() => undefined);
+    aliases.delete(alias.toLowerCase());
+}
+/** Every file this process has open, by absolute path (`:memory:` databases are never shared). */
+const open = new Map();
+/**
+ * How docpipe creates a database file (an existing file keeps what it was created with). The
+ * storage format of DuckDB 1.5 compresses a column of repeated strings (paths, queries) as a
+ * dictionary of FSST-compressed strings, which needs blocks large enough to hold a row
+ * group's dictionary: DuckDB's default 256 KiB. Measured on 90 daily windows of 6,000 paths
+ * loaded in batches of 20: 9.2 bytes a page row and 0.38 s to insert and commit, against
+ * 16.6 bytes and 0.57 s in the 1.0 format with 64 KiB blocks (docpipe 0.2.0's files). Such
+ * files open in DuckDB 1.5 or later only; named, not `latest`, so that a later DuckDB does not
+ * silently raise the bar for the analysts' own clients.
+ */
+const NEW_FILE_OPTIONS = `BLOCK_SIZE ${256 * 1024}, STORAGE_VERSION 'v1.5.0'`;
+/** The default catalog of the process's instance, where a connection stands while it detaches. */
+const ENGINE_CATALOG = 'memory';
+/**
+ * The instance lives as long as the process, through every write of a day-long run: DuckDB's
+ * allocator is told to give freed memory back (after a query whose peak, or a release, passes
+ * 8 MB) instead of keeping it for the next query. Measured on a 365-window export: peak RSS
+ * 285-322 MB without, 233-243 MB with (an instance per open, which freed everything on close:
+ * 247-250 MB).
+ */
+const ENGINE_CONFIG = { allocator_flush_threshold: '8MB', allocator_bulk_deallocation_flush_threshold: '8MB' };
+let engine;
+/**
+ * The process's DuckDB instance, to which files are attached; created on first use. Call it
+ * early (e.g. while a command parses its arguments) to have it ready by the first open.
+ */
+export function startEngine() {
+    engine ??= DuckDBInstance.create(':memory:', ENGINE_CONFIG).catch((error) => {
+        engine = undefined;
+        throw new DatabaseError('cannot start DuckDB', { cause: error });
+    });
+    return engine;
+}
+/** Aliases in use by attached files (lower case: DuckDB's names ignore case). */
+const aliases = new Set();
+/** Catalog names the instance has of its own. */
+const RESERVED_ALIASES = new Set([ENGINE_CATALOG, 'system', 'temp']);
+/** The file's stem as its alias, as DuckDB names a file it opens; made unique in the process. */
+function aliasFor(path) {
+    const stem = basename(path, extname(path)) || 'db';
+    let alias = stem;
+    for (let n = 2; RESERVED_ALIASES.has(alias.toLowerCase()) || aliases.has(alias.toLowerCase()); n++)
+        alias = `${stem}_${n}`;
+    aliases.add(alias.toLowerCase());
+    return alias;
+}
+/** Attaches the file (`created`: it does not exist yet), waiting for another process that holds it. */
+async function attach(connection, path, alias, created, options) {
+    const mode = options.readOnly ? 'READ_ONLY' : created ? NEW_FILE_OPTIONS : '';
+    const sql = `ATTACH ${sqlString(path)} AS ${sqlIdentifier(alias)}${mode ? ` (${mode})` : ''}`;
+    const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const started = Date.now();
+    let delay = 50;
+    let told = false;
+    for (;;) {
+        try {
+            await connection.run(sql);
+            return;
+        }
+        catch (error) {
+            const text = error instanceof Error ? error.message : String(error);
+            if (!LOCK_ERROR.test(text))
+                throw new DatabaseError(`cannot open database ${path}`, { cause: error });
+            const waited = Date.now() - started;
+            if (waited >= timeout) {
+                throw new DatabaseBusyError(`database ${path} is held by ${lockHolder(error)} (a docpipe run or another DuckDB client); ` +
+                    `waited ${Math.round(waited / 1000)} s, try again later`, { cause: error });
+            }
+            if (!told)
+                options.onLockWait?.(lockHolder(error));
+            told = true;
+            // Real time, not the injected clock: the other process lives in real time.
+            await sleep(Math.min(delay, timeout - waited) * (0.75 + Math.random() / 2));
+            delay = Math.min(delay * 2, 2_000);
+        }
+    }
+}
+/**
+ * The settings of an open, as one script. docpipe's days are UTC days: timestamps show the
+ * same way whatever the machine's zone. DuckDB's global settings are the instance's, shared
+ * by every file the process has open: what this open does not ask for goes back to DuckDB's
+ * default, so that one command's settings (an export's single thread) do not outlive it.
+ */
+function settingsSql(options) {
+    const global = (name, value) => (value === undefined ? `RESET ${name}` : `SET ${name} = ${value}`);
+    return [
+        `SET TimeZone = 'UTC'`,
+        global('threads', options.threads === undefined ? undefined : String(Math.max(1, Math.floor(options.threads)))),
+        global('memory_limit', options.memoryLimit === undefined ? undefined : `'${options.memoryLimit.replace(/'/g, '')}'`),
+        global('checkpoint_threshold', options.checkpointEachCommit && !options.readOnly ? `'0b'` : undefined),
+    ].join('; ');
+}
+/** Whether the attached file has no table: created just now (not by another process first). */
+async function isEmpty(db) {
+    const [row] = await db.all(`SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database()`);
+    return Number(row?.n ?? 0) === 0;
+}
+async function connect(path, options) {
+    const memory = path === ':memory:';
+    const created = !memory && !existsSync(path);
+    let own;
+    let connection;
+    let alias;
+    try {
+        if (memory) {
+            own = await DuckDBInstance.create(':memory:');
+            connection = await own.connect();
+        }
+        else {
+            connection = await (await startEngine()).connect();
+            alias = aliasFor(path);
+            await attach(connection, path, alias, created, options);
+            await connection.run(`USE ${sqlIdentifier(alias)}`);
+        }
+        const shared = new Shared(path, options.readOnly ?? false, connection, alias, own);
+        await connection.run(settingsSql(options));
+        const db = new Database(shared);
+        if (options.readOnly)
+            await checkReadable(db);
+        else if (options.schemaInBackground && created && (await isEmpty(db)))
+            shared.schemaFirst(() => migrate(db.direct()));
+        else
+            await migrate(db);
+        return shared;
+    }
+    catch (error) {
+        // Detaches the file if it was attached, and frees the alias either way.
+        if (connection && alias !== undefined)
+            await detach(connection, alias);
+        connection?.closeSync();
+        own?.closeSync();
+        throw error instanceof DatabaseError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
+    }
+}
+export class Database {
+    shared;
+    closed = false;
+    /** @internal use Database.open */
+    constructor(shared) {
+        this.shared = shared;
+    }
+    get path() {
+        return this.shared.path;
+    }
+    get readOnly() {
+        return this.shared.readOnly;
+    }
+    /**
+     * Whether this file was created by the open that attached it, with `schemaInBackground`:
+     * it holds nothing but the schema, until the process writes to it.
+     */
+    get isNew() {
+        return this.shared.isNew;
+    }
+    /** @internal The same calls without the queue, for work that is itself one queued job. */
+    direct() {
+        return { ...this.now(), transaction: (work) => this.transactionNow(work) };
+    }
+    /** The statement calls that run at once, for work already in the queue. */
+    now() {
+        return {
+            run: (sql, params) => this.runNow(sql, params),
+            all: (sql, params) => this.allNow(sql, params),
+            exec: (script, label) => this.execNow(script, label),
+        };
+    }
+    /**
+     * Opens the database file (creating it unless read-only), waiting for another process
+     * that holds it, and migrates the schema on a read-write open. Close the handle as soon
+     * as the work is done: the file stays locked for other processes until then.
+     */
+    static async open(path = DEFAULT_DB_PATH, options = {}) {
+        if (path === ':memory:')
+            return new Database(await connect(path, options));
+        const key = resolve(path);
+        const mustExist = options.mustExist ?? options.readOnly ?? false;
+        if (mustExist)
+            requireDatabaseFile(path);
+        for (;;) {
+            const entry = open.get(key);
+            if (entry?.closing) {
+                await entry.closing;
+                continue;
+            }
+            if (entry) {
+                entry.refs++;
+                const shared = await entry.ready;
+                if (shared.readOnly && !options.readOnly) {
+                    entry.refs--;
+                    throw new DatabaseError(`database ${path} is open read-only in this process; cannot write to it`);
+                }
+                return new Database(shared);
+            }
+            if (!options.readOnly)
+                mkdirSync(dirname(key), { recursive: true });
+            const created = { ready: connect(path, options), refs: 1 };
+            open.set(key, created);
+            try {
+                return new Database(await created.ready);
+            }
+            catch (error) {
+                open.delete(key);
+                throw error;
+            }
+        }
+    }
+    /**
+     * Opens, runs `work`, closes: the file is held only for the work. Use it for each short
+     * write (a group of windows, a ledger update) so that readers get in between.
+     */
+    static async with(path, options, work) {
+        const db = await Database.open(path, options);
+        try {
+            return await work(db);
+        }
+        finally {
+            // Released before the caller goes on: "held only while writing" includes the close.
+            await db.close();
+        }
+    }
+    /** Runs a multi-statement script (a file from sql/). */
+    exec(script, label) {
+        return this.shared.serial(() => this.execNow(script, label));
+    }
+    run(sql, params) {
+        return this.shared.serial(() => this.runNow(sql, params));
+    }
+    all(sql, params) {
+        return this.shared.serial(() => this.allNow(sql, params));
+    }
+    /**
+     * Runs user SQL, one statement after another, and returns each statement's result. Dates,
+     * times and timestamps come back as DuckDB prints them (`2026-10-31`,
+     * `2026-10-31 06:00:00+00`), not as JavaScript Dates.
+     */
+    query(sql) {
+        return this.shared.serial(async () => {
+            const statements = await this.shared.connection.extractStatements(sql);
+            const results = [];
+            // Prepared one at a time: a statement may use what the one before created.
+            for (let i = 0; i < statements.count; i++) {
+                const prepared = await statements.prepare(i);
+                const reader = await prepared.runAndReadAll();
+                const columns = reader.columnNames();
+                const rows = reader.getRowObjectsJS();
+                const temporal = reader
+                    .columnTypes()
+                    .map((type, index) => (TEMPORAL_TYPES.has(type.typeId) ? columns[index] : undefined))
+                    .filter((name) => name !== undefined);
+                if (temporal.length > 0) {
+                    reader.getRowObjects().forEach((raw, r) => {
+                        for (const name of temporal)
+                            rows[r][name] = raw[name] === null ? null : String(raw[name]);
+                    });
+                }
+                results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
+            }
+            return results;
+        });
+    }
+    /**
+     * Runs `work` in one transaction: commit when it resolves, rollback when it throws. Nothing
+     * else touches the connection meanwhile.
+     */
+    transaction(work) {
+        return this.shared.serial(() => this.transactionNow(work));
+    }
+    async transactionNow(work) {
+        await this.runNow('BEGIN TRANSACTION');
+        try {
+            const result = await work(this.now());
+            await this.runNow('COMMIT');
+            return result;
+        }
+        catch (error) {
+            await this.shared.connection.run('ROLLBACK').catch(() => undefined);
+            throw error;
+        }
+    }
+    /**
+     * Gives the handle back; the last handle of the file in this process releases the file.
+     * Resolves once it is released (or at once if other handles keep it open); it never
+     * rejects, so a `finally` may call it without awaiting.
+     */
+    close() {
+        if (this.closed)
+            return Promise.resolve();
+        this.closed = true;
+        const shared = this.shared;
+        if (shared.path === ':memory:')
+            return shared.close().catch(() => undefined);
+        const key = resolve(shared.path);
+        const entry = open.get(key);
+        if (!entry)
+            return Promise.resolve();
+        entry.refs--;
+        if (entry.refs > 0)
+            return Promise.resolve();
+        entry.closing = shared
+            .close()
+            .catch(() => undefined)
+            .finally(() => {
+            if (open.get(key) === entry)
+                open.delete(key);
+        });
+        return entry.closing;
+    }
+    async execNow(script, label) {
+        try {
+            await this.shared.connection.run(script);
+        }
+        catch (error) {
+            throw new DatabaseError(`${label} failed`, { cause: error });
+        }
+    }
+    async runNow(sql, params) {
+        try {
+            await this.shared.connection.run(sql, params);
+        }
+        catch (error) {
+            throw new DatabaseError(`database ${this.path}: ${describe(sql)} failed`, { cause: error });
+        }
+    }
+    async allNow(sql, params) {
+        try {
+            const reader = await this.shared.connection.runAndReadAll(sql, params);
+            return reader.getRowObjectsJS();
+        }
+        catch (error) {
+            throw new DatabaseError(`database ${this.path}: ${describe(sql)} failed`, { cause: error });
+        }
+    }
+}
+/**
+ * Turns a DuckDB error into a one-line reason: its first line (`Catalog Error: ...`), with
+ * DuckDB's hint (`Did you mean "visitor_totals"?`) when it gives one.
+ */
+export function databaseReason(error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const text = cause instanceof Error ? cause.message : String(cause);
+    const lines = text.split('\n');
+    const hint = lines.find((line) => /^Did you mean\b/.test(line.trim()));
+    return [lines[0] ?? text, hint?.trim()].filter(Boolean).join(' ');
+}
+/** Raised for bad SQL given by a user (exit 2). */
+export function userSqlError(label, error) {
+    return new UsageError(`${label}: ${databaseReason(error)}`, { cause: error });
+}
+//# sourceMappingURL=database.js.map

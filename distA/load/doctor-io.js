@@ -1,0 +1,253 @@
+/**
+ * `docpipe doctor`, the I/O part: reads the facts ./doctor.ts judges (a few set-based
+ * queries, a look at the spool that changes nothing), and carries out the repairs `--fix`
+ * plans. The database repairs are one transaction; completed walks are loaded with the
+ * export's own loader, through the recovery the export runs at its start.
+ */
+import { readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { ENDPOINTS } from '../api/endpoints.js';
+import { windowKey, PAGE_METRICS } from '../core/domain.js';
+import { JOURNAL_FILE } from '../spool/request-journal.js';
+import { isLiveOther, isProcessAlive } from '../spool/spool.js';
+import { runOwnerColumns } from './runs.js';
+import { plural, runIsAlive, windowLabel, } from './doctor.js';
+import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from './spool-recovery.js';
+import { sqlString } from './sql-files.js';
+import { METRIC_TABLES, loadWindows, readLoadedWindows } from './window-store.js';
+const toNumber = (v) => (v === null ? null : Number(v));
+const GRAIN_TABLES = {
+    ...Object.fromEntries(PAGE_METRICS.map((m) => [m, { table: METRIC_TABLES[m].pages, key: 'path', keyName: 'path', totals: METRIC_TABLES[m].totals }])),
+    searches: { table: ENDPOINTS.searches.table, key: 'search_query', keyName: 'search query', totals: 'search_totals' },
+    'feedback-by-page': { table: ENDPOINTS['feedback-by-page'].table, key: 'path', keyName: 'path', totals: null },
+};
+function grainTableOf(metric) {
+    const table = GRAIN_TABLES[metric];
+    if (!table)
+        throw new Error(`no keyless row table for ${metric}`);
+    return table;
+}
+/**
+ * Every window of every metric with a keyless row table that any of loaded_windows, the
+ * totals table or the row table knows of, with what each holds of it. One pass over each
+ * row table.
+ */
+export async function readWindowFacts(db) {
+    const facts = [];
+    for (const [metric, tables] of Object.entries(GRAIN_TABLES)) {
+        const rows = await db.all(`WITH pages AS (
+         SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
+                count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
+           FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} GROUP BY ALL)
+          GROUP BY ALL),
+       bookkeeping AS (
+         SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
+           FROM loaded_windows WHERE metric = $metric),
+       totals AS (${tables.totals === null
+            ? `SELECT NULL::VARCHAR AS project_id, NULL::DATE AS window_start, NULL::DATE AS window_end, true AS totals WHERE false`
+            : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals}`})
+       SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
+              coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
+              coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
+         FROM bookkeeping
+         FULL JOIN totals USING (project_id, window_start, window_end)
+         FULL JOIN pages USING (project_id, window_start, window_end)
+        ORDER BY project_id, window_start, window_end`, { metric });
+        for (const r of rows) {
+            facts.push({
+                metric,
+                projectId: r.project_id,
+                window: { start: r.s, end: r.e },
+                loaded: r.loaded,
+                rowCount: toNumber(r.row_count),
+                fetchedAt: toNumber(r.fetched_ms),
+                hasTotalsTable: tables.totals !== null,
+                totals: r.totals,
+                key: tables.keyName,
+                table: tables.table,
+                rows: Number(r.rows),
+                paths: Number(r.paths),
+                duplicatePaths: Number(r.dup_paths),
+                duplicateExample: r.dup_example,
+            });
+        }
+    }
+    return facts;
+}
+/** Marks these runs `crashed` if they are still `running`; returns the ids it marked. */
+export async function markRunsCrashed(tx, runIds, now) {
+    if (runIds.length === 0)
+        return [];
+    const marked = await tx.all(`UPDATE runs SET status = 'crashed', finished_at = $at::TIMESTAMPTZ
+      WHERE status = 'running' AND run_id IN (${runIds.map((id) => sqlString(id)).join(', ')})
+     RETURNING run_id`, { at: new Date(now).toISOString() });
+    return marked.map((r) => r.run_id);
+}
+/** Runs recorded as `running`, with whether their process is alive on this host. */
+export async function readRunFacts(db) {
+    const ownerColumns = await runOwnerColumns(db);
+    const rows = await db.all(`SELECT run_id, command, epoch_ms(started_at) AS started_ms, ${ownerColumns}
+       FROM runs WHERE status = 'running' ORDER BY started_at, run_id`);
+    const here = { host: hostname(), isAlive: isProcessAlive };
+    return rows.map((r) => ({
+        runId: r.run_id,
+        command: r.command,
+        startedAt: toNumber(r.started_ms),
+        pid: r.pid,
+        host: r.host,
+        alive: runIsAlive(r, here),
+    }));
+}
+/**
+ * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
+ * the journal itself decides what a write may move.
+ */
+export function surveySpool(spool) {
+    const walks = spool.walks().map((w) => {
+        const owner = w.owner();
+        const done = w.completed();
+        return {
+            metric: w.series.metric,
+            projectId: w.series.projectId,
+            window: w.window,
+            ownerLive: isLiveOther(owner),
+            ownerPid: owner?.pid ?? null,
+            completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
+            startedAt: w.state()?.startedAt ?? null,
+            pages: w.pages().length,
+        };
+    });
+    let names;
+    try {
+        names = readdirSync(spool.requestsDir);
+    }
+    catch {
+        names = [];
+    }
+    const journals = names.flatMap((name) => {
+        const match = JOURNAL_FILE.exec(name);
+        if (!match)
+            return [];
+        const pid = Number(match[1]);
+        return [{ name, pid, live: pid !== process.pid && isProcessAlive(pid) }];
+    });
+    return { walks, journals };
+}
+/** Everything ./doctor.ts judges: the database's windows and runs, and the spool. */
+export async function readDoctorFacts(db, spool) {
+    const windows = await readWindowFacts(db);
+    const runs = await readRunFacts(db);
+    return { windows, runs, ...surveySpool(spool) };
+}
+const date = (day) => `DATE ${sqlString(day)}`;
+const windowTuple = (r) => `(${sqlString(r.projectId)}, ${date(r.window.start)}, ${date(r.window.end)})`;
+/**
+ * Carries out `repairs` and says what was done, one `fixed` finding per thing repaired.
+ * Database repairs first, in one transaction (which also moves the request journals of
+ * ended processes in), so that a window's orphan rows are gone before a spooled walk of
+ * that window is loaded; then the spool.
+ */
+export async function applyRepairs(repairs, ctx) {
+    const of = (kind) => repairs.filter((r) => r.kind === kind);
+    const fixed = [];
+    const dedupe = of('dedupe');
+    const orphans = of('delete-orphans');
+    const crashed = of('mark-crashed');
+    const journal = of('ingest-journal');
+    if (dedupe.length + orphans.length + crashed.length + journal.length > 0) {
+        fixed.push(...(await ctx.store.write(async (tx) => {
+            const done = [];
+            for (const r of dedupe) {
+                const deleted = await deleteDuplicates(tx, r);
+                done.push({
+                    check: 'grain',
+                    status: 'fixed',
+                    detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per ${grainTableOf(r.metric).keyName} (safe: each deleted row repeated the grain of a row kept)`,
+                });
+            }
+            for (const r of orphans) {
+                const deleted = await deleteOrphans(tx, r);
+                done.push({
+                    check: 'orphans',
+                    status: 'fixed',
+                    detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
+                });
+            }
+            const marked = await markRunsCrashed(tx, crashed.map((r) => r.runId), ctx.now);
+            for (const runId of marked)
+                done.push({ check: 'runs', status: 'fixed', detail: `run ${runId}: marked crashed` });
+            return done;
+        })));
+        // The write moved them in (a store without a journal moves nothing).
+        if (journal.length > 0 && ctx.store.journal) {
+            fixed.push({ check: 'journal', status: 'fixed', detail: 'moved the request journals of ended processes into request_log' });
+        }
+    }
+    for (const r of of('discard-walk')) {
+        const walk = ctx.spool.walk(r, r.window);
+        // Claimed first: a process that took the walk up meanwhile keeps it.
+        if (walk.completed() !== null || !walk.claim())
+            continue;
+        walk.remove();
+        fixed.push({ check: 'spool', status: 'fixed', detail: `${windowLabel(r)}: discarded an abandoned incomplete walk` });
+    }
+    if (of('recover-walks').length > 0)
+        fixed.push(...(await recoverWalks(ctx)));
+    return fixed;
+}
+async function deleteDuplicates(tx, r) {
+    const { table, key } = grainTableOf(r.metric);
+    // Which copy stays does not matter to the grain; the first stored is kept, as the loader
+    // keeps the first copy of a key a walk saw twice.
+    const deleted = await tx.all(`DELETE FROM ${table} WHERE rowid IN (
+       SELECT rowid FROM (
+         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, ${key} ORDER BY rowid) AS copy
+           FROM ${table} WHERE (project_id, window_start, window_end) IN (${windowTuple(r)}))
+        WHERE copy > 1)
+     RETURNING project_id`);
+    return deleted.length;
+}
+async function deleteOrphans(tx, r) {
+    const tables = grainTableOf(r.metric);
+    // Checked again here: a window loaded since the check is not an orphan any more.
+    const orphan = (table) => `(project_id, window_start, window_end) IN (${windowTuple(r)})
+    AND NOT EXISTS (SELECT 1 FROM loaded_windows l
+                     WHERE l.metric = ${sqlString(r.metric)} AND l.project_id = ${table}.project_id
+                       AND l.window_start = ${table}.window_start AND l.window_end = ${table}.window_end)`;
+    const pages = await tx.all(`DELETE FROM ${tables.table} WHERE ${orphan(tables.table)} RETURNING project_id`);
+    const totals = tables.totals === null ? [] : await tx.all(`DELETE FROM ${tables.totals} WHERE ${orphan(tables.totals)} RETURNING project_id`);
+    return { pages: pages.length, totals: totals.length };
+}
+/** Loads the completed walks in the spool, as an export would at its start. */
+async function recoverWalks(ctx) {
+    const completed = findCompletedWalks(ctx.spool);
+    if (completed.length === 0)
+        return [];
+    const seriesKey = (s) => `${s.metric}\u0000${s.projectId}`;
+    const series = new Map(completed.map(({ walk }) => [seriesKey(walk), walk]));
+    const loaded = await ctx.store.read(async (db) => {
+        const all = new Map();
+        for (const [key, s] of series)
+            all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
+        return all;
+    });
+    const claimed = claimCompletedWalks(completed, (walk) => loaded.get(seriesKey(walk))?.get(windowKey(walk.window)));
+    const fixed = claimed.discarded.map(({ walk }) => ({
+        check: 'spool',
+        status: 'fixed',
+        detail: `${windowLabel(walk)}: discarded a completed walk the database had overtaken`,
+    }));
+    if (claimed.toLoad.length > 0) {
+        await ctx.store.write((tx) => loadWindows(tx, claimed.toLoad.map(windowLoadOf)));
+        for (const c of claimed.toLoad) {
+            c.spooled.remove();
+            fixed.push({
+                check: 'spool',
+                status: 'fixed',
+                detail: `${windowLabel(c.walk)}: loaded a completed walk of ${plural(c.walk.rows, 'row')} from the spool (no request)`,
+            });
+        }
+    }
+    return fixed;
+}
+//# sourceMappingURL=doctor-io.js.map

@@ -1,0 +1,203 @@
+/**
+ * `docpipe doctor`, the pure part: facts about the database and its spool (gathered by
+ * ./doctor-io.ts) become findings, and findings become the repairs `--fix` may make. No I/O
+ * here, so every rule can be tested with plain objects.
+ *
+ * The invariants:
+ * - grain: a keyless row table holds each (project_id, window_start, window_end, key) once:
+ *   the page tables (key `path`), `searches` (`search_query`) and `feedback_by_page`
+ *   (`path`). The tables have no key on purpose (DESIGN §4); the loader keeps the grain.
+ * - windows: every `loaded_windows` row has its totals row (where the metric has a totals
+ *   table), and its `row_count` is the number of keys its row table holds for the window.
+ * - orphans: no page or totals row belongs to a window without a `loaded_windows` row (the
+ *   loader replaces only windows it knows of, so an orphan would be doubled by the next load).
+ * - spool: no walk is left over (completed but not loaded, or abandoned), and no request
+ *   journal of an ended process waits to be moved into `request_log`.
+ * - runs: no run is left `running` by a process that is gone.
+ */
+import { windowKey } from '../core/domain.js';
+import { isSuperseded } from './spool-recovery.js';
+export const CHECKS = ['grain', 'windows', 'orphans', 'spool', 'journal', 'runs'];
+/** `finding`: an invariant is broken; `info`: worth knowing, not a fault; `fixed`: repaired by --fix. */
+export const STATUSES = ['ok', 'finding', 'fixed', 'info'];
+/** An incomplete walk older than this is abandoned: --fix discards it. @default 7 days */
+export const STALE_WALK_MS = 7 * 24 * 3_600_000;
+export const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+/** `visitors docs [2026-03-05, 2026-03-06)`: a window as the report names it. */
+export function windowLabel(w) {
+    return `${w.metric} ${w.projectId} [${w.window.start}, ${w.window.end})`;
+}
+/** Pure: whether a `running` run's process is alive: null when it runs on another host (cannot tell). */
+export function runIsAlive(run, here) {
+    // Runs of release 0.1.0 recorded no pid: one still `running` was cut off.
+    if (run.pid === null)
+        return false;
+    if (run.host !== null && run.host !== here.host)
+        return null;
+    return here.isAlive(run.pid);
+}
+/** Grain, windows and orphans. */
+export function windowFindings(windows) {
+    const grain = [];
+    const bookkeeping = [];
+    const orphans = [];
+    let rows = 0;
+    let loaded = 0;
+    for (const w of windows) {
+        const { metric, projectId, window } = w;
+        const label = windowLabel(w);
+        const key = w.key ?? 'path';
+        const table = w.table ?? 'the page table';
+        rows += w.rows;
+        if (w.duplicatePaths > 0) {
+            grain.push({
+                check: 'grain',
+                status: 'finding',
+                detail: `${label}: ${plural(w.rows - w.paths, 'extra row')} for ${plural(w.duplicatePaths, key)} held more than once` +
+                    (w.duplicateExample === null ? '' : ` (e.g. ${w.duplicateExample})`),
+                repair: { kind: 'dedupe', metric, projectId, window },
+            });
+        }
+        if (w.loaded) {
+            loaded++;
+            if (!w.totals && (w.hasTotalsTable ?? true))
+                bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row` });
+            // Keys, not rows: a doubled row is the grain check's finding, not a miscount.
+            if (w.rowCount !== null && w.rowCount !== w.paths) {
+                bookkeeping.push({
+                    check: 'windows',
+                    status: 'finding',
+                    detail: `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}`,
+                });
+            }
+        }
+        else if (w.rows > 0 || w.totals) {
+            const what = [w.rows > 0 ? `${plural(w.rows, 'row')} in ${table}` : '', w.totals ? 'a totals row' : ''].filter(Boolean).join(' and ');
+            orphans.push({
+                check: 'orphans',
+                status: 'finding',
+                detail: `${label}: ${what} but no loaded_windows row`,
+                repair: { kind: 'delete-orphans', metric, projectId, window },
+            });
+        }
+    }
+    const ok = (check, detail) => [{ check, status: 'ok', detail }];
+    return [
+        ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'row')} in keyless tables, each key once per window`)),
+        ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')}, each with its totals and row count`)),
+        ...(orphans.length > 0 ? orphans : ok('orphans', 'no rows outside a loaded window')),
+    ];
+}
+/** Runs left `running`. */
+export function runFindings(runs) {
+    const found = runs.map((r) => {
+        const what = `run ${r.runId}${r.command ? ` (${r.command})` : ''}${r.startedAt === null ? '' : `, started ${iso(r.startedAt)}`}`;
+        if (r.alive === true)
+            return { check: 'runs', status: 'info', detail: `${what}: running, pid ${r.pid ?? '?'} is alive` };
+        if (r.alive === null) {
+            return { check: 'runs', status: 'info', detail: `${what}: running on host ${r.host ?? '?'}, which cannot be checked from here` };
+        }
+        const why = r.pid === null ? 'no pid was recorded (release 0.1.0)' : `pid ${r.pid} is gone`;
+        return {
+            check: 'runs',
+            status: 'finding',
+            detail: `${what}: status running, but ${why}: it crashed`,
+            repair: { kind: 'mark-crashed', runId: r.runId },
+        };
+    });
+    return found.length > 0 ? found : [{ check: 'runs', status: 'ok', detail: 'no run left running' }];
+}
+/**
+ * The spool beside the database: walks and request journals. `loaded` gives the window as
+ * the database holds it, to tell a completed walk the database has since overtaken.
+ */
+export function spoolFindings(walks, journals, loaded, now) {
+    const spool = walks.map((w) => {
+        const label = windowLabel(w);
+        if (w.ownerLive) {
+            return { check: 'spool', status: 'info', detail: `${label}: in use by process ${w.ownerPid ?? '?'}` };
+        }
+        if (w.completed) {
+            const have = loaded(w);
+            const newer = isSuperseded(w.completed, have?.fetchedAt === null || have === undefined ? undefined : { ...have.window, fetchedAt: have.fetchedAt });
+            return {
+                check: 'spool',
+                status: 'finding',
+                detail: newer
+                    ? `${label}: a completed walk (fetched ${iso(w.completed.fetchedAt)}) the database has overtaken: --fix discards it`
+                    : `${label}: a completed walk of ${plural(w.completed.rows, 'row')} (fetched ${iso(w.completed.fetchedAt)}) not loaded: --fix loads it, no request needed`,
+                repair: { kind: 'recover-walks' },
+            };
+        }
+        if (w.startedAt === null || now - w.startedAt > STALE_WALK_MS) {
+            const since = w.startedAt === null ? 'with no walk state (nothing to resume)' : `started ${iso(w.startedAt)}, more than 7 days ago`;
+            return {
+                check: 'spool',
+                status: 'finding',
+                detail: `${label}: an incomplete walk ${since}: --fix discards it`,
+                repair: { kind: 'discard-walk', metric: w.metric, projectId: w.projectId, window: w.window },
+            };
+        }
+        return {
+            check: 'spool',
+            status: 'info',
+            detail: `${label}: an incomplete walk started ${iso(w.startedAt)}: the next export of the window resumes it`,
+        };
+    });
+    const leftover = journals.filter((j) => !j.live);
+    const journal = journals
+        .filter((j) => j.live)
+        .map((j) => ({ check: 'journal', status: 'info', detail: `${j.name}: in use by process ${j.pid}` }));
+    if (leftover.length > 0) {
+        const pids = [...new Set(leftover.map((j) => j.pid))].join(', ');
+        journal.unshift({
+            check: 'journal',
+            status: 'finding',
+            detail: `${plural(leftover.length, 'request-journal file')} of ended processes (pid ${pids}) not yet in request_log: --fix moves them in`,
+            repair: { kind: 'ingest-journal' },
+        });
+    }
+    return [
+        ...(spool.length > 0 ? spool : [{ check: 'spool', status: 'ok', detail: 'no walk left over' }]),
+        ...(journal.length > 0 ? journal : [{ check: 'journal', status: 'ok', detail: 'every request is in request_log' }]),
+    ];
+}
+/** Every finding, in check order. */
+export function diagnose(facts, now) {
+    const byWindow = new Map(facts.windows.map((w) => [`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`, w]));
+    const loaded = (w) => byWindow.get(`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`);
+    const all = [
+        ...windowFindings(facts.windows),
+        ...spoolFindings(facts.walks, facts.journals, loaded, now),
+        ...runFindings(facts.runs),
+    ];
+    return CHECKS.flatMap((check) => all.filter((f) => f.check === check));
+}
+/** The repairs --fix makes for `findings`, each once. */
+export function planRepairs(findings) {
+    const seen = new Set();
+    const repairs = [];
+    for (const f of findings) {
+        if (f.status !== 'finding' || !f.repair)
+            continue;
+        const key = JSON.stringify(f.repair);
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        repairs.push(f.repair);
+    }
+    return repairs;
+}
+/** How many findings of each status: the summary line. */
+export function countByStatus(findings) {
+    const counts = { ok: 0, finding: 0, fixed: 0, info: 0 };
+    for (const f of findings)
+        counts[f.status]++;
+    return counts;
+}
+/** Whether any finding is left (exit 1). */
+export function hasFindings(findings) {
+    return findings.some((f) => f.status === 'finding');
+}
+//# sourceMappingURL=doctor.js.map

@@ -1,0 +1,163 @@
+/**
+ * Loading the endpoints beyond visitors and views (issue 11), set-based from the spool like
+ * ./window-store.ts: DuckDB reads the spooled page bodies itself (`read_json`). Each window
+ * replaces its earlier copy in the caller's transaction, with its `loaded_windows` row
+ * (written by the caller, ./window-store.ts):
+ *
+ * - window aggregates (searches, feedback by page, caller stats): the window's rows and
+ *   totals are deleted and inserted again; a row identity the walk saw twice keeps its first copy;
+ * - event streams (feedback, assistant conversations): keyed by (project_id, id). A window's
+ *   events replace every event the window had, and an event that was filed under another
+ *   window before (its timestamp moved) moves to this one: nothing is doubled.
+ */
+import { isEventStream } from '../api/endpoints.js';
+import { sqlString } from './sql-files.js';
+const count = (x) => `floor(${x} + 0.5)::BIGINT`;
+/** The row tables of the metrics that have rows (caller stats has none). */
+export const ROW_LOADS = {
+    searches: {
+        table: 'searches',
+        array: 'searches',
+        item: 'STRUCT(searchQuery VARCHAR, hits DOUBLE, ctr DOUBLE, topClickedPage VARCHAR, lastSearchedAt VARCHAR)',
+        key: 'r.searchQuery',
+        counts: ['r.hits'],
+        columns: [
+            ['search_query', 'r.searchQuery'],
+            ['hits', count('r.hits')],
+            ['ctr', 'r.ctr'],
+            ['top_clicked_page', 'r.topClickedPage'],
+            ['last_searched_at', 'try_cast(r.lastSearchedAt AS TIMESTAMPTZ)'],
+        ],
+    },
+    'feedback-by-page': {
+        table: 'feedback_by_page',
+        array: 'feedback',
+        item: 'STRUCT(path VARCHAR, thumbsUp DOUBLE, thumbsDown DOUBLE, code DOUBLE, total DOUBLE)',
+        key: 'r.path',
+        counts: ['r.thumbsUp', 'r.thumbsDown', 'r.code', 'r.total'],
+        columns: [
+            ['path', 'r.path'],
+            ['thumbs_up', count('r.thumbsUp')],
+            ['thumbs_down', count('r.thumbsDown')],
+            ['code', count('r.code')],
+            ['total', count('r.total')],
+        ],
+    },
+    feedback: {
+        table: 'feedback',
+        array: 'feedback',
+        item: 'STRUCT(id VARCHAR, path VARCHAR, comment VARCHAR, createdAt VARCHAR, source VARCHAR, status VARCHAR, ' +
+            'helpful BOOLEAN, contact VARCHAR, code VARCHAR, filename VARCHAR, lang VARCHAR)',
+        key: 'r.id',
+        columns: [
+            ['id', 'r.id'],
+            ['path', 'r.path'],
+            ['comment', 'r.comment'],
+            ['created_at', 'try_cast(r.createdAt AS TIMESTAMPTZ)'],
+            ['source', 'r.source'],
+            ['status', 'r.status'],
+            ['helpful', 'r.helpful'],
+            ['contact', 'r.contact'],
+            ['code', 'r.code'],
+            ['filename', 'r.filename'],
+            ['lang', 'r.lang'],
+        ],
+    },
+    assistant: {
+        table: 'assistant_conversations',
+        array: 'conversations',
+        item: 'STRUCT(id VARCHAR, "timestamp" VARCHAR, query VARCHAR, response VARCHAR, responseType VARCHAR, ' +
+            'sources STRUCT(title VARCHAR, url VARCHAR)[], resolutionStatus VARCHAR, queryCategory VARCHAR, pageUrl VARCHAR, threadId VARCHAR)',
+        key: 'r.id',
+        columns: [
+            ['id', 'r.id'],
+            ['"timestamp"', 'try_cast(r."timestamp" AS TIMESTAMPTZ)'],
+            ['query', 'r.query'],
+            ['response', 'r.response'],
+            // The spec: "Defaults to `answer` when not present."
+            ['response_type', `coalesce(r.responseType, 'answer')`],
+            ['sources', 'r.sources'],
+            ['resolution_status', 'r.resolutionStatus'],
+            ['query_category', 'r.queryCategory'],
+            ['page_url', 'r.pageUrl'],
+            ['thread_id', 'r.threadId'],
+        ],
+    },
+};
+const date = (day) => `DATE ${sqlString(day)}`;
+const ts = (ms) => `${sqlString(new Date(ms).toISOString())}::TIMESTAMPTZ`;
+const num = (totals, key) => `${Number(totals[key] ?? 0)}::DOUBLE`;
+const windowOf = (w) => `(${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)})`;
+/** The rows of every spooled page of `loads`, tagged with their window, first copy of each identity. */
+function spooledRows(spec, loads, events) {
+    const inItem = (sql) => sql.replace(/\br\./g, 'j.r.');
+    const list = `[${loads.map((l) => sqlString(l.file)).join(', ')}]`;
+    const map = loads
+        .map(({ file, walk }) => `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`)
+        .join(', ');
+    const columns = spec.columns.map(([column, sql]) => `${inItem(sql)} AS ${column}`).join(', ');
+    const nonIntegral = (spec.counts ?? []).map((c) => `${inItem(c)} <> floor(${inItem(c)})`).join(' OR ') || 'false';
+    return `
+    SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral
+      FROM (SELECT unnest(body.${spec.array}) AS r, generate_subscripts(body.${spec.array}, 1) AS i, page, filename
+              FROM read_json(${list}, format = 'newline_delimited', filename = true,
+                             columns = {page: 'INTEGER', body: 'STRUCT(${spec.array} ${spec.item}[])'})) j
+      JOIN (VALUES ${map}) m(filename, project_id, window_start, window_end, run_id) ON m.filename = j.filename
+   QUALIFY row_number() OVER (PARTITION BY m.project_id, ${inItem(spec.key)}${events ? '' : ', m.window_start, m.window_end'}
+                              ORDER BY m.window_start DESC, j.page, j.i) = 1`;
+}
+/**
+ * Loads completed walks of one metric other than visitors and views in the caller's
+ * transaction. Returns the warnings recorded per window.
+ */
+export async function loadEndpointWindows(tx, metric, loads) {
+    const warnings = new Map(loads.map((l) => [l.walk, [...l.walk.warnings]]));
+    const keys = loads.map((l) => windowOf(l.walk)).join(', ');
+    const spec = ROW_LOADS[metric];
+    if (spec) {
+        const events = isEventStream(metric);
+        const columns = ['project_id', 'window_start', 'window_end', ...spec.columns.map(([c]) => c), 'run_id'].join(', ');
+        await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, window_start, window_end) IN (${keys})`);
+        // Staged once: events filed under another window are moved here, and counts checked.
+        await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_rows AS ${spooledRows(spec, loads, events)}`);
+        if (events)
+            await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_rows)`);
+        await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_rows`);
+        const flagged = await tx.all(`SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, count(*) AS n
+         FROM docpipe_staged_rows WHERE non_integral GROUP BY ALL`);
+        await tx.run(`DROP TABLE docpipe_staged_rows`);
+        for (const f of flagged) {
+            const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
+            if (load)
+                warnings.get(load.walk)?.push(`${f.n} row${f.n === 1n ? '' : 's'} non_integral (stored rounded)`);
+        }
+    }
+    // Window totals are counts too.
+    for (const { walk } of loads) {
+        const odd = Object.entries(walk.totals).filter(([, v]) => !Number.isInteger(v));
+        if (odd.length > 0)
+            warnings.get(walk)?.push(`totals non_integral (stored rounded): ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
+    if (metric === 'searches') {
+        const values = loads
+            .map(({ walk: w }) => `(${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)}, ${num(w.totals, 'totalSearches')}, ${ts(w.fetchedAt)}, ${sqlString(w.runId)})`)
+            .join(', ');
+        await tx.run(`INSERT OR REPLACE INTO search_totals (project_id, window_start, window_end, total_searches, extracted_at, run_id)
+       SELECT p, s, e, ${count('t')}, x, r FROM (VALUES ${values}) v(p, s, e, t, x, r)`);
+    }
+    if (metric === 'caller-stats') {
+        const values = loads
+            .map(({ walk: w }) => `(${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)}, ${['web', 'api', 'other', 'total'].map((k) => num(w.totals, k)).join(', ')}, ${ts(w.fetchedAt)}, ${sqlString(w.runId)})`)
+            .join(', ');
+        await tx.run(`INSERT OR REPLACE INTO assistant_caller_stats (project_id, window_start, window_end, web, api, other, total, extracted_at, run_id)
+       SELECT p, s, e, ${count('w')}, ${count('a')}, ${count('o')}, ${count('t')}, x, r FROM (VALUES ${values}) v(p, s, e, w, a, o, t, x, r)`);
+        for (const { walk } of loads) {
+            const t = walk.totals;
+            if ((t.total ?? 0) !== (t.web ?? 0) + (t.api ?? 0) + (t.other ?? 0)) {
+                warnings.get(walk)?.push(`caller stats total ${t.total ?? 0} is not web + api + other (${(t.web ?? 0) + (t.api ?? 0) + (t.other ?? 0)})`);
+            }
+        }
+    }
+    return warnings;
+}
+//# sourceMappingURL=endpoint-store.js.map

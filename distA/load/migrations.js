@@ -1,0 +1,123 @@
+/**
+ * Schema versions. The schema is a public interface (DESIGN rule 10): every database an
+ * earlier release wrote must open in every later one. Ordered migrations live in
+ * sql/migrations/ as `NNNN-name.sql`; a read-write open applies the pending ones in one
+ * transaction, with all data kept, and records each in `schema_version`. A database written
+ * by 0.1.0 has no `schema_version` and is recognised as version 1. A database from a newer
+ * docpipe is refused rather than misread.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { DatabaseError } from '../core/errors.js';
+import { readSqlFile, sqlDir } from './sql-files.js';
+const MIGRATION_FILE = /^(\d{4})-([a-z0-9.-]+)\.sql$/;
+/** Pure: the migrations named by a folder listing, in order, checked to be 1, 2, 3, ... */
+export function parseMigrationList(files) {
+    const migrations = files
+        .map((file) => ({ file, match: MIGRATION_FILE.exec(file) }))
+        .filter((f) => f.match !== null)
+        .map(({ file, match }) => ({ version: Number(match[1]), name: match[2], file }))
+        .sort((a, b) => a.version - b.version);
+    migrations.forEach((m, i) => {
+        if (m.version !== i + 1)
+            throw new DatabaseError(`sql/migrations: expected version ${i + 1}, found ${m.file}`);
+    });
+    return migrations;
+}
+let cached;
+export function listMigrations() {
+    cached ??= parseMigrationList(readdirSync(`${sqlDir()}migrations`));
+    return cached;
+}
+/** The schema version this release writes. */
+export function currentSchemaVersion() {
+    return listMigrations().at(-1)?.version ?? 0;
+}
+async function tableExists(db, name) {
+    const rows = await db.all(`SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $name`, { name });
+    return rows.length > 0;
+}
+/** 0 for an empty database, 1 for one written by 0.1.0, else what `schema_version` says. */
+export async function readSchemaVersion(db) {
+    if (await tableExists(db, 'schema_version')) {
+        const [row] = await db.all('SELECT max(version) AS v FROM schema_version');
+        return Number(row?.v ?? 0);
+    }
+    return (await tableExists(db, 'loaded_windows')) ? 1 : 0;
+}
+function refuseNewer(found) {
+    const known = currentSchemaVersion();
+    if (found > known) {
+        throw new DatabaseError(`this database was written by a newer docpipe (schema version ${found}; this release knows up to ${known}): ` +
+            `upgrade docpipe to open it`);
+    }
+}
+/** For read-only opens: a newer schema is refused; an older one is read as it is. */
+export async function checkReadable(db) {
+    refuseNewer(await readSchemaVersion(db));
+}
+const VIEWS_FILE = 'views.sql';
+const VIEWS_KEY = 'views_sha256';
+let viewsSha;
+function viewsChecksum() {
+    viewsSha ??= createHash('sha256').update(readSqlFile(VIEWS_FILE)).digest('hex');
+    return viewsSha;
+}
+/**
+ * Whether the schema and the views are this release's: a read-only open reads an older
+ * database as it is, so a command that needs this release's views checks first.
+ */
+export async function schemaIsCurrent(db) {
+    return (await readIfCurrent(db)) !== undefined;
+}
+/**
+ * The common case in one statement (every open of a writer asks): the schema version when
+ * it and the views are this release's, else undefined (older, newer, empty, or views of
+ * another release: the caller looks closer). A database without the bookkeeping tables
+ * fails the statement: undefined. Outside a transaction only (a failed statement ends one).
+ */
+async function readIfCurrent(db) {
+    try {
+        const [row] = await db.all(`SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views`, { key: VIEWS_KEY });
+        const version = Number(row?.v ?? 0);
+        return version === currentSchemaVersion() && row?.views === viewsChecksum() ? version : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Brings the schema up to this release's version in one transaction, and (re)creates the
+ * views when sql/views.sql changed since they were last applied. Cheap when there is nothing
+ * to do: one statement reads the version and the views' checksum.
+ */
+export async function migrate(db) {
+    const current = await readIfCurrent(db);
+    if (current !== undefined)
+        return { from: current, to: current };
+    const from = await readSchemaVersion(db);
+    refuseNewer(from);
+    // Not current: older, or this release's schema with another release's views.
+    const views = readSqlFile(VIEWS_FILE);
+    const sha = viewsChecksum();
+    const pending = listMigrations().filter((m) => m.version > from);
+    return db.transaction(async (tx) => {
+        await tx.run(`CREATE TABLE IF NOT EXISTS schema_version (
+         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`);
+        if (from === 1 && (await tx.all('SELECT 1 FROM schema_version')).length === 0) {
+            // A 0.1.0 database: record what it already is.
+            await tx.run(`INSERT INTO schema_version (version, name, applied_at) VALUES (1, 'release-0.1.0', now())`);
+        }
+        for (const migration of pending) {
+            await tx.exec(readSqlFile(`migrations/${migration.file}`), `sql/migrations/${migration.file}`);
+            await tx.run(`INSERT INTO schema_version (version, name, applied_at) VALUES ($v, $name, now())`, {
+                v: migration.version,
+                name: migration.name,
+            });
+        }
+        await tx.exec(views, `sql/${VIEWS_FILE}`);
+        await tx.run(`INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, { key: VIEWS_KEY, value: sha });
+        return { from, to: currentSchemaVersion() };
+    });
+}
+//# sourceMappingURL=migrations.js.map

@@ -1,0 +1,47 @@
+/** The runs table: one row per command run, with its outcome and summary. */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { markRunsCrashed, readRunFacts } from './doctor-io.js';
+export function newRunId(now) {
+    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    return `${stamp}-${randomUUID().slice(0, 8)}`;
+}
+/**
+ * Records a run as `running`, with the process that runs it (so a crash can be told later).
+ * First, runs left `running` by a process that is gone (the rule `docpipe doctor` applies)
+ * are marked `crashed`; their ids are returned.
+ */
+export async function startRun(tx, runId, command, now) {
+    const dead = (await readRunFacts(tx)).filter((r) => r.alive === false).map((r) => r.runId);
+    const crashed = await markRunsCrashed(tx, dead, now);
+    await tx.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host)
+     VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host)`, { id: runId, command, at: new Date(now).toISOString(), pid: process.pid, host: hostname() });
+    return crashed;
+}
+/** One log line for the runs `startRun` found crashed. */
+export function logCrashedRuns(logger, runIds) {
+    if (runIds.length === 0)
+        return;
+    logger.warn('earlier runs marked crashed', { runs: runIds, detail: 'left running by a process that is gone' });
+}
+export async function finishRun(tx, runId, outcome, now) {
+    await tx.run(`UPDATE runs SET finished_at = $at::TIMESTAMPTZ, status = $status, exit_code = $code,
+            summary = $summary::JSON WHERE run_id = $id`, {
+        id: runId,
+        at: new Date(now).toISOString(),
+        status: outcome.status,
+        code: outcome.exitCode,
+        summary: JSON.stringify(outcome.summary),
+    });
+}
+/**
+ * The runs table's `pid, host` columns for a SELECT: a database of release 0.1.0 opened
+ * read-only is not migrated, and its runs have neither (NULLs stand in).
+ */
+export async function runOwnerColumns(db) {
+    // pragma_table_info reads one table's entry; duckdb_columns() would load every table's
+    // (about 12 ms on the first call after an open, at the start of every run).
+    const [since02] = await db.all(`SELECT count(*) AS n FROM pragma_table_info('runs') WHERE name = 'pid'`);
+    return since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+}
+//# sourceMappingURL=runs.js.map

@@ -1,0 +1,162 @@
+/**
+ * Analytics windows in DuckDB, loaded set-based from the spool. DuckDB parses the spooled
+ * page bodies itself (`read_json`, on its own threads) and computes each row's quality flags
+ * in SQL; the JavaScript thread only names the files. A window's rows, its totals and its
+ * bookkeeping row replace any earlier copy in the caller's transaction, so a crash leaves
+ * every window wholly old or wholly new; several windows may share one transaction.
+ *
+ * The page tables have no key: their grain (project_id, window_start, window_end, path) is
+ * kept here (the old copy of a window is deleted before the new one goes in, and a walk that
+ * saw a path twice keeps its first copy) and checked by `docpipe doctor`.
+ */
+import { PAGE_METRICS, windowKey } from '../core/domain.js';
+import { loadEndpointWindows } from './endpoint-store.js';
+import { sqlString } from './sql-files.js';
+export const METRIC_TABLES = {
+    visitors: { totals: 'visitor_totals', pages: 'page_visitors', array: 'visitors' },
+    views: { totals: 'view_totals', pages: 'page_views', array: 'views' },
+};
+/** The row-quality flags, as `flags` lists them (comma-separated). */
+export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds', 'count_missing', 'count_out_of_range'];
+/** Whether a raw count (DOUBLE) fits a BIGINT: not NULL, finite and below 2^63 in size. */
+const fits = (x) => `(abs(${x}) < 9223372036854775807::DOUBLE)`;
+/**
+ * A count as stored: rounded half up, like the API's integers would be; NULL when it is
+ * missing or no BIGINT can hold it (beyond 64 bits, infinite), so one such count never fails
+ * the window's load.
+ */
+const rounded = (x) => `CASE WHEN ${fits(x)} THEN floor(${x} + 0.5)::BIGINT END`;
+/**
+ * SQL for a row's flags from its raw counts (DOUBLE expressions): NULL for a clean row, else
+ * e.g. `non_integral,total_out_of_bounds`. Uniques must satisfy max(human, ai) <= total <=
+ * human + ai; a row that does not is kept and flagged, never dropped.
+ */
+export function flagsSql(human, ai, total) {
+    const [h, a, t] = [rounded(human), rounded(ai), rounded(total)];
+    const raw = [human, ai, total];
+    // Nearly every row is clean: one cheap test for it skips building the list (a NULL count
+    // fails the test and gets the list).
+    const clean = `(${raw.map((x) => `${x} = floor(${x})`).join(' AND ')} AND least(${human}, ${ai}) >= 0
+      AND ${total} >= greatest(${human}, ${ai}) AND ${total} <= ${human} + ${ai} AND ${fits(total)})`;
+    return `CASE WHEN ${clean} THEN NULL ELSE nullif(concat_ws(',',
+      CASE WHEN ${raw.map((x) => `(${fits(x)} AND ${x} <> floor(${x}))`).join(' OR ')} THEN 'non_integral' END,
+      CASE WHEN least(${h}, ${a}, ${t}) < 0 THEN 'negative' END,
+      CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END,
+      CASE WHEN ${raw.map((x) => `${x} IS NULL`).join(' OR ')} THEN 'count_missing' END,
+      CASE WHEN ${raw.map((x) => `NOT ${fits(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '') END`;
+}
+export async function readLoadedWindows(db, metric, projectId) {
+    const rows = await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS start, strftime(window_end, '%Y-%m-%d') AS "end",
+            epoch_ms(fetched_at) AS fetched_ms
+       FROM loaded_windows WHERE metric = $metric AND project_id = $project`, { metric, project: projectId });
+    return new Map(rows.map((r) => [windowKey(r), { start: r.start, end: r.end, fetchedAt: Number(r.fetched_ms) }]));
+}
+const ts = (ms) => sqlString(new Date(ms).toISOString());
+const date = (day) => `DATE ${sqlString(day)}`;
+/** A count as a DOUBLE literal: NULL and infinities kept, for the SQL to flag. */
+function countSql(value) {
+    if (value === null || Number.isNaN(value))
+        return 'NULL::DOUBLE';
+    if (!Number.isFinite(value))
+        return value > 0 ? `'inf'::DOUBLE` : `'-inf'::DOUBLE`;
+    return `${value}::DOUBLE`;
+}
+const countsSql = (c) => [c.human, c.ai, c.total].map(countSql).join(', ');
+/** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
+function spooledRows(metric, loads, dedupe) {
+    const list = `[${loads.map((l) => sqlString(l.file)).join(', ')}]`;
+    const map = loads
+        .map(({ file, walk }) => `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`)
+        .join(', ');
+    const array = METRIC_TABLES[metric].array;
+    const rows = dedupe
+        ? `SELECT unnest(body.${array}) AS r, generate_subscripts(body.${array}, 1) AS i, page, filename`
+        : `SELECT unnest(body.${array}) AS r, filename`;
+    const select = `
+    SELECT m.project_id, m.window_start, m.window_end, j.r.path AS path,
+           ${rounded('j.r.human')} AS human, ${rounded('j.r.ai')} AS ai, ${rounded('j.r.total')} AS total,
+           m.run_id, ${flagsSql('j.r.human', 'j.r.ai', 'j.r.total')} AS flags
+      FROM (${rows}
+              FROM read_json(${list}, format = 'newline_delimited', filename = true,
+                             columns = {page: 'INTEGER',
+                                        body: 'STRUCT(${array} STRUCT(path VARCHAR, human DOUBLE, ai DOUBLE, total DOUBLE)[])'})) j
+      JOIN (VALUES ${map}) m(filename, project_id, window_start, window_end, run_id) ON m.filename = j.filename`;
+    // A walk that saw a path twice keeps each path's first copy (page order, then row order).
+    return dedupe
+        ? `${select} QUALIFY row_number() OVER (PARTITION BY m.project_id, m.window_start, m.window_end, j.r.path ORDER BY j.page, j.i) = 1`
+        : select;
+}
+const isPageMetric = (metric) => PAGE_METRICS.includes(metric);
+const PAGE_COLUMNS = 'project_id, window_start, window_end, path, human, ai, total, run_id, flags';
+/**
+ * Loads completed walks in the caller's transaction: each window's rows, totals and
+ * `loaded_windows` row replace its earlier copy. Returns the warnings recorded per window
+ * (the walk's, plus a line per row flag, e.g. `3 rows total_out_of_bounds`).
+ */
+export async function loadWindows(tx, loads) {
+    const warnings = new Map();
+    for (const metric of new Set(loads.map((l) => l.walk.metric))) {
+        const mine = loads.filter((l) => l.walk.metric === metric);
+        if (!isPageMetric(metric)) {
+            for (const [walk, lines] of await loadEndpointWindows(tx, metric, mine))
+                warnings.set(walk, lines);
+            continue;
+        }
+        const tables = METRIC_TABLES[metric];
+        const keys = mine
+            .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)})`)
+            .join(', ');
+        // Spelled out beside the IN list so that DuckDB can skip row groups by their min/max.
+        const starts = mine.map((l) => l.walk.window.start).sort();
+        const span = `window_start BETWEEN ${date(starts[0])} AND ${date(starts.at(-1))}`;
+        // Only windows loaded before have rows to replace; a window's rows and its loaded_windows
+        // row always change together, so this is exact.
+        const earlier = await tx.all(`SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e
+         FROM loaded_windows WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})`);
+        for (const w of earlier) {
+            await tx.run(`DELETE FROM ${tables.pages} WHERE project_id = $p AND window_start = $s::DATE AND window_end = $e::DATE`, {
+                p: w.project_id,
+                s: w.s,
+                e: w.e,
+            });
+        }
+        for (const dedupe of [false, true]) {
+            const group = mine.filter((l) => l.walk.repeatedPaths === dedupe);
+            if (group.length > 0) {
+                await tx.run(`INSERT INTO ${tables.pages} (${PAGE_COLUMNS}) ${spooledRows(metric, group, dedupe)}`);
+            }
+        }
+        const totals = mine
+            .map((l) => `(${sqlString(l.walk.projectId)}, ${date(l.walk.window.start)}, ${date(l.walk.window.end)}, ${countsSql(l.walk.totals)}, ${ts(l.walk.fetchedAt)}::TIMESTAMPTZ, ${sqlString(l.walk.runId)})`)
+            .join(', ');
+        const totalFlags = await tx.all(`INSERT OR REPLACE INTO ${tables.totals} (project_id, window_start, window_end, human, ai, total, extracted_at, run_id, flags)
+       SELECT p, s, e, ${rounded('h')}, ${rounded('a')}, ${rounded('t')}, x, r, ${flagsSql('h', 'a', 't')}
+         FROM (VALUES ${totals}) v(p, s, e, h, a, t, x, r)
+       RETURNING project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, flags`);
+        const rowFlags = await tx.all(`SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, flag, count(*) AS n
+         FROM (SELECT project_id, window_start, window_end, unnest(string_split(flags, ',')) AS flag
+                 FROM ${tables.pages}
+                WHERE ${span} AND flags IS NOT NULL AND (project_id, window_start, window_end) IN (${keys}))
+        GROUP BY ALL ORDER BY flag`);
+        for (const load of mine) {
+            const { projectId, window } = load.walk;
+            const same = (r) => r.project_id === projectId && r.s === window.start && r.e === window.end;
+            const lines = rowFlags.filter(same).map((r) => `${r.n} row${r.n === 1n ? '' : 's'} ${r.flag}`);
+            const totalsFlags = totalFlags.find(same)?.flags;
+            if (totalsFlags)
+                lines.push(`totals ${totalsFlags}`);
+            warnings.set(load.walk, [...load.walk.warnings, ...lines]);
+        }
+    }
+    const bookkeeping = loads
+        .map((l) => {
+        const w = l.walk;
+        const list = `[${(warnings.get(w) ?? []).map(sqlString).join(', ')}]::VARCHAR[]`;
+        return `(${sqlString(w.metric)}, ${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)}, ${ts(w.fetchedAt)}::TIMESTAMPTZ, ${sqlString(w.runId)}, ${w.rows}, ${w.pages}, ${w.requests}, ${w.walks}, ${list})`;
+    })
+        .join(', ');
+    await tx.run(`INSERT OR REPLACE INTO loaded_windows (metric, project_id, window_start, window_end, fetched_at, run_id, row_count, pages, requests, walks, warnings)
+     VALUES ${bookkeeping}`);
+    return warnings;
+}
+//# sourceMappingURL=window-store.js.map

@@ -1,0 +1,112 @@
+/**
+ * The report's charts: ECharts options built from the report data (pure), rendered to SVG
+ * strings on the server (ECharts' SSR renderer), so the page needs no script to show them.
+ */
+import * as echarts from 'echarts';
+export const COLORS = { human: '#2563eb', ai: '#f97316', total: '#334155', views: '#16a34a', missing: '#cbd5e1' };
+const WIDTH = 760;
+const HEIGHT = 320;
+const base = {
+    animation: false,
+    textStyle: { fontFamily: 'system-ui, sans-serif' },
+    grid: { left: 64, right: 24, top: 40, bottom: 48 },
+    legend: { top: 4 },
+};
+function days(daily) {
+    return daily.map((d) => d.day.slice(5));
+}
+export function visitorsOption(daily) {
+    return {
+        ...base,
+        xAxis: { type: 'category', data: days(daily) },
+        yAxis: { type: 'value', name: 'unique visitors' },
+        series: [
+            { name: 'human', type: 'line', data: daily.map((d) => d.visitorsHuman), color: COLORS.human, showSymbol: false },
+            { name: 'AI', type: 'line', data: daily.map((d) => d.visitorsAi), color: COLORS.ai, showSymbol: false },
+            { name: 'total (deduplicated)', type: 'line', data: daily.map((d) => d.visitorsTotal), color: COLORS.total, showSymbol: false, lineStyle: { type: 'dashed' } },
+        ],
+    };
+}
+export function aiShareOption(daily) {
+    return {
+        ...base,
+        xAxis: { type: 'category', data: days(daily) },
+        yAxis: { type: 'value', name: 'AI share of visitors', axisLabel: { formatter: '{value}%' } },
+        series: [
+            {
+                name: 'AI share',
+                type: 'line',
+                color: COLORS.ai,
+                areaStyle: { opacity: 0.15 },
+                data: daily.map((d) => (d.aiShare === null ? null : Math.round(d.aiShare * 1000) / 10)),
+            },
+        ],
+    };
+}
+export function topPagesOption(top) {
+    const pages = [...top.pages].reverse(); // the largest at the top of a horizontal bar chart
+    return {
+        ...base,
+        grid: { left: 200, right: 24, top: 40, bottom: 44 },
+        xAxis: { type: 'value', name: 'unique visitors', nameLocation: 'middle', nameGap: 24 },
+        yAxis: { type: 'category', data: pages.map((p) => (p.path.length > 30 ? `${p.path.slice(0, 29)}…` : p.path)) },
+        series: [
+            { name: 'human', type: 'bar', data: pages.map((p) => p.human), color: COLORS.human },
+            { name: 'AI', type: 'bar', data: pages.map((p) => p.ai), color: COLORS.ai },
+        ],
+    };
+}
+export function viewsVsVisitorsOption(daily) {
+    return {
+        ...base,
+        xAxis: { type: 'category', data: days(daily) },
+        yAxis: { type: 'value', name: 'per day' },
+        series: [
+            { name: 'page views', type: 'line', data: daily.map((d) => d.viewsTotal), color: COLORS.views, showSymbol: false },
+            { name: 'unique visitors', type: 'line', data: daily.map((d) => d.visitorsTotal), color: COLORS.total, showSymbol: false },
+        ],
+    };
+}
+export function weeksOption(weeks) {
+    return {
+        ...base,
+        xAxis: { type: 'category', data: weeks.map((w) => w.weekStart.slice(5)) },
+        yAxis: { type: 'value', name: 'unique visitors per week' },
+        series: [
+            {
+                name: 'weekly unique visitors',
+                type: 'bar',
+                color: COLORS.total,
+                // A missing week is a visible gap with a label, never a made-up value.
+                data: weeks.map((w) => w.visitorsTotal === null
+                    ? { value: 0, itemStyle: { color: COLORS.missing }, label: { show: true, position: 'insideBottom', formatter: 'missing', color: '#64748b' } }
+                    : w.complete === false
+                        ? { value: w.visitorsTotal, itemStyle: { color: COLORS.total, opacity: 0.35 }, label: { show: true, position: 'top', formatter: 'partial', color: '#64748b' } }
+                        : { value: w.visitorsTotal }),
+            },
+        ],
+    };
+}
+export function jobsOption(jobs) {
+    return {
+        ...base,
+        xAxis: { type: 'category', data: jobs.byStatus.map((s) => s.status) },
+        yAxis: { type: 'value', name: 'jobs', minInterval: 1 },
+        series: [
+            { name: 'jobs', type: 'bar', data: jobs.byStatus.map((s) => s.jobs), color: COLORS.total },
+            { name: 'with a pull request', type: 'bar', data: jobs.byStatus.map((s) => s.withPr), color: COLORS.views },
+        ],
+    };
+}
+/** Renders an option to a standalone SVG string. */
+export function renderSvg(option, size = {}) {
+    const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width ?? WIDTH, height: size.height ?? HEIGHT });
+    try {
+        chart.setOption(option);
+        return chart.renderToSVGString();
+    }
+    finally {
+        chart.dispose();
+    }
+}
+//# sourceMappingURL=charts.js.map

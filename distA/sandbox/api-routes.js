@@ -1,0 +1,116 @@
+import { parseAnalyticsQuery } from './analytics-query.js';
+import { ENGAGEMENT_LIMITS, engagementPage, threadResponse } from './engagement-routes.js';
+import { errorResponse, faultResponse, jsonResponse } from './sandbox-response.js';
+import { METRICS } from './window-listing.js';
+const NOT_FOUND = () => errorResponse(404, 'Not found');
+/** Path segments, decoded; undefined when the path cannot be decoded. */
+function segments(pathname) {
+    try {
+        return pathname.split('/').slice(1).map((s) => decodeURIComponent(s));
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Whether a request is an analytics page past the first, the only kind drift can change. */
+export function isDriftable(method, pathname, query) {
+    const parts = segments(pathname);
+    if (method !== 'GET' || !parts || parts.length !== 4 || parts[0] !== 'v1' || parts[1] !== 'analytics')
+        return false;
+    if (!METRICS.includes(parts[3] ?? ''))
+        return false;
+    const offset = query.get('offset');
+    return offset !== null && /^\d+$/.test(offset) && Number(offset) > 0;
+}
+export function handleApiRequest(request, context, options = {}) {
+    const plain = (response) => ({ response, drifted: false });
+    if (request.authorization !== `Bearer ${context.apiKey}`)
+        return plain(errorResponse(401, 'Unauthorized'));
+    const parts = segments(request.pathname);
+    if (!parts || parts.some((p) => p === ''))
+        return plain(NOT_FOUND());
+    const [version, area, projectId, resource, id, action, ...rest] = parts;
+    if (projectId === undefined || rest.length > 0)
+        return plain(NOT_FOUND());
+    const wait = context.limits?.take(request.method, parts, context.now()) ?? 0;
+    if (wait > 0) {
+        return plain(faultResponse(429, 'Rate limit exceeded', { retryAfter: String(Math.ceil(wait / 1000)) }));
+    }
+    if (version === 'v1' && area === 'analytics' && request.method === 'GET') {
+        if (id === undefined && (resource === 'visitors' || resource === 'views')) {
+            return analyticsPage(resource, projectId, request.query, context, options);
+        }
+        const data = () => context.analytics.engagement(projectId);
+        if (resource === 'assistant' && id === 'threads' && action !== undefined) {
+            return plain(threadResponse(action, data(), context.now()));
+        }
+        if (action !== undefined || resource === undefined)
+            return plain(NOT_FOUND());
+        const name = id === undefined ? resource : `${resource}/${id}`;
+        if (Object.hasOwn(ENGAGEMENT_LIMITS, name)) {
+            return plain(engagementPage(name, request.query, data(), context.now()));
+        }
+        return plain(NOT_FOUND());
+    }
+    if (version === 'v2' && area === 'agent' && resource === 'job') {
+        if (id === undefined && request.method === 'POST')
+            return plain(createJob(projectId, request.body, context));
+        if (id !== undefined && action === undefined && request.method === 'GET') {
+            const job = context.jobs.poll(projectId, id);
+            return plain(job ? jsonResponse(200, job) : errorResponse(404, 'Job not found'));
+        }
+        if (id !== undefined && action === 'message' && request.method === 'POST') {
+            const prompt = readPrompt(request.body);
+            if (typeof prompt !== 'string')
+                return plain(prompt);
+            const job = context.jobs.message(projectId, id, prompt);
+            return plain(job ? jsonResponse(200, job) : errorResponse(404, 'Job not found'));
+        }
+    }
+    return plain(NOT_FOUND());
+}
+function analyticsPage(metric, projectId, params, context, options) {
+    const now = context.now();
+    const parsed = parseAnalyticsQuery(params, now);
+    if (!parsed.ok)
+        return { response: errorResponse(400, 'Invalid query parameters', parsed.details), drifted: false };
+    const { fromDay, toDay, limit, offset } = parsed.query;
+    const { rows, totals } = context.analytics.listing(metric, projectId, fromDay, toDay, now);
+    // Drift: one new row at the head pushes every row down by one, so this page starts with
+    // the row that ended the previous page, and the site gained a (human) visitor.
+    const drifted = options.drift === true && offset > 0 && offset - 1 < rows.length;
+    const start = options.ignoreOffset ? 0 : drifted ? offset - 1 : offset;
+    const page = rows.slice(start, start + limit);
+    const body = {
+        totals: drifted ? { human: totals.human + 1, ai: totals.ai, total: totals.total + 1 } : totals,
+        [metric]: page,
+        hasMore: options.ignoreOffset === true || start + limit < rows.length,
+    };
+    return { response: jsonResponse(200, body), drifted };
+}
+/** The prompt of a `{prompt}` body, or the 400 that explains why there is none. */
+function readPrompt(body) {
+    let json;
+    try {
+        json = JSON.parse(body);
+    }
+    catch {
+        return errorResponse(400, 'Invalid JSON body');
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+        return errorResponse(400, 'Body must be a JSON object');
+    }
+    const prompt = json.prompt;
+    if (typeof prompt !== 'string')
+        return errorResponse(400, 'prompt is required and must be a string');
+    if (prompt.length < 1)
+        return errorResponse(400, 'prompt must not be empty');
+    return prompt;
+}
+function createJob(projectId, body, context) {
+    const prompt = readPrompt(body);
+    if (typeof prompt !== 'string')
+        return prompt;
+    return jsonResponse(201, context.jobs.create(projectId, prompt));
+}
+//# sourceMappingURL=api-routes.js.map

@@ -1,0 +1,160 @@
+/**
+ * Switchable faults: what they are, how a CLI flag spells one, and which one (if any) a
+ * request meets. Faults are tried in the order they were added; the first whose `match`
+ * applies, that has let its `skip` requests through and still has `times` left, fires.
+ */
+import { UsageError } from '../core/errors.js';
+export const FAULT_KINDS = ['rate-limit', 'server-error', 'drop', 'slow', 'malformed', 'drift', 'ignore-offset', 'body', 'patch'];
+export const DROP_PHASES = ['before-handling', 'after-handling'];
+export const DEFAULT_SLOW_MS = 1000;
+export class FaultQueue {
+    faults = [];
+    add(spec) {
+        validateFault(spec, JSON.stringify(spec));
+        this.faults.push({ spec: { ...spec, ...(spec.match ? { match: { ...spec.match } } : {}) }, skipped: 0, fired: 0 });
+    }
+    clear() {
+        this.faults = [];
+    }
+    /** The fault this request meets, counted as fired; undefined when none. */
+    take(context) {
+        for (const fault of this.faults) {
+            const { spec } = fault;
+            if (fault.fired >= (spec.times ?? 1))
+                continue;
+            if (!matches(spec, context))
+                continue;
+            if (fault.skipped < (spec.skip ?? 0)) {
+                fault.skipped++;
+                continue;
+            }
+            fault.fired++;
+            return spec;
+        }
+        return undefined;
+    }
+    /** Gives back a fault taken for a request it turned out not to affect. */
+    refund(spec) {
+        const fault = this.faults.find((f) => f.spec === spec);
+        if (fault && fault.fired > 0)
+            fault.fired--;
+    }
+}
+function matches(spec, context) {
+    if (spec.kind === 'drift' && !context.driftable)
+        return false;
+    if (spec.match?.method !== undefined && spec.match.method !== context.method)
+        return false;
+    if (spec.match?.path !== undefined && !context.path.includes(spec.match.path))
+        return false;
+    return true;
+}
+function validateFault(spec, text) {
+    const bad = (why) => new UsageError(`invalid fault "${text}": ${why}`);
+    if (!FAULT_KINDS.includes(spec.kind)) {
+        throw bad(`unknown kind "${String(spec.kind)}" (expected one of ${FAULT_KINDS.join(', ')})`);
+    }
+    const times = spec.times;
+    if (times !== undefined && times !== Infinity && !(Number.isInteger(times) && times >= 0)) {
+        throw bad('times must be an integer >= 0 or Infinity');
+    }
+    if (spec.skip !== undefined && !(Number.isInteger(spec.skip) && spec.skip >= 0)) {
+        throw bad('skip must be an integer >= 0');
+    }
+    if (spec.status !== undefined && !(Number.isInteger(spec.status) && spec.status >= 100 && spec.status <= 599)) {
+        throw bad('status must be an HTTP status from 100 to 599');
+    }
+    if (spec.delayMs !== undefined && !(Number.isFinite(spec.delayMs) && spec.delayMs >= 0)) {
+        throw bad('delayMs must be a number >= 0');
+    }
+    if (spec.dropPhase !== undefined && !DROP_PHASES.includes(spec.dropPhase)) {
+        throw bad(`dropPhase must be one of ${DROP_PHASES.join(', ')}`);
+    }
+    if (spec.kind === 'body' && typeof spec.body !== 'string')
+        throw bad('a body fault needs body (the text to send)');
+    if (spec.kind === 'patch' && (spec.patch === null || typeof spec.patch !== 'object' || Array.isArray(spec.patch))) {
+        throw bad('a patch fault needs patch (an object of fields)');
+    }
+    if (spec.match?.method !== undefined && spec.match.method !== 'GET' && spec.match.method !== 'POST') {
+        throw bad('method must be GET or POST');
+    }
+}
+/** Splits at ':' only where a `key=` or a bare flag follows, so HTTP dates keep their colons. */
+const FIELD_SEPARATOR = /:(?=[A-Za-z][A-Za-z-]*(?:=|:|$))/;
+/**
+ * Reads a fault from a CLI flag: the kind, then `key=value` fields separated by ':', e.g.
+ * `rate-limit:times=3:retryAfter=2:path=/visitors` or `drop:method=POST:dropPhase=after-handling`.
+ * `plainText` may stand alone; `times` accepts `Infinity` (or `inf`).
+ */
+export function parseFaultSpec(text) {
+    const bad = (why) => new UsageError(`invalid fault "${text}": ${why}`);
+    const [kind = '', ...fields] = text.trim().split(FIELD_SEPARATOR);
+    if (!FAULT_KINDS.includes(kind)) {
+        throw bad(`unknown kind "${kind}" (expected one of ${FAULT_KINDS.join(', ')})`);
+    }
+    const spec = { kind: kind };
+    const match = {};
+    const integer = (key, value) => {
+        if (!/^\d+$/.test(value))
+            throw bad(`${key} must be a whole number, got "${value}"`);
+        return Number(value);
+    };
+    for (const field of fields) {
+        const eq = field.indexOf('=');
+        const key = eq === -1 ? field : field.slice(0, eq);
+        const value = eq === -1 ? undefined : field.slice(eq + 1);
+        if (value === undefined && key !== 'plainText')
+            throw bad(`"${key}" needs a value (${key}=...)`);
+        const v = value ?? '';
+        switch (key) {
+            case 'method': {
+                const method = v.toUpperCase();
+                if (method !== 'GET' && method !== 'POST')
+                    throw bad(`method must be GET or POST, got "${v}"`);
+                match.method = method;
+                break;
+            }
+            case 'path':
+                if (v === '')
+                    throw bad('path must not be empty');
+                match.path = v;
+                break;
+            case 'times':
+                spec.times = /^(inf|infinity)$/i.test(v) ? Infinity : integer(key, v);
+                break;
+            case 'skip':
+                spec.skip = integer(key, v);
+                break;
+            case 'status':
+                spec.status = integer(key, v);
+                break;
+            case 'retryAfter':
+                if (v === '')
+                    throw bad('retryAfter must not be empty');
+                spec.retryAfter = v;
+                break;
+            case 'plainText':
+                if (value !== undefined && value !== 'true' && value !== 'false') {
+                    throw bad(`plainText must be true or false, got "${value}"`);
+                }
+                spec.plainText = value !== 'false';
+                break;
+            case 'delayMs':
+                spec.delayMs = integer(key, v);
+                break;
+            case 'dropPhase':
+                if (!DROP_PHASES.includes(v)) {
+                    throw bad(`dropPhase must be one of ${DROP_PHASES.join(', ')}, got "${v}"`);
+                }
+                spec.dropPhase = v;
+                break;
+            default:
+                throw bad(`unknown field "${key}" (expected method, path, times, skip, status, retryAfter, plainText, delayMs, dropPhase)`);
+        }
+    }
+    if (match.method !== undefined || match.path !== undefined)
+        spec.match = match;
+    validateFault(spec, text);
+    return spec;
+}
+//# sourceMappingURL=faults.js.map

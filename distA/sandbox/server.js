@@ -1,0 +1,194 @@
+/**
+ * The sandbox: a local HTTP server that behaves like the Mintlify API (DESIGN §6), for
+ * tests, the offline demo and the benchmark. It listens on loopback only, records every
+ * request, and can be told to misbehave through faults.
+ */
+import { UsageError } from '../core/errors.js';
+import { createServer } from 'node:http';
+import { JobStore } from './agent-jobs.js';
+import { AnalyticsData } from './analytics-data.js';
+import { DEFAULT_ENGAGEMENT } from './engagement.js';
+import { handleApiRequest, isDriftable } from './api-routes.js';
+import { DEFAULT_SLOW_MS, FaultQueue } from './faults.js';
+import { RateLimits } from './rate-limits.js';
+import { errorResponse, faultResponse, malformedResponse, patchedResponse, serverErrorMessage, } from './sandbox-response.js';
+export { parseFaultSpec } from './faults.js';
+export const SANDBOX_API_KEY = 'mint_sandbox_local_key';
+const MAX_BODY_BYTES = 1_000_000;
+function resolveOptions(options) {
+    const resolved = {
+        host: options.host ?? '127.0.0.1',
+        port: options.port ?? 0,
+        apiKey: options.apiKey ?? SANDBOX_API_KEY,
+        seed: options.seed ?? 42,
+        now: options.now ?? Date.now,
+        paths: options.site?.paths ?? 300,
+        minDailyVisitors: options.site?.minDailyVisitors ?? 0,
+        pollsToFinish: options.jobs?.pollsToFinish ?? 2,
+    };
+    // Bad options are bad usage (exit 2), named with the value given.
+    const check = (ok, name, value, expected) => {
+        if (!ok)
+            throw new UsageError(`invalid sandbox ${name} '${String(value)}': expected ${expected}`);
+    };
+    check(Number.isInteger(resolved.port) && resolved.port >= 0 && resolved.port <= 65_535, 'port', resolved.port, 'a whole number 0..65535');
+    check(Number.isInteger(resolved.paths) && resolved.paths >= 1, 'paths', resolved.paths, 'a whole number >= 1');
+    check(Number.isInteger(resolved.minDailyVisitors) && resolved.minDailyVisitors >= 0, 'min-daily-visitors', resolved.minDailyVisitors, 'a whole number >= 0');
+    check(Number.isInteger(resolved.pollsToFinish) && resolved.pollsToFinish >= 0, 'polls-to-finish', resolved.pollsToFinish, 'a whole number >= 0');
+    check(Number.isFinite(resolved.seed), 'seed', resolved.seed, 'a number');
+    return resolved;
+}
+/** Reads a request body as text; undefined when it is too large. */
+async function readBody(request) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of request) {
+        const buffer = chunk;
+        size += buffer.length;
+        if (size > MAX_BODY_BYTES)
+            return undefined;
+        chunks.push(buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+export async function startSandbox(options = {}) {
+    const config = resolveOptions(options);
+    const analytics = new AnalyticsData(config.seed, { paths: config.paths, minDailyVisitors: config.minDailyVisitors }, { ...DEFAULT_ENGAGEMENT, ...options.engagement });
+    const jobStore = new JobStore({ pollsToFinish: config.pollsToFinish, now: config.now });
+    const limits = options.rateLimits ? new RateLimits(options.rateLimits === true ? {} : options.rateLimits) : undefined;
+    const faults = new FaultQueue();
+    for (const fault of options.faults ?? [])
+        faults.add(fault);
+    const requests = [];
+    const sockets = new Set();
+    // Pending 'slow' delays: closing the sandbox ends them at once.
+    const delays = new Map();
+    let closing = false;
+    const sleep = (ms) => new Promise((resolve) => {
+        const timer = setTimeout(() => {
+            delays.delete(timer);
+            resolve();
+        }, ms);
+        delays.set(timer, resolve);
+    });
+    const send = (res, record, response) => {
+        if (res.destroyed || res.writableEnded)
+            return;
+        record.status = response.status;
+        res.writeHead(response.status, {
+            ...response.headers,
+            'content-length': Buffer.byteLength(response.body),
+        });
+        res.end(response.body);
+    };
+    const drop = (req, record) => {
+        record.status = 0;
+        req.socket.destroy();
+    };
+    const handle = async (req, res) => {
+        const method = req.method ?? 'GET';
+        const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+        const record = {
+            method,
+            path: url.pathname,
+            query: Object.fromEntries(url.searchParams),
+            status: 0,
+            at: config.now(),
+        };
+        if (options.recordRequests !== false)
+            requests.push(record);
+        try {
+            await respond(req, res, url, record);
+        }
+        catch {
+            if (!res.headersSent)
+                send(res, record, errorResponse(500, 'Internal server error'));
+            else
+                res.destroy();
+        }
+    };
+    const respond = async (req, res, url, record) => {
+        const method = record.method;
+        const fault = faults.take({
+            method,
+            path: url.pathname,
+            driftable: isDriftable(method, url.pathname, url.searchParams),
+        });
+        switch (fault?.kind) {
+            case 'drop':
+                if ((fault.dropPhase ?? 'before-handling') === 'before-handling')
+                    return drop(req, record);
+                break;
+            case 'rate-limit':
+                return send(res, record, faultResponse(fault.status ?? 429, 'Rate limit exceeded', fault));
+            case 'server-error': {
+                const status = fault.status ?? 500;
+                return send(res, record, faultResponse(status, serverErrorMessage(status), fault));
+            }
+            case 'slow':
+                await sleep(fault.delayMs ?? DEFAULT_SLOW_MS);
+                if (closing)
+                    return drop(req, record);
+                break;
+            default:
+                break;
+        }
+        const body = method === 'POST' ? await readBody(req) : '';
+        if (body === undefined)
+            return send(res, record, errorResponse(413, 'Request body too large'));
+        const result = handleApiRequest({ method, pathname: url.pathname, query: url.searchParams, authorization: req.headers.authorization, body }, { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore, ...(limits ? { limits } : {}) }, { drift: fault?.kind === 'drift', ignoreOffset: fault?.kind === 'ignore-offset' });
+        // A drift that could not change this page does not use up the fault.
+        if (fault?.kind === 'drift' && !result.drifted)
+            faults.refund(fault);
+        if (fault?.kind === 'drop')
+            return drop(req, record);
+        if (fault?.kind === 'malformed')
+            return send(res, record, malformedResponse(result.response));
+        if (fault?.kind === 'body')
+            return send(res, record, { status: fault.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: fault.body ?? '' });
+        if (fault?.kind === 'patch')
+            return send(res, record, patchedResponse(result.response, fault.patch ?? {}));
+        return send(res, record, result.response);
+    };
+    const server = createServer((req, res) => {
+        void handle(req, res);
+    });
+    server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+    });
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+            server.off('error', reject);
+            resolve();
+        });
+    });
+    const port = server.address().port;
+    const hostInUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return {
+        url: `http://${hostInUrl}:${port}`,
+        port,
+        apiKey: config.apiKey,
+        requests,
+        addFault: (fault) => faults.add(fault),
+        clearFaults: () => faults.clear(),
+        jobs: () => jobStore.list(),
+        close: async () => {
+            if (closing)
+                return;
+            closing = true;
+            for (const [timer, wake] of delays) {
+                clearTimeout(timer);
+                wake();
+            }
+            delays.clear();
+            const closed = new Promise((resolve) => server.close(() => resolve()));
+            server.closeAllConnections();
+            for (const socket of sockets)
+                socket.destroy();
+            await closed;
+        },
+    };
+}
+//# sourceMappingURL=server.js.map

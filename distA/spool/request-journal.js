@@ -1,0 +1,211 @@
+/**
+ * The request journal: every HTTP attempt is appended to a file in the spool when it is
+ * made, before the request is sent, so the hourly budget stays exact after kill -9 (DESIGN
+ * rule 9). The database is not held between writes, so the journal is moved into
+ * `request_log` with the next write (`take` → `ingest` in that write's transaction →
+ * `settle` after it commits). The move is idempotent: a crash between commit and settle
+ * leaves lines that are already in the table, and they are skipped by their id.
+ *
+ * Files: `<spool>/requests/<pid>-<runId>.jsonl`, one JSON object a line; a line is written
+ * when an attempt starts (status null) and another when it ends. A file being moved is
+ * renamed to `….jsonl.<n>.ingesting` first, so lines appended meanwhile go to a fresh file.
+ *
+ * The end line waits for the next start line and goes out with it, in one write (a page
+ * walk makes one attempt after another), or else at the next turn of the event loop, or when
+ * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
+ * then has none in flight, so at most one attempt has no outcome either way.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { sqlString } from '../load/sql-files.js';
+import { isProcessAlive } from './spool.js';
+/** Journal file names: `<pid>-<runId>.jsonl`, or `….jsonl.<n>.ingesting` while being moved. */
+export const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
+/** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
+export function mergeJournalLines(lines) {
+    const byId = new Map();
+    for (const line of lines) {
+        const seen = byId.get(line.id);
+        byId.set(line.id, seen ? { ...seen, status: line.status ?? seen.status, duration_ms: line.duration_ms ?? seen.duration_ms } : line);
+    }
+    return [...byId.values()];
+}
+export class RequestJournal {
+    dir;
+    runId;
+    seq = 0;
+    file;
+    /** Files taken by a write of this process that has not committed yet. */
+    held = new Set();
+    batches = 0;
+    /** This run's journal file, open for appending (closed before the file is moved). */
+    fd;
+    /** An end line not written yet (see above). */
+    pending = '';
+    flushScheduled = false;
+    constructor(dir, runId) {
+        this.dir = dir;
+        this.runId = runId;
+        this.file = join(dir, `${process.pid}-${runId}.jsonl`);
+    }
+    /** Records an attempt that is about to be sent (on disk when this returns); returns its id for `end`. */
+    begin(attempt) {
+        const id = `${this.runId}:${++this.seq}`;
+        this.append(this.line(id, attempt, null, null));
+        return id;
+    }
+    /** Records how an attempt ended (status 0: no response); written with the next start line. */
+    end(id, attempt, status, durationMs) {
+        this.pending += `${JSON.stringify(this.line(id, attempt, status, Math.round(durationMs)))}\n`;
+        if (this.flushScheduled)
+            return;
+        this.flushScheduled = true;
+        setImmediate(() => {
+            this.flushScheduled = false;
+            this.flush();
+        });
+    }
+    /** Writes a waiting end line now. */
+    flush() {
+        if (this.pending === '')
+            return;
+        this.write('');
+    }
+    line(id, attempt, status, durationMs) {
+        return {
+            id,
+            run_id: this.runId,
+            scope: attempt.scope,
+            method: attempt.method,
+            path: attempt.path,
+            started_ms: attempt.startedAt,
+            status,
+            duration_ms: durationMs,
+        };
+    }
+    append(line) {
+        this.write(`${JSON.stringify(line)}\n`);
+    }
+    /** Writes `text` after any waiting end line, in one write. */
+    write(text) {
+        if (this.fd === undefined) {
+            mkdirSync(this.dir, { recursive: true });
+            this.fd = openSync(this.file, 'a');
+        }
+        const all = this.pending + text;
+        this.pending = '';
+        writeSync(this.fd, all);
+    }
+    /** Closes this run's file (after writing a waiting end line); the next attempt reopens (or recreates) it. */
+    close() {
+        this.flush();
+        if (this.fd === undefined)
+            return;
+        closeSync(this.fd);
+        this.fd = undefined;
+    }
+    /** Every attempt in every journal file (this run's and any other's), merged. */
+    lines() {
+        this.flush();
+        const lines = [];
+        for (const name of this.files()) {
+            let text;
+            try {
+                text = readFileSync(join(this.dir, name), 'utf8');
+            }
+            catch {
+                continue; // moved meanwhile
+            }
+            for (const raw of text.split('\n')) {
+                if (raw.trim() === '')
+                    continue;
+                try {
+                    lines.push(JSON.parse(raw));
+                }
+                catch {
+                    // a line torn by a crash: the attempt is lost to the log, not to the budget's safety
+                }
+            }
+        }
+        return mergeJournalLines(lines);
+    }
+    files() {
+        try {
+            return readdirSync(this.dir).filter((name) => JOURNAL_FILE.test(name));
+        }
+        catch {
+            return [];
+        }
+    }
+    /**
+     * Sets aside the files this process may move into the database: its own, and those of
+     * processes that are gone. Returns their paths for `ingest` and `settle`.
+     */
+    take() {
+        // Appends after the rename must go to a fresh file, not follow the moved one.
+        this.close();
+        const taken = [];
+        for (const name of this.files()) {
+            const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
+            if (pid !== process.pid && isProcessAlive(pid))
+                continue;
+            const path = join(this.dir, name);
+            if (this.held.has(path))
+                continue;
+            if (name.endsWith('.ingesting')) {
+                taken.push(path);
+                continue;
+            }
+            // A fresh name each time: an earlier batch of the same file may still be held.
+            const target = `${path}.${++this.batches}.ingesting`;
+            try {
+                renameSync(path, target);
+                taken.push(target);
+            }
+            catch {
+                // taken by another process meanwhile
+            }
+        }
+        for (const path of taken)
+            this.held.add(path);
+        return taken;
+    }
+    /**
+     * Moves the taken files' attempts into request_log: new attempts are inserted, attempts
+     * already there are skipped. An attempt's start and end lines can be in different files (a
+     * write took the file while the request was in flight, and its end line went to a fresh
+     * file): an end line whose start is already in request_log fills in that row's outcome.
+     */
+    async ingest(tx, files) {
+        if (files.length === 0)
+            return;
+        const list = `[${files.map(sqlString).join(', ')}]`;
+        await tx.run(`MERGE INTO request_log
+       USING (SELECT id, min(started_ms) AS started_ms, max(scope) AS scope, max(method) AS method, max(path) AS path,
+                     max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id
+                FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
+                               columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
+                                          path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER'})
+               WHERE id IS NOT NULL
+               GROUP BY id) a
+          ON request_log.request_id = a.id
+        WHEN MATCHED AND request_log.status IS NULL AND a.status IS NOT NULL
+          THEN UPDATE SET status = a.status, duration_ms = a.duration_ms
+        WHEN NOT MATCHED
+          THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
+               VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`);
+    }
+    /** After the commit: the moved files are gone. */
+    settle(files) {
+        for (const file of files) {
+            rmSync(file, { force: true });
+            this.held.delete(file);
+        }
+    }
+    /** After a rollback: the files stay, for the next write to take. */
+    release(files) {
+        for (const file of files)
+            this.held.delete(file);
+    }
+}
+//# sourceMappingURL=request-journal.js.map

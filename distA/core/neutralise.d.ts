@@ -1,1 +1,0 @@
-export declare function neutralise(text: string): string;

@@ -62,8 +62,9 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
 
 /**
  * The main thread's time on a CPU and its time runnable but waiting for one, from the
- * kernel's schedstat since the thread started (Linux; undefined elsewhere). The main thread walks the pages; the wait
- * shows how much the other threads (DuckDB's, the sandbox's) kept it from a core.
+ * kernel's schedstat since the thread started (Linux; undefined elsewhere). The main thread
+ * walks the pages; the wait shows how much the other threads (DuckDB's, the sandbox's) kept
+ * it from a core.
  */
 function mainThreadSched(): { mainCpuMs: number; mainWaitMs: number } | undefined {
   try {

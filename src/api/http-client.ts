@@ -306,8 +306,7 @@ export class HttpClient {
     try {
       await request.beforeSend?.();
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
-      const deadline = attemptSignal(this.options.timeoutMs, inFlight);
-      const signal = deadline.signal;
+      const { signal, timedOut, release } = attemptSignal(this.options.timeoutMs, inFlight);
       let response: TransportResponse;
       try {
         response = await this.options.transport(url, {
@@ -323,7 +322,7 @@ export class HttpClient {
         status = response.status;
       } catch (error) {
         if (inFlight?.aborted) throw interrupted(inFlight);
-        if (deadline.timedOut()) {
+        if (timedOut()) {
           throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
         }
         const code = errorCode(error);
@@ -331,7 +330,7 @@ export class HttpClient {
         notSent = phase === 'before-send';
         throw new NetworkError(request.method, shown, phase, code, { cause: error });
       } finally {
-        deadline.release();
+        release();
       }
 
       if (status < 200 || status > 299) {

@@ -1,7 +1,8 @@
 /**
- * Schema migrations (DESIGN rule 10): a database written by 0.1.0 opens in this release with
- * every row kept, the upgrade is one transaction, a newer schema is refused, a current one is
- * left alone, and changed views are re-created. Real DuckDB files in a temp dir, no mocks.
+ * Schema migrations (DESIGN rule 10): databases written by 0.1.0 and by 0.2.0 open in this
+ * release with every row kept, released migrations never change, the upgrade is one
+ * transaction, a newer schema is refused, a current one is left alone, and changed views are
+ * re-created. Real DuckDB files in a temp dir, no mocks.
  *
  * Plain DuckDB access (to look at or tamper with a file behind docpipe's back) goes through
  * `DuckDBInstance.fromCache`, the same instance cache docpipe uses: a docpipe handle releases
@@ -21,6 +22,7 @@ import { currentSchemaVersion, listMigrations, parseMigrationList } from '../../
 import { startHarness, summaryOf, type Harness } from '../cli/harness.js';
 
 const FIXTURE = new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url);
+const FIXTURE_0_2_0 = new URL('../fixtures/db-0.2.0/docpipe.duckdb.gz', import.meta.url);
 const VIEWS_SQL = new URL('../../sql/views.sql', import.meta.url);
 
 /** The prompts of the fixture's batch (test/fixtures/db-0.1.0/README.md). */
@@ -36,7 +38,7 @@ const FIXTURE_RUNS = ['20260310T060000Z-6819afa9', '20260310T060000Z-19454fb2', 
  * one page row of each metric is flagged (as 0.1.0 flagged rows) to prove `flags` survives too.
  */
 async function copyFixture(path: string): Promise<string> {
-  writeFileSync(path, gunzipSync(readFileSync(FIXTURE)));
+  unzipFixture(FIXTURE, path);
   await plain(path, async (c) => {
     for (const table of ['page_visitors', 'page_views']) {
       await c.run(`UPDATE ${table} SET flags = 'total_out_of_bounds'
@@ -44,6 +46,12 @@ async function copyFixture(path: string): Promise<string> {
           AND path = (SELECT min(path) FROM ${table} WHERE window_start = (SELECT min(window_start) FROM ${table}))`);
     }
   });
+  return path;
+}
+
+/** Writes the database a fixture's `docpipe.duckdb.gz` holds to `path`. */
+function unzipFixture(fixture: URL, path: string): string {
+  writeFileSync(path, gunzipSync(readFileSync(fixture)));
   return path;
 }
 
@@ -273,6 +281,112 @@ describe('a database written by docpipe 0.1.0', () => {
   });
 });
 
+describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
+  let h: Harness;
+  let db: string;
+  /** The columns each table had in 0.2.0: a later release may add columns, never change these. */
+  let columns: Map<string, string[]>;
+  let fixtureRuns: string[];
+  let before: Map<string, Row[]>;
+
+  /**
+   * Every row of every table 0.2.0 had, in its 0.2.0 columns, in a stable order; runs and
+   * request_log only for the fixture's own runs (later runs add theirs). The bookkeeping
+   * tables (schema_version, docpipe_meta) change with every upgrade and are checked apart.
+   */
+  async function rowsOf020(query: (sql: string) => Promise<Row[]>): Promise<Map<string, Row[]>> {
+    const out = new Map<string, Row[]>();
+    const runs = `'${fixtureRuns.join("', '")}'`;
+    for (const [table, cols] of columns) {
+      if (table === 'schema_version' || table === 'docpipe_meta') continue;
+      const where = table === 'runs' || table === 'request_log' ? ` WHERE run_id IN (${runs})` : '';
+      out.set(table, await query(`SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}"${where} ORDER BY ALL`));
+    }
+    return out;
+  }
+
+  beforeEach(async () => {
+    // The fixture's windows were fetched on 2026-03-10; ten days later every one is settled.
+    h = await startHarness('2026-03-20T06:00:00Z', { site: { paths: 300 }, jobs: { pollsToFinish: 1 } });
+    db = unzipFixture(FIXTURE_0_2_0, join(h.dir, 'docpipe-0.2.0.duckdb'));
+    await plain(db, async (c) => {
+      columns = new Map();
+      for (const r of await rowsOf(c, COLUMNS)) {
+        const table = String(r.table_name);
+        if ((await rowsOf(c, `SELECT 1 FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = '${table}'`)).length === 0) continue;
+        columns.set(table, [...(columns.get(table) ?? []), String(r.column_name)]);
+      }
+      fixtureRuns = names(await rowsOf(c, 'SELECT run_id FROM runs ORDER BY run_id'), 'run_id');
+    });
+    before = await plain(db, (c) => rowsOf020((sql) => rowsOf(c, sql)));
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('is what the fixture README says it is', async () => {
+    expect(fixtureRuns).toHaveLength(9);
+    const count = (table: string): number => before.get(table)?.length ?? -1;
+    expect([count('page_visitors'), count('page_views'), count('visitor_totals'), count('view_totals')]).toEqual([2090, 600, 7, 2]);
+    expect([count('loaded_windows'), count('agent_jobs'), count('agent_messages'), count('assistant_messages')]).toEqual([18, 3, 1, 34]);
+    expect(before.get('runs')!.map((r) => r.status)).toEqual(Array(9).fill('ok'));
+    const versions = await plain(db, (c) => rowsOf(c, 'SELECT version, name FROM schema_version ORDER BY version'));
+    expect(versions).toEqual(listMigrations().slice(0, 6).map(({ version, name }) => ({ version, name })));
+  });
+
+  it('is read by `query` as it is, without a byte of the file changing', async () => {
+    const sha = () => createHash('sha256').update(readFileSync(db)).digest('hex');
+    const written = sha();
+    const read = await h.run(['query', '--db', db, '--format', 'json', 'SELECT count(*) AS n FROM daily_page_visitors']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout.trim())).toEqual({ n: 2090 });
+    expect(sha()).toBe(written);
+  });
+
+  it('asks nothing of the API for what it holds, and keeps every row', async () => {
+    const runs: [string[], number][] = [
+      [['export', 'visitors', '--from', '2026-03-01', '--to', '2026-03-08'], 7],
+      // The settled week only: the other ended on 2026-03-09 and was fetched the next day.
+      [['export', 'views', '--from', '2026-02-23', '--to', '2026-03-02', '--window', 'week'], 1],
+      ...['searches', 'feedback', 'feedback-by-page', 'caller-stats'].map((m): [string[], number] => [['export', m, '--from', '2026-03-02', '--to', '2026-03-04'], 2]),
+      [['export', 'assistant', '--from', '2026-03-02', '--to', '2026-03-03', '--threads'], 1],
+    ];
+    for (const [args, windows] of runs) {
+      const result = await h.run([...args, '--project', 'docs', '--db', db]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(summaryOf(result), args.join(' ')).toMatchObject({ windowsPlanned: windows, windowsSkipped: windows, windowsLoaded: 0, requests: 0 });
+    }
+    const prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, `${FIXTURE_PROMPTS.join('\n')}\n`);
+    const submitted = await h.run(['jobs', 'submit', prompts, '--project', 'docs', '--poll-interval', '0.5', '--db', db]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(h.sandbox.jobs()).toEqual([]);
+    expect(h.sandbox.requests).toEqual([]); // nothing at all was asked of the API
+
+    const after = await plain(db, (c) => rowsOf020((sql) => rowsOf(c, sql)));
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [table, rows] of before) expect(after.get(table), table).toEqual(rows);
+    const doctor = await h.run(['doctor', '--db', db]);
+    expect(doctor.code, doctor.stdout).toBe(0);
+
+    // When 0.2.0 fetched each window counts: the week it fetched a day after its end is not
+    // settled, and is the only one fetched again.
+    const views = await h.run(['export', 'views', '--from', '2026-02-23', '--to', '2026-03-09', '--window', 'week', '--project', 'docs', '--db', db]);
+    expect(views.code, views.stderr).toBe(0);
+    expect(summaryOf(views)).toMatchObject({ windowsPlanned: 2, windowsSkipped: 1, windowsLoaded: 1, requests: 2 });
+    // Written to in the format 0.2.0 created it in, never rewritten in this release's.
+    expect(await storageOf(db)).toEqual({ version: 'v1.0.0+', blockSize: 65536 });
+  });
+
+  it('ends up with exactly the schema a fresh database gets', async () => {
+    const fresh = join(h.dir, 'fresh.duckdb');
+    const schema = (d: Database) => Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS)]);
+    expect(await withDb(db, schema)).toEqual(await withDb(fresh, schema));
+    const versions = await plain(db, (c) => rowsOf(c, 'SELECT version FROM schema_version ORDER BY version'));
+    expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
+  });
+});
+
 describe('the upgrade is one transaction', () => {
   let dir: string;
   beforeEach(() => {
@@ -402,6 +516,21 @@ describe('parseMigrationList', () => {
   ])('throws on a gap or a duplicate: %j', (files, message) => {
     expect(() => parseMigrationList(files)).toThrow(DatabaseError);
     expect(() => parseMigrationList(files)).toThrow(message);
+  });
+
+  it('never changes a released migration (a database that applied it would not get the change: write a new one)', () => {
+    // SHA-256 of each migration as releases shipped it (0.1.0's schema as version 1; 0.2.0: 2 to 6).
+    const released: Record<string, string> = {
+      '0001-release-0.1.0.sql': 'b3d3ef26ca9de57a286c1e5e5e338a0d9c2456adbdb873f6083d20c4d4bf247b',
+      '0002-storage-engine.sql': '36f711e1e7bc2c5f88e0537d37d772365958f0014b830eb3a3997dfcb8f99e5e',
+      '0003-agent-messages.sql': 'b638ff9e0244537914b3ebfe0f25e17e1396960abe17c216fdf93b153f37d6fa',
+      '0004-job-flags.sql': '29bb1757ff562350e59f9542b26b5814e41655a6889497ee5eb4d9dda28b54ba',
+      '0005-table-comments.sql': '31834b6054ad39d02139084ffa4ae0dec437238c27a1030105e2a13e20e48875',
+      '0006-all-endpoints.sql': 'abaa6e190c87e4bd7dbbb8a29cc89341072f2383204a8d89cf7b7663004197e1',
+    };
+    const shipped = listMigrations().slice(0, Object.keys(released).length);
+    const sha = (file: string) => createHash('sha256').update(readFileSync(new URL(`../../sql/migrations/${file}`, import.meta.url))).digest('hex');
+    expect(Object.fromEntries(shipped.map((m) => [m.file, sha(m.file)]))).toEqual(released);
   });
 
   it('reads the migrations that ship in sql/migrations', () => {

@@ -159,9 +159,9 @@ const describeReads = (s: ReaderStats): string =>
  * reads got in, and no read was kept out for long (a writer that held the file across its
  * HTTP waits would keep readers out for the whole run).
  *
- * "Most" is two in three. Each write opens the file, checks the schema, commits, checkpoints
- * and closes: ~40-50 ms on this 2-core box (half of it DuckDB starting an instance), ~100 ms
- * when the cores are busy. A job batch with 3 jobs polled from every 0.5 s writes 3-4 times
+ * "Most" is two in three. Each write attaches the file to the process's one DuckDB instance,
+ * checks the schema, commits, checkpoints and detaches: a small write held the file 7.2-7.4 ms
+ * (median of 15) on this 2-core box when idle, 33-42 ms at the slowest of those 15. A job batch with 3 jobs polled from every 0.5 s writes 3-4 times
  * a second, so readers got in on 80-91% of attempts on a quiet machine and on 68-79% with
  * other test files and builds running beside it.
  */

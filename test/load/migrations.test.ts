@@ -124,6 +124,19 @@ async function snapshot(query: (sql: string) => Promise<Row[]>): Promise<Snapsho
   return out as Snapshot;
 }
 
+/**
+ * Submits the fixture's prompts again: the ledger knows every one, so no job is created, and
+ * (with the runs before it) nothing at all was asked of the API.
+ */
+async function expectPromptsNotResubmitted(h: Harness, db: string): Promise<void> {
+  const prompts = join(h.dir, 'prompts.txt');
+  writeFileSync(prompts, `${FIXTURE_PROMPTS.join('\n')}\n`);
+  const submitted = await h.run(['jobs', 'submit', prompts, '--project', 'docs', '--poll-interval', '0.5', '--db', db]);
+  expect(submitted.code, submitted.stderr).toBe(0);
+  expect(h.sandbox.jobs()).toEqual([]);
+  expect(h.sandbox.requests).toEqual([]);
+}
+
 describe('a database written by docpipe 0.1.0', () => {
   let h: Harness;
   let db: string;
@@ -181,12 +194,7 @@ describe('a database written by docpipe 0.1.0', () => {
     expect(summaryOf(exported)).toMatchObject({ windowsPlanned: 7, windowsSkipped: 7, windowsLoaded: 0, windowsFailed: 0, requests: 0 });
     expect(h.requests('/visitors')).toBe(0);
 
-    const prompts = join(h.dir, 'prompts.txt');
-    writeFileSync(prompts, `${FIXTURE_PROMPTS.join('\n')}\n`);
-    const submitted = await h.run(['jobs', 'submit', prompts, '--project', 'docs', '--poll-interval', '0.5', '--db', db]);
-    expect(submitted.code, submitted.stderr).toBe(0);
-    expect(h.sandbox.jobs()).toEqual([]);
-    expect(h.sandbox.requests).toEqual([]); // nothing at all was asked of the API
+    await expectPromptsNotResubmitted(h, db);
 
     await withDb(db, async (d) => {
       // Every row 0.1.0 wrote is still there, unchanged (skipped windows keep their fetched_at).
@@ -356,12 +364,7 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(summaryOf(result), args.join(' ')).toMatchObject({ windowsPlanned: windows, windowsSkipped: windows, windowsLoaded: 0, requests: 0 });
     }
-    const prompts = join(h.dir, 'prompts.txt');
-    writeFileSync(prompts, `${FIXTURE_PROMPTS.join('\n')}\n`);
-    const submitted = await h.run(['jobs', 'submit', prompts, '--project', 'docs', '--poll-interval', '0.5', '--db', db]);
-    expect(submitted.code, submitted.stderr).toBe(0);
-    expect(h.sandbox.jobs()).toEqual([]);
-    expect(h.sandbox.requests).toEqual([]); // nothing at all was asked of the API
+    await expectPromptsNotResubmitted(h, db);
 
     const after = await plain(db, (c) => rowsOf020((sql) => rowsOf(c, sql)));
     expect([...after.keys()]).toEqual([...before.keys()]);

@@ -318,11 +318,11 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     h = await startHarness('2026-03-20T06:00:00Z', { site: { paths: 300 }, jobs: { pollsToFinish: 1 } });
     db = unzipFixture(FIXTURE_0_2_0, join(h.dir, 'docpipe-0.2.0.duckdb'));
     await plain(db, async (c) => {
+      const tables = new Set(names(await rowsOf(c, TABLES), 'table_name'));
       columns = new Map();
       for (const r of await rowsOf(c, COLUMNS)) {
         const table = String(r.table_name);
-        if ((await rowsOf(c, `SELECT 1 FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = '${table}'`)).length === 0) continue;
-        columns.set(table, [...(columns.get(table) ?? []), String(r.column_name)]);
+        if (tables.has(table)) columns.set(table, [...(columns.get(table) ?? []), String(r.column_name)]);
       }
       fixtureRuns = names(await rowsOf(c, 'SELECT run_id FROM runs ORDER BY run_id'), 'run_id');
     });

@@ -15,7 +15,7 @@
  * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
  * then has none in flight, so at most one attempt has no outcome either way.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
@@ -179,8 +179,12 @@ export class RequestJournal {
         taken.push(path);
         continue;
       }
-      // A fresh name each time: an earlier batch of the same file may still be held.
-      const target = `${path}.${++this.batches}.ingesting`;
+      // A name no file has: an earlier batch of this process may still be held, and a run
+      // killed during a write leaves the part that write had taken under such a name, which
+      // a rename onto it would overwrite (the database is held meanwhile, so no other
+      // process takes files).
+      let target = `${path}.${++this.batches}.ingesting`;
+      while (existsSync(target)) target = `${path}.${++this.batches}.ingesting`;
       try {
         renameSync(path, target);
         taken.push(target);

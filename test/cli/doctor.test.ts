@@ -325,6 +325,30 @@ describe('docpipe doctor', () => {
     expect(readdirSync(spool.requestsDir)).toEqual([]);
   });
 
+  it('moves all of a journal whose run was killed during a write, also the part that write had taken', async () => {
+    await h.run(EXPORT);
+    const spool = new Spool(spoolDirFor(h.db));
+    const journal = new RequestJournal(spool.requestsDir, 'killed-run');
+    const attempt = { scope: 'analytics@http://127.0.0.1', method: 'GET', path: '/v1/analytics/docs/visitors', startedAt: h.clock.now() };
+    const made = (): string => {
+      const id = journal.begin(attempt);
+      journal.end(id, attempt, 200, 3);
+      return id;
+    };
+    const ids = [made(), made()];
+    // The run's write took its journal (`….jsonl.1.ingesting`) and was killed before it committed;
+    // its next attempt went to a fresh journal file.
+    journal.take();
+    ids.push(made());
+    journal.close();
+    expect(readdirSync(spool.requestsDir).sort()).toEqual([expect.stringMatching(/-killed-run\.jsonl$/), expect.stringMatching(/-killed-run\.jsonl\.1\.ingesting$/)]);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    const logged = await queryDb<{ request_id: string }>(h, `SELECT request_id FROM request_log WHERE run_id = 'killed-run' ORDER BY request_id`);
+    expect(logged.map((r) => r.request_id)).toEqual([...ids].sort());
+    expect(readdirSync(spool.requestsDir)).toEqual([]);
+  });
+
   it('reports a row_count that disagrees with the page rows, and does not guess a fix', async () => {
     await h.run(EXPORT);
     await exec(h, `UPDATE loaded_windows SET row_count = row_count + 5 WHERE window_start = '2026-03-03'`);

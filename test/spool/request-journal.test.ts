@@ -1,5 +1,6 @@
 /** The request journal's lines on a real temp dir: a start line before each attempt, its end line soon after. */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,5 +61,22 @@ describe('RequestJournal', () => {
     const [taken] = journal.take();
     const lines = readFileSync(taken!, 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as JournalLine).status)).toEqual([null, 200]);
+  });
+
+  it("takes a dead run's journal whole, also beside the file that run's own unfinished write had taken", () => {
+    // A run killed during a write leaves its journal and the part that write had taken
+    // (`….jsonl.1.ingesting`). Moving the journal must not overwrite that part: both hold
+    // attempts the hourly budget counts.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const lineOf = (n: number): string =>
+      JSON.stringify({ id: `dead:${n}`, run_id: 'dead', scope: 's', method: 'GET', path: `/p${n}`, started_ms: n, status: 200, duration_ms: 1 });
+    writeFileSync(join(dir, `${gone}-dead.jsonl.1.ingesting`), `${lineOf(1)}\n${lineOf(2)}\n`);
+    writeFileSync(join(dir, `${gone}-dead.jsonl`), `${lineOf(3)}\n`);
+    const taken = journal.take();
+    expect(new Set(taken).size).toBe(taken.length);
+    const ids = taken.flatMap((file) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as JournalLine).id));
+    expect(ids.sort()).toEqual(['dead:1', 'dead:2', 'dead:3']);
+    journal.settle(taken);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -304,7 +304,12 @@ export class HttpClient {
     let status = 0;
     let notSent = false;
     try {
-      await request.beforeSend?.();
+      try {
+        await request.beforeSend?.();
+      } catch (error) {
+        notSent = true;
+        throw error;
+      }
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const { signal, timedOut, release } = attemptSignal(this.options.timeoutMs, inFlight);
       let response: TransportResponse;

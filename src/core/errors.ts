@@ -59,6 +59,12 @@ export class ApiFailingError extends DocpipeError {
   override readonly exitCode = EXIT.budget;
 }
 
+/**
+ * A prompt another run (a second batch of the same prompts at once) took after this one read
+ * the ledger: this run sends nothing for it.
+ */
+export class PromptTakenError extends DocpipeError {}
+
 /** Ctrl-C or SIGTERM: exit 130 after saving what finished. */
 export class InterruptedError extends DocpipeError {
   override readonly exitCode = EXIT.interrupted;

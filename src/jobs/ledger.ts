@@ -41,6 +41,11 @@ export interface LedgerRow {
   postStarted: boolean;
   /** Follow-up messages sent to the job (`jobs message`); read by `list` only. */
   messages?: number;
+  /**
+   * When the row was last written, in microseconds since the epoch: a batch claims a prompt it
+   * read only if no other run wrote the row since (two batches of one file at once).
+   */
+  writtenUs?: number;
 }
 
 /** A status after which nothing more will happen to the row without the user asking. */
@@ -55,7 +60,7 @@ const COLUMNS = `project_id, prompt_key, prompt, job_id, status, model, reposito
   strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
   strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
   strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started`;
+  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us`;
 const SELECT = `SELECT ${COLUMNS} FROM agent_jobs`;
 /** The follow-up messages sent to a row's job (agent_messages, schema version 3). */
 const MESSAGES = `(SELECT count(*) FROM agent_messages m
@@ -86,6 +91,7 @@ function toRow(r: RawRow): LedgerRow {
     polls: Number(r.polls ?? 0),
     postStarted: r.post_started === true,
     ...(r.messages === undefined ? {} : { messages: Number(r.messages) }),
+    ...(r.written_us === null || r.written_us === undefined ? {} : { writtenUs: Number(r.written_us) }),
   };
 }
 
@@ -140,28 +146,47 @@ export class JobLedger {
 
   /**
    * The prompt's turn has come: `pending`, not yet posted (a prompt that then waits for the
-   * hourly budget and is killed there is still provably not submitted).
+   * hourly budget and is killed there is still provably not submitted), and this run's. Only
+   * if the row is still as `seen` (absent, or not written since it was read): another batch of
+   * the same prompts at once may have taken it meanwhile. Returns whether this run has it.
    */
-  async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number): Promise<void> {
-    await this.store.run(
-      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
-       VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
-       ON CONFLICT (project_id, prompt_key) DO UPDATE SET
-         prompt = excluded.prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
-         finished_at = NULL, source_file = excluded.source_file, polls = 0, updated_at = excluded.updated_at,
-         run_id = excluded.run_id, post_started_at = NULL`,
-      { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId },
+  async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number, seen?: LedgerRow): Promise<boolean> {
+    const params = { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId };
+    const taken = await this.store.write((tx) =>
+      seen === undefined
+        ? tx.all(
+            `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
+             VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
+             ON CONFLICT (project_id, prompt_key) DO NOTHING RETURNING prompt_key`,
+            params,
+          )
+        : tx.all(
+            `UPDATE agent_jobs SET prompt = $prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
+               finished_at = NULL, source_file = $file, polls = 0, updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = NULL
+             WHERE project_id = $p AND prompt_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
+             RETURNING prompt_key`,
+            { ...params, written: seen.writtenUs ?? null },
+          ),
     );
+    return taken.length > 0;
   }
 
-  /** Just before a POST attempt goes out: from here its outcome is unknown until the answer. */
-  async markPosting(projectId: string, promptKey: string, now: number): Promise<void> {
-    await this.store.run(
-      `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
-         updated_at = $now::TIMESTAMPTZ, run_id = $run
-       WHERE project_id = $p AND prompt_key = $k`,
-      { p: projectId, k: promptKey, now: ts(now), run: this.runId },
+  /**
+   * Just before a POST attempt goes out: from here its outcome is unknown until the answer.
+   * Only while the prompt is still this run's and not being posted: returns false if another
+   * batch took it since `markPending`, and then nothing may be sent.
+   */
+  async markPosting(projectId: string, promptKey: string, now: number): Promise<boolean> {
+    const marked = await this.store.write((tx) =>
+      tx.all(
+        `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
+           updated_at = $now::TIMESTAMPTZ
+         WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending' AND post_started_at IS NULL
+         RETURNING prompt_key`,
+        { p: projectId, k: promptKey, now: ts(now), run: this.runId },
+      ),
     );
+    return marked.length > 0;
   }
 
   /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */

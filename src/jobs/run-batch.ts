@@ -9,7 +9,7 @@ import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isKnownApiStatus, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { DocpipeError, HttpError, KeyRejectedError, NetworkError, type ExitCode } from '../core/errors.js';
+import { DocpipeError, HttpError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { decidePrompt } from './decide-prompt.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
@@ -56,6 +56,8 @@ export function promptStart(text: string, width = 48): string {
 export interface BatchSummary {
   total: number;
   submitted: number;
+  /** Prompts another run of the same prompts took first; that run follows them, and they do not fail this one. */
+  taken: number;
   /** Final ledger rows for the file's prompts, in file order. */
   rows: LedgerRow[];
   counts: Record<string, number>;
@@ -158,18 +160,29 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (end.kind === 'stopped') state.stop ??= end.stop;
   };
 
-  const submit = async (entry: PromptEntry): Promise<{ jobId: string; status: string | null } | null> => {
-    await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now());
+  const takenKeys = new Set<string>();
+  const taken = (entry: PromptEntry): null => {
+    takenKeys.add(entry.key);
+    event(entry, { kind: 'skipped', status: 'pending', reason: 'taken by another run of the same prompts' });
+    return null;
+  };
+
+  const submit = async (entry: PromptEntry, seen: LedgerRow | undefined): Promise<{ jobId: string; status: string | null } | null> => {
+    if (!(await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now(), seen))) return taken(entry);
     let job: AgentJob;
     try {
       // Marked as being posted only once the budget let the attempt go, and no longer once an
       // answer proves nothing was created (429, 503): a prompt killed while it waited for the
-      // hourly budget, or for a Retry-After, stays provably unsubmitted.
+      // hourly budget, or for a Retry-After, stays provably unsubmitted. A prompt another run
+      // took meanwhile is not sent.
       job = await createAgentJob(client, projectId, entry.prompt, signal, {
-        beforeSend: () => ledger.markPosting(projectId, entry.key, clock.now()),
+        beforeSend: async () => {
+          if (!(await ledger.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`prompt ${entry.key} was taken by another run`);
+        },
         afterSend: (status) => (status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
       });
     } catch (error) {
+      if (error instanceof PromptTakenError) return taken(entry);
       const kind = classifySubmitError(error, projectId);
       if (kind === 'unknown') {
         submitted++;
@@ -202,8 +215,9 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     const existing = before.get(entry.key);
     const decision = decidePrompt(entry, existing, { resubmitUnknown: options.resubmitUnknown ?? false });
     if (decision.warning) event(entry, { kind: 'warning', message: decision.warning });
-    if (decision.markUnknown) {
-      // An earlier run was cut off between marking the POST and learning its fate.
+    if (decision.markUnknown && decision.action === 'skip') {
+      // An earlier run was cut off between marking the POST and learning its fate. (A prompt
+      // submitted again with --resubmit-unknown is claimed as it was read, and goes `pending`.)
       await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now());
     }
     if (decision.action === 'skip') {
@@ -215,7 +229,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       return;
     }
     if (state.stop || signal?.aborted) return; // stop submitting; jobs in flight go on
-    const job = await submit(entry);
+    const job = await submit(entry, existing);
     if (job !== null) await poll(entry, job.jobId, job.status);
   };
 
@@ -234,13 +248,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
 
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
-  const allFinal = rows.length === options.entries.length && rows.every((r) => isFinalStatus(r.status));
+  const allFinal = rows.length === options.entries.length && rows.every((r) => takenKeys.has(r.promptKey) || isFinalStatus(r.status));
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
   const exitCode: ExitCode = runExitCode(stopped, !allFinal);
   const stopCause = stop?.cause;
   return {
     total: options.entries.length,
     submitted,
+    taken: takenKeys.size,
     rows,
     counts,
     stopped,

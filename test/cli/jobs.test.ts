@@ -237,4 +237,31 @@ describe('docpipe jobs submit', () => {
     expect(rows.filter((r) => r.status === 'completed')).toHaveLength(6 - unknown.length);
     expect(result.code).toBe(unknown.length === 0 ? 0 : 1);
   });
+
+  it('two batches of the same prompts at once (overlapping cron runs) create each job once', async () => {
+    const many = Array.from({ length: 8 }, (_, i) => `Fix page ${i} [pr]`);
+    writeFileSync(file, many.join('\n'));
+    // Two real processes on the real clock, as two overlapping cron runs would be.
+    const batch = (): Promise<{ code: number | null; out: string; err: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--db', h.db, '--base-url', h.sandbox.url, '--log-format', 'json'],
+          { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.once('exit', (code) => resolve({ code, out, err }));
+      });
+    const [a, b] = await Promise.all([batch(), batch()]);
+    expect([a.code, b.code], `${a.err}\n${b.err}`).toEqual([0, 0]);
+    expect([...createdPerPrompt(h).values()]).toEqual(Array(8).fill(1));
+    expect(h.requests('/job', 'POST')).toBe(8);
+    expect((await ledger(h)).map((r) => r.status)).toEqual(Array(8).fill('completed'));
+    // Each prompt was submitted by one of the two.
+    const submitted = (run: { out: string }) => Number((JSON.parse(run.out.trim().split('\n').at(-1) ?? '{}') as { submitted?: number }).submitted);
+    expect(submitted(a) + submitted(b)).toBe(8);
+  });
 });

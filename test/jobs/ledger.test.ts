@@ -64,7 +64,8 @@ describe('JobLedger: writes that meet share a short write', () => {
   it('a statement that fails does not fail the others it shared a write with', async () => {
     const { ledger, store, writes } = countingLedger(path);
     await ledger.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
-    const first = ledger.markPending('docs', 'k2', 'Fix k2', 'prompts.txt', NOW);
+    await ledger.markPending('docs', 'k2', 'Fix k2', 'prompts.txt', NOW);
+    const first = ledger.recordJob('docs', 'k2', job('job-2', 'active'), NOW + 1000, { polled: true });
     // Both queue behind `first` and share its next write, which fails; each is then tried alone.
     const failing = store.run("SELECT error('boom')", {});
     const polled = ledger.recordJob('docs', 'k1', job('job-1', 'active'), NOW + 1000, { polled: true });
@@ -73,9 +74,53 @@ describe('JobLedger: writes that meet share a short write', () => {
     await expect(polled).resolves.toBeUndefined();
     expect(await rows()).toEqual([
       { prompt_key: 'k1', status: 'active', polls: 1, job_id: 'job-1' },
-      { prompt_key: 'k2', status: 'pending', polls: 0, job_id: null },
+      { prompt_key: 'k2', status: 'active', polls: 1, job_id: 'job-2' },
     ]);
-    // k1, k2, the shared write that failed, then the two alone.
-    expect(writes()).toBe(5);
+    // k1, k2, `first`, the shared write that failed, then the two alone.
+    expect(writes()).toBe(6);
+  });
+});
+
+describe('JobLedger: two runs of the same prompts claim each prompt once', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
+    path = join(dir, 'jobs.duckdb');
+    await Database.with(path, {}, () => Promise.resolve());
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a new prompt: the first run to mark it has it; the other may not mark it, nor post it', async () => {
+    const a = new JobLedger(new Store(path), 'run-a');
+    const b = new JobLedger(new Store(path), 'run-b');
+    // Both read the ledger before either wrote: the prompt is new to both.
+    expect(await a.get('docs', 'k1')).toBeUndefined();
+    expect(await a.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW)).toBe(true);
+    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW)).toBe(false);
+    expect(await b.markPosting('docs', 'k1', NOW)).toBe(false);
+    expect(await a.markPosting('docs', 'k1', NOW)).toBe(true);
+    // Once posting, not again until an answer proves nothing was created.
+    expect(await a.markPosting('docs', 'k1', NOW)).toBe(false);
+    await a.clearPosting('docs', 'k1', NOW);
+    expect(await a.markPosting('docs', 'k1', NOW)).toBe(true);
+  });
+
+  it('a prompt read as not yet submitted: only a claim on the row as it was read goes through', async () => {
+    const earlier = new JobLedger(new Store(path), 'run-0');
+    await earlier.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    const a = new JobLedger(new Store(path), 'run-a');
+    const b = new JobLedger(new Store(path), 'run-b');
+    const seenByA = await a.get('docs', 'k1');
+    const seenByB = await b.get('docs', 'k1');
+    expect(seenByA?.writtenUs).toBe(Date.parse('2026-03-01T12:00:00Z') * 1000);
+    expect(await a.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 1, seenByA)).toBe(true);
+    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 2, seenByB)).toBe(false);
+    // A run that read the row after the claim may take it over, but then the first may no
+    // longer post: one of them sends it.
+    const late = await b.get('docs', 'k1');
+    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 3, late)).toBe(true);
+    expect(await a.markPosting('docs', 'k1', NOW + 4)).toBe(false);
+    expect(await b.markPosting('docs', 'k1', NOW + 4)).toBe(true);
   });
 });

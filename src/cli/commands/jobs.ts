@@ -183,10 +183,11 @@ export async function submitEntries(
   const counts = countsLine(summary.counts);
   const stopped = stopLine(summary, 'submitting', 'prompts not yet submitted stay pending');
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
     ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
-    ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run: ${counts}${stopped}\n`);
+    const taken = summary.taken > 0 ? ` (${summary.taken} taken by another run of the same prompts)` : '';
+    ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run${taken}: ${counts}${stopped}\n`);
   }
   ctx.exitCode = summary.exitCode;
 }

@@ -32,6 +32,11 @@ export interface MessageRow {
   polls: number;
   /** A POST was started and not provably without effect. */
   postStarted: boolean;
+  /**
+   * When the row was last written, in microseconds since the epoch: a run sends a message it
+   * read only if no other run wrote the row since (two runs of one message file at once).
+   */
+  writtenUs?: number;
 }
 
 /** A message after which nothing more happens without the user asking. */
@@ -44,7 +49,7 @@ const time = (column: string): string => `strftime(${column} AT TIME ZONE 'UTC',
 
 const SELECT = `SELECT project_id, message_key, job_id, prompt_key, prompt, status, status_after, job_status, pr_link,
   ${time('sent_at')}, ${time('finished_at')}, error, source_file, attempts, polls,
-  post_started_at IS NOT NULL AS post_started FROM agent_messages`;
+  post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us FROM agent_messages`;
 
 function toRow(r: Record<string, unknown>): MessageRow {
   const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -65,6 +70,7 @@ function toRow(r: Record<string, unknown>): MessageRow {
     attempts: Number(r.attempts ?? 0),
     polls: Number(r.polls ?? 0),
     postStarted: r.post_started === true,
+    ...(r.written_us === null || r.written_us === undefined ? {} : { writtenUs: Number(r.written_us) }),
   };
 }
 
@@ -85,24 +91,40 @@ export class MessageLedger {
     return (await this.store.read((db) => db.all(sql, params))).map(toRow);
   }
 
-  /** Written before the POST. */
+  /**
+   * Written before the POST, as this run's: only if the row is still as `seen` (absent, or not
+   * written since it was read), since another run of the same messages at once may have taken
+   * it meanwhile. Returns whether this run has it (and may send it).
+   */
   async markPending(
     projectId: string,
     message: { key: string; jobId: string; promptKey: string | null; prompt: string },
     sourceFile: string,
     now: number,
-  ): Promise<void> {
-    await this.store.run(
-      `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
-                                   updated_at, run_id, post_started_at)
-       VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
-       ON CONFLICT (project_id, message_key) DO UPDATE SET
-         job_id = excluded.job_id, prompt_key = excluded.prompt_key, prompt = excluded.prompt, status = 'pending',
-         status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
-         source_file = excluded.source_file, attempts = agent_messages.attempts + 1, polls = 0,
-         updated_at = excluded.updated_at, run_id = excluded.run_id, post_started_at = excluded.post_started_at`,
-      { p: projectId, k: message.key, job: message.jobId, pk: message.promptKey, prompt: message.prompt, file: sourceFile, now: ts(now), run: this.runId },
+    seen?: MessageRow,
+  ): Promise<boolean> {
+    const params = { p: projectId, k: message.key, job: message.jobId, pk: message.promptKey, prompt: message.prompt, file: sourceFile, now: ts(now), run: this.runId };
+    const taken = await this.store.write((tx) =>
+      seen === undefined
+        ? tx.all(
+            `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
+                                         updated_at, run_id, post_started_at)
+             VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+             ON CONFLICT (project_id, message_key) DO NOTHING RETURNING message_key`,
+            params,
+          )
+        : tx.all(
+            `UPDATE agent_messages SET
+               job_id = $job, prompt_key = $pk, prompt = $prompt, status = 'pending',
+               status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
+               source_file = $file, attempts = attempts + 1, polls = 0,
+               updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = $now::TIMESTAMPTZ
+             WHERE project_id = $p AND message_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
+             RETURNING message_key`,
+            { ...params, written: seen.writtenUs ?? null },
+          ),
     );
+    return taken.length > 0;
   }
 
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */

@@ -50,6 +50,8 @@ export type MessageEvent =
 export interface MessagesSummary {
   total: number;
   sent: number;
+  /** Messages of jobs another run of the same messages took first (that run sends and follows them). */
+  taken: number;
   /** Final ledger rows of the messages, in input order. */
   rows: MessageRow[];
   /** By message status, and for sent messages by the job's status (`sent: completed`). */
@@ -67,6 +69,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
   const state: { stop: { reason: StopReason; cause: unknown } | null } = { stop: null };
   let sent = 0;
+  /** Jobs one of whose messages another run of the same messages took: that run follows them. */
+  const takenJobs = new Set<string>();
 
   const recordJob = async (entry: MessageEntry, job: AgentJob, opts: { sent?: boolean }): Promise<void> => {
     await messages.recordJob(projectId, entry.key, job, clock.now(), opts);
@@ -104,8 +108,13 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
    * Sends one message: `follow` its job, `next` (the job already ended, or the API refused
    * the message: go on with the job's next one), or `halt` (unknown outcome, or the run stops).
    */
-  const send = async (entry: MessageEntry): Promise<'follow' | 'next' | 'halt'> => {
-    await messages.markPending(projectId, entry, options.sourceFile, clock.now());
+  const send = async (entry: MessageEntry, seen: MessageRow | undefined): Promise<'follow' | 'next' | 'halt'> => {
+    if (!(await messages.markPending(projectId, entry, options.sourceFile, clock.now(), seen))) {
+      // Another run of the same messages took it: it follows the job's messages from here.
+      takenJobs.add(entry.jobId);
+      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+      return 'halt';
+    }
     let job: AgentJob;
     try {
       job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal);
@@ -134,11 +143,11 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
 
   /** One message; false when the job's later messages must wait for another run. */
   const handle = async (entry: MessageEntry): Promise<boolean> => {
-    const existing = await messages.get(projectId, entry.key);
+    let existing = await messages.get(projectId, entry.key);
     if (existing?.status === 'pending' && existing.postStarted) {
       // An earlier run was cut off between recording the message and learning the POST's fate.
-      existing.status = 'unknown';
       await messages.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while sending; outcome unknown' }, clock.now());
+      existing = await messages.get(projectId, entry.key);
     }
     if (existing && isMessageDone(existing)) {
       options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: existing.status === 'sent' ? 'sent in an earlier run' : existing.status });
@@ -150,7 +159,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     }
     if (existing?.status !== 'sent') {
       if (state.stop || signal?.aborted) return false; // stop sending; jobs being followed go on
-      const next = await send(entry);
+      const next = await send(entry, existing);
       if (next !== 'follow') return next === 'next';
     }
     return follow(entry);
@@ -181,11 +190,15 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   if (notSent > 0) counts['not sent'] = notSent;
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
-  const allDone = rows.length === options.entries.length && rows.every(isMessageDone);
+  // The messages of jobs another run took do not fail this one.
+  const mine = options.entries.filter((e) => !takenJobs.has(e.jobId));
+  const mineRows = rows.filter((r) => !takenJobs.has(r.jobId));
+  const allDone = mineRows.length === mine.length && mineRows.every(isMessageDone);
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
   return {
     total: options.entries.length,
     sent,
+    taken: options.entries.length - mine.length,
     rows,
     counts,
     stopped,

@@ -6,6 +6,7 @@ import type { AgentJob } from '../../src/api/schemas.js';
 import { Database } from '../../src/load/database.js';
 import { Store } from '../../src/load/store.js';
 import { JobLedger } from '../../src/jobs/ledger.js';
+import { MessageLedger } from '../../src/jobs/message-ledger.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const KEYS = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
@@ -122,5 +123,39 @@ describe('JobLedger: two runs of the same prompts claim each prompt once', () =>
     expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 3, late)).toBe(true);
     expect(await a.markPosting('docs', 'k1', NOW + 4)).toBe(false);
     expect(await b.markPosting('docs', 'k1', NOW + 4)).toBe(true);
+  });
+});
+
+describe('MessageLedger: two runs of the same messages claim each message once', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
+    path = join(dir, 'jobs.duckdb');
+    await Database.with(path, {}, () => Promise.resolve());
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const message = { key: 'm1', jobId: 'job_0001', promptKey: null, prompt: 'Also fix the links' };
+
+  it('a new message: the first run to record it may send it; the other may not', async () => {
+    const a = new MessageLedger(new Store(path), 'run-a');
+    const b = new MessageLedger(new Store(path), 'run-b');
+    expect(await a.markPending('docs', message, 'messages.csv', NOW)).toBe(true);
+    expect(await b.markPending('docs', message, 'messages.csv', NOW)).toBe(false);
+  });
+
+  it('a message read as not sent (an earlier run cut off): only a claim on the row as it was read goes through', async () => {
+    const earlier = new MessageLedger(new Store(path), 'run-0');
+    await earlier.markPending('docs', message, 'messages.csv', NOW);
+    await earlier.recordOutcome('docs', 'm1', { status: 'unknown', error: 'cut off' }, NOW + 1);
+    const a = new MessageLedger(new Store(path), 'run-a');
+    const b = new MessageLedger(new Store(path), 'run-b');
+    const seenByA = await a.get('docs', 'm1');
+    const seenByB = await b.get('docs', 'm1');
+    expect(seenByA?.writtenUs).toBe((NOW + 1) * 1000);
+    expect(await a.markPending('docs', message, 'messages.csv', NOW + 2, seenByA)).toBe(true);
+    expect(await b.markPending('docs', message, 'messages.csv', NOW + 3, seenByB)).toBe(false);
+    expect((await a.get('docs', 'm1'))?.status).toBe('pending');
   });
 });

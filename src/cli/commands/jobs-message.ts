@@ -120,12 +120,13 @@ export function messageCommand(ctx: CliContext): CommandModule {
       const stopped = stopLine(result, 'sending', 'messages not yet sent stay pending');
       if (logger.format === 'json') {
         ctx.io.stdout(
-          JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, counts: result.counts, stopped: result.stopped, messages: result.rows.map(record) }) + '\n',
+          JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, taken: result.taken, counts: result.counts, stopped: result.stopped, messages: result.rows.map(record) }) + '\n',
         );
       } else {
         const table = result.rows.map((r) => ({ job_id: r.jobId, prompt: shorten(r.prompt), status: r.status, job_status: r.jobStatus, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));
         ctx.io.stdout(renderRows('table', ['job_id', 'prompt', 'status', 'job_status', 'pr_link'], table));
-        ctx.io.stdout(`${result.total} messages, ${result.sent} sent this run: ${counts}${stopped}\n`);
+        const taken = result.taken > 0 ? ` (${result.taken} taken by another run of the same messages)` : '';
+        ctx.io.stdout(`${result.total} messages, ${result.sent} sent this run${taken}: ${counts}${stopped}\n`);
       }
       ctx.exitCode = result.exitCode;
     },

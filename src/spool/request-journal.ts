@@ -52,11 +52,17 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
   return [...byId.values()];
 }
 
+/**
+ * Files taken by a write of this process that has not committed yet, whichever run (journal)
+ * took them: two runs in one process (a library caller's) must not move one file twice.
+ */
+const held = new Set<string>();
+/** The journals of this process by the file each has open: a run that moves another's file closes it first. */
+const openJournals = new Map<string, RequestJournal>();
+
 export class RequestJournal {
   private seq = 0;
   private readonly file: string;
-  /** Files taken by a write of this process that has not committed yet. */
-  private readonly held = new Set<string>();
   private batches = 0;
   /** This run's journal file, open for appending (closed before the file is moved). */
   private fd: number | undefined;
@@ -117,6 +123,7 @@ export class RequestJournal {
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.file, 'a');
+      openJournals.set(this.file, this);
     }
     const all = this.pending + text;
     this.pending = '';
@@ -129,6 +136,7 @@ export class RequestJournal {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
+    openJournals.delete(this.file);
   }
 
   /** Every attempt in every journal file (this run's and any other's), merged. */
@@ -174,11 +182,13 @@ export class RequestJournal {
       const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
       if (pid !== process.pid && isProcessAlive(pid)) continue;
       const path = join(this.dir, name);
-      if (this.held.has(path)) continue;
+      if (held.has(path)) continue;
       if (name.endsWith('.ingesting')) {
         taken.push(path);
         continue;
       }
+      // Another run of this process appending to it goes on in a fresh file, as this one does.
+      openJournals.get(path)?.close();
       // A name no file has: an earlier batch of this process may still be held, and a run
       // killed during a write leaves the part that write had taken under such a name, which
       // a rename onto it would overwrite (the database is held meanwhile, so no other
@@ -192,7 +202,7 @@ export class RequestJournal {
         // taken by another process meanwhile
       }
     }
-    for (const path of taken) this.held.add(path);
+    for (const path of taken) held.add(path);
     return taken;
   }
 
@@ -227,12 +237,12 @@ export class RequestJournal {
   settle(files: readonly string[]): void {
     for (const file of files) {
       rmSync(file, { force: true });
-      this.held.delete(file);
+      held.delete(file);
     }
   }
 
   /** After a rollback: the files stay, for the next write to take. */
   release(files: readonly string[]): void {
-    for (const file of files) this.held.delete(file);
+    for (const file of files) held.delete(file);
   }
 }

@@ -336,9 +336,9 @@ describe('docpipe doctor', () => {
       return id;
     };
     const ids = [made(), made()];
-    // The run's write took its journal (`….jsonl.1.ingesting`) and was killed before it committed;
-    // its next attempt went to a fresh journal file.
-    journal.take();
+    // The run's write took its journal (`….jsonl.1.ingesting`) and was killed before it committed
+    // (its hold died with it); its next attempt went to a fresh journal file.
+    journal.release(journal.take());
     ids.push(made());
     journal.close();
     expect(readdirSync(spool.requestsDir).sort()).toEqual([expect.stringMatching(/-killed-run\.jsonl$/), expect.stringMatching(/-killed-run\.jsonl\.1\.ingesting$/)]);

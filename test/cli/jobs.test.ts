@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { startHarness, summaryOf, type Harness } from './harness.js';
+import { queryDb, startHarness, summaryOf, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
@@ -263,5 +263,19 @@ describe('docpipe jobs submit', () => {
     // Each prompt was submitted by one of the two.
     const submitted = (run: { out: string }) => Number((JSON.parse(run.out.trim().split('\n').at(-1) ?? '{}') as { submitted?: number }).submitted);
     expect(submitted(a) + submitted(b)).toBe(8);
+  });
+
+  it('two batches of the same prompts at once in one process (a library caller) create each job once', async () => {
+    const many = Array.from({ length: 8 }, (_, i) => `Fix page ${i} [pr]`);
+    writeFileSync(file, many.join('\n'));
+    // They share the process, its DuckDB instance and the request journal's folder.
+    const [a, b] = await Promise.all([h.run(['jobs', 'submit', file, ...FAST]), h.run(['jobs', 'submit', file, ...FAST])]);
+    expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    expect([...createdPerPrompt(h).values()]).toEqual(Array(8).fill(1));
+    expect(Number(summaryOf(a).submitted) + Number(summaryOf(b).submitted)).toBe(8);
+    // Every attempt of both is in request_log once.
+    const logged = await queryDb<{ n: bigint; ids: bigint }>(h, `SELECT count(*) AS n, count(DISTINCT request_id) AS ids FROM request_log`);
+    expect(logged[0]!.n).toBe(logged[0]!.ids);
+    expect(Number(logged[0]!.n)).toBe(h.sandbox.requests.length);
   });
 });

@@ -79,4 +79,27 @@ describe('RequestJournal', () => {
     journal.settle(taken);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('two runs in one process: each file is taken once, and a run whose file was taken goes on in a fresh one', () => {
+    const other = new RequestJournal(dir, 'run-2');
+    const first = other.begin(attempt('/a'));
+    other.end(first, attempt('/a'), 200, 1);
+    const second = other.begin(attempt('/b'));
+    // This run's write takes the other's file (same process, so not in use by another process)...
+    const takenHere = journal.take();
+    expect(takenHere).toHaveLength(1);
+    // ...and the other's next line goes to a fresh file, not into the one being moved.
+    other.end(second, attempt('/b'), 200, 1);
+    other.close();
+    const takenThere = other.take();
+    expect(takenThere.filter((f) => takenHere.includes(f))).toEqual([]);
+    const linesIn = (files: string[]) =>
+      files.flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine)).map((l) => [l.id, l.status]);
+    // Both starts and the first end were in the file taken here; the second end, in the fresh one.
+    expect(linesIn(takenHere)).toEqual([[first, null], [first, 200], [second, null]]);
+    expect(linesIn(takenThere)).toEqual([[second, 200]]);
+    journal.settle(takenHere);
+    other.settle(takenThere);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });

@@ -172,16 +172,17 @@ export class JobLedger {
   }
 
   /**
-   * Just before a POST attempt goes out: from here its outcome is unknown until the answer.
-   * Only while the prompt is still this run's and not being posted: returns false if another
-   * batch took it since `markPending`, and then nothing may be sent.
+   * Just before a POST attempt goes out (each attempt: a retry after a refused connection
+   * too): from here its outcome is unknown until the answer. Only while the prompt is still
+   * this run's: returns false if another batch took it since `markPending`, and then nothing
+   * may be sent.
    */
   async markPosting(projectId: string, promptKey: string, now: number): Promise<boolean> {
     const marked = await this.store.write((tx) =>
       tx.all(
         `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
            updated_at = $now::TIMESTAMPTZ
-         WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending' AND post_started_at IS NULL
+         WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending'
          RETURNING prompt_key`,
         { p: projectId, k: promptKey, now: ts(now), run: this.runId },
       ),

@@ -8,7 +8,7 @@
  * the file to readers between polls), so the ledger is consistent after a crash. Writes that
  * arrive while another is committing go in together in the next short write (Store.run).
  */
-import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import { TERMINAL_STATUSES, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Executor } from '../load/database.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
@@ -54,6 +54,8 @@ export function isFinalStatus(status: string): boolean {
 }
 
 const ts = (ms: number): string => new Date(ms).toISOString();
+/** The API's statuses of a job that ended, as an SQL list. */
+export const TERMINAL_SQL = [...TERMINAL_STATUSES].map((s) => `'${s}'`).join(', ');
 
 const COLUMNS = `project_id, prompt_key, prompt, job_id, status, model, repository, ref, pr_link,
   strftime(created_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS created_at,
@@ -206,13 +208,18 @@ export class JobLedger {
   async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
     await this.store.run(
+      // A poll never takes a job that ended back to a status before its end: another run
+      // following the same job may write a poll it made earlier after this one's last.
       `UPDATE agent_jobs SET
-         job_id = coalesce($id, job_id), status = $status, model = coalesce($model, model),
+         job_id = coalesce($id, job_id),
+         status = CASE WHEN $polled AND NOT $terminal AND status IN (${TERMINAL_SQL}) THEN status ELSE $status END,
+         model = coalesce($model, model),
          repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),
          flags = CASE WHEN $badLink THEN 'pr_link_not_url' WHEN $pr IS NOT NULL THEN NULL ELSE flags END,
          created_at = coalesce($created::TIMESTAMPTZ, created_at), archived_at = $archived::TIMESTAMPTZ,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
-         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ)
+                            WHEN $polled AND status IN (${TERMINAL_SQL}) THEN finished_at END,
          polls = polls + CASE WHEN $polled THEN 1 ELSE 0 END,
          error = $reason, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND prompt_key = $k`,

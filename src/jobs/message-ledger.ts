@@ -5,6 +5,7 @@
  * write (Store.run), like the job ledger's.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import { TERMINAL_SQL } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
 
@@ -131,12 +132,16 @@ export class MessageLedger {
   async recordJob(projectId: string, messageKey: string, job: AgentJob, now: number, opts: { sent?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
     await this.store.run(
+      // A poll never takes a job that ended back to a status before its end (nor drops its
+      // PR): another run following the same job may write a poll it made earlier after this one's.
       `UPDATE agent_messages SET
          status = CASE WHEN $sent THEN 'sent' ELSE status END,
          status_after = CASE WHEN $sent THEN $status ELSE status_after END,
          sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
-         job_status = $status, pr_link = $pr,
-         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) ELSE NULL END,
+         job_status = CASE WHEN NOT $sent AND NOT $terminal AND job_status IN (${TERMINAL_SQL}) THEN job_status ELSE $status END,
+         pr_link = CASE WHEN NOT $sent AND NOT $terminal AND job_status IN (${TERMINAL_SQL}) THEN pr_link ELSE $pr END,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ)
+                            WHEN NOT $sent AND job_status IN (${TERMINAL_SQL}) THEN finished_at END,
          polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
          error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND message_key = $k`,

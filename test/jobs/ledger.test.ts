@@ -158,3 +158,40 @@ describe('MessageLedger: two runs of the same messages claim each message once',
     expect((await a.get('docs', 'm1'))?.status).toBe('pending');
   });
 });
+
+describe('a poll another run made earlier never takes an ended job back', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
+    path = join(dir, 'jobs.duckdb');
+    await Database.with(path, {}, () => Promise.resolve());
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const read = <T extends Record<string, unknown>>(sql: string): Promise<T[]> => Database.with(path, { readOnly: true }, (db) => db.all<T>(sql));
+
+  it('agent_jobs: a stale poll keeps the end; a follow-up message (not a poll) makes the job active again', async () => {
+    const ledger = new JobLedger(new Store(path), 'run-1');
+    await ledger.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    const done = { ...job('job-1', 'completed'), prLink: 'https://github.com/acme/docs/pull/1' };
+    await ledger.recordJob('docs', 'k1', done, NOW + 1, { polled: true });
+    await ledger.recordJob('docs', 'k1', job('job-1', 'active'), NOW + 2, { polled: true });
+    expect(await read(`SELECT status, pr_link, finished_at IS NOT NULL AS finished FROM agent_jobs`)).toEqual([
+      { status: 'completed', pr_link: 'https://github.com/acme/docs/pull/1', finished: true },
+    ]);
+    await ledger.recordJob('docs', 'k1', job('job-1', 'active'), NOW + 3);
+    expect(await read(`SELECT status, finished_at IS NOT NULL AS finished FROM agent_jobs`)).toEqual([{ status: 'active', finished: false }]);
+  });
+
+  it('agent_messages: a stale poll keeps the job status and PR the message led to', async () => {
+    const messages = new MessageLedger(new Store(path), 'run-1');
+    const message = { key: 'm1', jobId: 'job-1', promptKey: null, prompt: 'Also fix the links' };
+    await messages.markPending('docs', message, 'messages.jsonl', NOW);
+    await messages.recordJob('docs', 'm1', job('job-1', 'active'), NOW + 1, { sent: true });
+    await messages.recordJob('docs', 'm1', { ...job('job-1', 'completed'), prLink: 'https://github.com/acme/docs/pull/2' }, NOW + 2);
+    await messages.recordJob('docs', 'm1', job('job-1', 'active'), NOW + 3);
+    expect(await read(`SELECT status, job_status, pr_link, finished_at IS NOT NULL AS finished FROM agent_messages`)).toEqual([
+      { status: 'sent', job_status: 'completed', pr_link: 'https://github.com/acme/docs/pull/2', finished: true },
+    ]);
+  });
+});

@@ -27,15 +27,21 @@ function countingLedger(path: string): { ledger: JobLedger; store: Store; writes
   return { ledger: new JobLedger(store, 'run-1'), store, writes: () => writes };
 }
 
-describe('JobLedger: writes that meet share a short write', () => {
-  let dir: string;
-  let path: string;
+/** Each test of the block gets a new docpipe database in a temp folder, removed after it. */
+function freshDatabase(use: (path: string) => void): void {
+  let dir = '';
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
-    path = join(dir, 'jobs.duckdb');
+    const path = join(dir, 'jobs.duckdb');
     await Database.with(path, {}, () => Promise.resolve());
+    use(path);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+describe('JobLedger: writes that meet share a short write', () => {
+  let path = '';
+  freshDatabase((p) => (path = p));
 
   const rows = (): Promise<{ prompt_key: string; status: string; polls: number; job_id: string | null }[]> =>
     Database.with(path, { readOnly: true }, (db) =>
@@ -83,14 +89,8 @@ describe('JobLedger: writes that meet share a short write', () => {
 });
 
 describe('JobLedger: two runs of the same prompts claim each prompt once', () => {
-  let dir: string;
-  let path: string;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
-    path = join(dir, 'jobs.duckdb');
-    await Database.with(path, {}, () => Promise.resolve());
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  let path = '';
+  freshDatabase((p) => (path = p));
 
   it('a new prompt: the first run to mark it has it; the other may not mark it, nor post it', async () => {
     const a = new JobLedger(new Store(path), 'run-a');
@@ -126,14 +126,8 @@ describe('JobLedger: two runs of the same prompts claim each prompt once', () =>
 });
 
 describe('MessageLedger: two runs of the same messages claim each message once', () => {
-  let dir: string;
-  let path: string;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
-    path = join(dir, 'jobs.duckdb');
-    await Database.with(path, {}, () => Promise.resolve());
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  let path = '';
+  freshDatabase((p) => (path = p));
 
   const message = { key: 'm1', jobId: 'job_0001', promptKey: null, prompt: 'Also fix the links' };
 
@@ -160,14 +154,8 @@ describe('MessageLedger: two runs of the same messages claim each message once',
 });
 
 describe('a poll another run made earlier never takes an ended job back', () => {
-  let dir: string;
-  let path: string;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-ledger-'));
-    path = join(dir, 'jobs.duckdb');
-    await Database.with(path, {}, () => Promise.resolve());
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  let path = '';
+  freshDatabase((p) => (path = p));
   const read = <T extends Record<string, unknown>>(sql: string): Promise<T[]> => Database.with(path, { readOnly: true }, (db) => db.all<T>(sql));
 
   it('agent_jobs: a stale poll keeps the end; a follow-up message (not a poll) makes the job active again', async () => {

@@ -35,6 +35,7 @@ import {
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   truncateSync,
   writeFileSync,
   writeSync,
@@ -81,6 +82,38 @@ export function isLiveOther(owner: Owner | null): boolean {
   if (!owner || (owner.pid === process.pid && owner.host === hostname())) return false;
   // A process on another host sharing the folder cannot be checked: treat it as live.
   return owner.host !== hostname() || isProcessAlive(owner.pid);
+}
+
+/**
+ * The short lock around a walk's claim: a file created only if it does not exist, holding
+ * the claiming process. One another process holds means it is claiming the walk this moment
+ * (false); one left by a process that is gone is removed and taken.
+ */
+/** A claim lock with no holder written yet is left alone for this long (it is being created). */
+const CLAIM_LOCK_WRITE_MS = 10_000;
+
+function youngerThan(path: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs < ms;
+  } catch {
+    return false;
+  }
+}
+
+function takeClaimLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeSync(fd, ownerLine());
+      closeSync(fd);
+      return true;
+    } catch {
+      const holder = readJson<{ owner?: Owner }>(lock)?.owner ?? null;
+      if (holder !== null ? isLiveOther(holder) : youngerThan(lock, CLAIM_LOCK_WRITE_MS)) return false;
+      rmSync(lock, { force: true });
+    }
+  }
+  return false;
 }
 
 /** The state of a walk in progress, rewritten when a walk starts or restarts. */
@@ -346,21 +379,29 @@ export class SpoolWalk {
   claim(): boolean {
     this.upgradeLegacy();
     this.close();
+    mkdirSync(this.dir, { recursive: true });
+    // Reading the owner and writing this process's must be one step: two runs that both read
+    // a dead (or no) owner would both walk the window, into one file.
+    const lock = `${this.pagesFile}.claim`;
+    if (!takeClaimLock(lock)) return false;
     try {
-      mkdirSync(this.dir, { recursive: true });
-      this.fd = openSync(this.pagesFile, 'ax');
-    } catch {
-      // the file is there: its owner decides
+      try {
+        this.fd = openSync(this.pagesFile, 'ax');
+      } catch {
+        // the file is there: its owner decides
+      }
+      const created = this.fd !== undefined;
+      if (!created) {
+        const file = this.read();
+        if (isLiveOther(file.owner)) return false;
+        if (file.torn) this.cut(file, file.end);
+      }
+      this.append(ownerLine());
+      this.fresh = created;
+      return true;
+    } finally {
+      rmSync(lock, { force: true });
     }
-    const created = this.fd !== undefined;
-    if (!created) {
-      const file = this.read();
-      if (isLiveOther(file.owner)) return false;
-      if (file.torn) this.cut(file, file.end);
-    }
-    this.append(ownerLine());
-    this.fresh = created;
-    return true;
   }
 
   /**

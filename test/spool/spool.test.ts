@@ -2,9 +2,9 @@
  * The walk file: one append-only file a window walk (walk, owner, page and done lines). Pure
  * parsing, then the file operations on a real temp dir.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseWalkFile, Spool, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
@@ -68,6 +68,23 @@ describe('SpoolWalk', () => {
     appendFileSync(walk.pagesFile, line({ owner: { pid: 999_999, host: hostname() } }));
     expect(walk.claim()).toBe(true);
     expect(walk.owner()?.pid).toBe(process.pid);
+  });
+
+  it('a claim reads the owner and writes its own under a lock file: while another live process holds it, the walk is busy', () => {
+    const lock = `${walk.pagesFile}.claim`;
+    mkdirSync(dirname(lock), { recursive: true });
+    // The parent process (alive) is claiming this window at this moment.
+    writeFileSync(lock, line({ owner: { pid: process.ppid, host: hostname() } }));
+    expect(walk.claim()).toBe(false);
+    expect(existsSync(walk.pagesFile)).toBe(false);
+    // A lock being created (no holder written yet) is left alone too.
+    writeFileSync(lock, '');
+    expect(walk.claim()).toBe(false);
+    // One left by a process that is gone is taken, and removed once the claim is written.
+    writeFileSync(lock, line({ owner: { pid: 999_999, host: hostname() } }));
+    expect(walk.claim()).toBe(true);
+    expect(walk.owner()?.pid).toBe(process.pid);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('a walk claimed fresh starts without reading its file back; a later claim reads what it left', () => {

@@ -304,12 +304,10 @@ export class HttpClient {
     let status = 0;
     let notSent = false;
     try {
-      try {
-        await request.beforeSend?.();
-      } catch (error) {
-        notSent = true;
-        throw error;
-      }
+      // Nothing is sent if the hook refuses the attempt.
+      notSent = true;
+      await request.beforeSend?.();
+      notSent = false;
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const { signal, timedOut, release } = attemptSignal(this.options.timeoutMs, inFlight);
       let response: TransportResponse;

@@ -152,25 +152,22 @@ export class JobLedger {
    * if the row is still as `seen` (absent, or not written since it was read): another batch of
    * the same prompts at once may have taken it meanwhile. Returns whether this run has it.
    */
-  async markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number, seen?: LedgerRow): Promise<boolean> {
+  markPending(projectId: string, promptKey: string, prompt: string, sourceFile: string, now: number, seen?: LedgerRow): Promise<boolean> {
     const params = { p: projectId, k: promptKey, prompt, file: sourceFile, now: ts(now), run: this.runId };
-    const taken = await this.store.write((tx) =>
-      seen === undefined
-        ? tx.all(
-            `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
-             VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
-             ON CONFLICT (project_id, prompt_key) DO NOTHING RETURNING prompt_key`,
-            params,
-          )
-        : tx.all(
-            `UPDATE agent_jobs SET prompt = $prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
-               finished_at = NULL, source_file = $file, polls = 0, updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = NULL
-             WHERE project_id = $p AND prompt_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
-             RETURNING prompt_key`,
-            { ...params, written: seen.writtenUs ?? null },
-          ),
-    );
-    return taken.length > 0;
+    return seen === undefined
+      ? this.store.claim(
+          `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, source_file, attempts, polls, updated_at, run_id, post_started_at)
+           VALUES ($p, $k, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
+           ON CONFLICT (project_id, prompt_key) DO NOTHING RETURNING prompt_key`,
+          params,
+        )
+      : this.store.claim(
+          `UPDATE agent_jobs SET prompt = $prompt, status = 'pending', job_id = NULL, error = NULL, pr_link = NULL, flags = NULL,
+             finished_at = NULL, source_file = $file, polls = 0, updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = NULL
+           WHERE project_id = $p AND prompt_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
+           RETURNING prompt_key`,
+          { ...params, written: seen.writtenUs ?? null },
+        );
   }
 
   /**
@@ -179,17 +176,14 @@ export class JobLedger {
    * this run's: returns false if another batch took it since `markPending`, and then nothing
    * may be sent.
    */
-  async markPosting(projectId: string, promptKey: string, now: number): Promise<boolean> {
-    const marked = await this.store.write((tx) =>
-      tx.all(
-        `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
-           updated_at = $now::TIMESTAMPTZ
-         WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending'
-         RETURNING prompt_key`,
-        { p: projectId, k: promptKey, now: ts(now), run: this.runId },
-      ),
+  markPosting(projectId: string, promptKey: string, now: number): Promise<boolean> {
+    return this.store.claim(
+      `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
+         updated_at = $now::TIMESTAMPTZ
+       WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending'
+       RETURNING prompt_key`,
+      { p: projectId, k: promptKey, now: ts(now), run: this.runId },
     );
-    return marked.length > 0;
   }
 
   /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */

@@ -97,7 +97,7 @@ export class MessageLedger {
    * written since it was read), since another run of the same messages at once may have taken
    * it meanwhile. Returns whether this run has it (and may send it).
    */
-  async markPending(
+  markPending(
     projectId: string,
     message: { key: string; jobId: string; promptKey: string | null; prompt: string },
     sourceFile: string,
@@ -105,43 +105,40 @@ export class MessageLedger {
     seen?: MessageRow,
   ): Promise<boolean> {
     const params = { p: projectId, k: message.key, job: message.jobId, pk: message.promptKey, prompt: message.prompt, file: sourceFile, now: ts(now), run: this.runId };
-    const taken = await this.store.write((tx) =>
-      seen === undefined
-        ? tx.all(
-            `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
-                                         updated_at, run_id, post_started_at)
-             VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
-             ON CONFLICT (project_id, message_key) DO NOTHING RETURNING message_key`,
-            params,
-          )
-        : tx.all(
-            `UPDATE agent_messages SET
-               job_id = $job, prompt_key = $pk, prompt = $prompt, status = 'pending',
-               status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
-               source_file = $file, attempts = attempts + 1, polls = 0,
-               updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = $now::TIMESTAMPTZ
-             WHERE project_id = $p AND message_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
-             RETURNING message_key`,
-            { ...params, written: seen.writtenUs ?? null },
-          ),
-    );
-    return taken.length > 0;
+    return seen === undefined
+      ? this.store.claim(
+          `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
+                                       updated_at, run_id, post_started_at)
+           VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+           ON CONFLICT (project_id, message_key) DO NOTHING RETURNING message_key`,
+          params,
+        )
+      : this.store.claim(
+          `UPDATE agent_messages SET
+             job_id = $job, prompt_key = $pk, prompt = $prompt, status = 'pending',
+             status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
+             source_file = $file, attempts = attempts + 1, polls = 0,
+             updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = $now::TIMESTAMPTZ
+           WHERE project_id = $p AND message_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
+           RETURNING message_key`,
+          { ...params, written: seen.writtenUs ?? null },
+        );
   }
 
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */
   async recordJob(projectId: string, messageKey: string, job: AgentJob, now: number, opts: { sent?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
+    // A poll never takes a job that ended back to a status before its end (nor drops its PR):
+    // another run following the same job may write a poll it made earlier after this one's.
+    const ended = `NOT $sent AND job_status IN (${TERMINAL_SQL})`;
     await this.store.run(
-      // A poll never takes a job that ended back to a status before its end (nor drops its
-      // PR): another run following the same job may write a poll it made earlier after this one's.
       `UPDATE agent_messages SET
          status = CASE WHEN $sent THEN 'sent' ELSE status END,
          status_after = CASE WHEN $sent THEN $status ELSE status_after END,
          sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
-         job_status = CASE WHEN NOT $sent AND NOT $terminal AND job_status IN (${TERMINAL_SQL}) THEN job_status ELSE $status END,
-         pr_link = CASE WHEN NOT $sent AND NOT $terminal AND job_status IN (${TERMINAL_SQL}) THEN pr_link ELSE $pr END,
-         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ)
-                            WHEN NOT $sent AND job_status IN (${TERMINAL_SQL}) THEN finished_at END,
+         job_status = CASE WHEN ${ended} AND NOT $terminal THEN job_status ELSE $status END,
+         pr_link = CASE WHEN ${ended} AND NOT $terminal THEN pr_link ELSE $pr END,
+         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) WHEN ${ended} THEN finished_at END,
          polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
          error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND message_key = $k`,

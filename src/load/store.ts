@@ -78,6 +78,14 @@ export class Store {
   }
 
   /**
+   * One conditional statement with `RETURNING`, in a short write of its own (not batched: the
+   * caller acts on the answer): whether it returned a row, i.e. the insert or update went through.
+   */
+  async claim(sql: string, params: Params): Promise<boolean> {
+    return (await this.write((tx) => tx.all(sql, params))).length > 0;
+  }
+
+  /**
    * One statement, committed before this resolves, in a short write. Statements that arrive
    * while another is committing (the polls of several jobs, due at the same moment) go in
    * together in the next write: one open instead of one each.

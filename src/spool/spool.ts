@@ -84,11 +84,6 @@ export function isLiveOther(owner: Owner | null): boolean {
   return owner.host !== hostname() || isProcessAlive(owner.pid);
 }
 
-/**
- * The short lock around a walk's claim: a file created only if it does not exist, holding
- * the claiming process. One another process holds means it is claiming the walk this moment
- * (false); one left by a process that is gone is removed and taken.
- */
 /** A claim lock with no holder written yet is left alone for this long (it is being created). */
 const CLAIM_LOCK_WRITE_MS = 10_000;
 
@@ -100,12 +95,15 @@ function youngerThan(path: string, ms: number): boolean {
   }
 }
 
+/**
+ * The short lock around a walk's claim: a file created only if it does not exist, holding
+ * the claiming process. One another process holds means it is claiming the walk this moment
+ * (false); one left by a process that is gone is removed and taken.
+ */
 function takeClaimLock(lock: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(lock, 'wx');
-      writeSync(fd, ownerLine());
-      closeSync(fd);
+      writeFileSync(lock, ownerLine(), { flag: 'wx' });
       return true;
     } catch {
       const holder = readJson<{ owner?: Owner }>(lock)?.owner ?? null;

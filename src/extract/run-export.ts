@@ -5,7 +5,9 @@
  * pipeline to a loader that takes whatever has queued into one short write (the database
  * file is held only for that write). One window's failure does not stop the others; a spent
  * budget, an interrupt, a locked database or a refused key stops the run cleanly, with every
- * received page kept in the spool.
+ * received page kept in the spool. Overlapping runs share the windows: a window another run
+ * walks is skipped, and once another run is seen at work, so is one it loaded after this
+ * run's plan.
  */
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import type { HttpClient } from '../api/http-client.js';
@@ -17,7 +19,7 @@ import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
 import { loadWindows, readLoadedWindows } from '../load/window-store.js';
-import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from '../load/spool-recovery.js';
+import { claimCompletedWalks, surveySpool, windowLoadOf } from '../load/spool-recovery.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
 import { orderAllFetches, planExport, type FetchReason } from './plan-export.js';
@@ -146,8 +148,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
 
   // Completed walks in the spool that no live process owns: load them, unless the database
-  // already has a newer copy of the window.
-  const completed = findCompletedWalks(spool);
+  // already has a newer copy of the window. A walk another run holds means runs overlap.
+  const { completed, othersActive } = surveySpool(spool);
 
   // One short read for everything the plan needs.
   const series = new Map<string, { metric: Metric; projectId: string }>();
@@ -160,9 +162,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         return all;
       });
 
-  const { toLoad } = claimCompletedWalks(completed, (walk) =>
-    loaded.get(seriesKey(walk.metric, walk.projectId))?.get(windowKey(walk.window)),
-  );
+  const loadedAtPlan = (s: { metric: Metric; projectId: string }, window: Window): LoadedWindow | undefined =>
+    loaded.get(seriesKey(s.metric, s.projectId))?.get(windowKey(window));
+  const { toLoad } = claimCompletedWalks(completed, (walk) => loadedAtPlan(walk, walk.window));
   const recovered: QueuedLoad[] = toLoad.map(({ spooled, walk }) => ({ spooled, walk, reason: 'spool' }));
   const recoveredKeys = new Set(
     recovered.map(({ walk }) => `${seriesKey(walk.metric, walk.projectId)}\u0000${windowKey(walk.window)}`),
@@ -228,63 +230,91 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     summary.stopMessage = message(error);
   };
 
+  // Walks this run holds until it removes them (loaded) or lets them go (at its end).
+  const held: SpoolWalk[] = recovered.map((q) => q.spooled);
+  // Another run was seen at work on this spool: before a window's first request, check that
+  // the other run has not loaded it since this run's plan (that would be a fetch thrown away).
+  let overlapping = othersActive;
+  let handedOver = 0;
+  const loadedSincePlan = async (item: PlannedFetch): Promise<boolean> => {
+    const now = await store.read((db) => readLoadedWindows(db, item.metric, item.projectId, item.window));
+    const copy = now.get(windowKey(item.window));
+    return copy !== undefined && copy.fetchedAt > (loadedAtPlan(item, item.window)?.fetchedAt ?? -Infinity);
+  };
+
   let loadError: unknown;
   try {
-    for (const q of recovered) await pipeline.push(q);
-    for (const item of ordered) {
-      if (options.signal?.aborted) {
-        stop('interrupted', options.signal.reason ?? 'interrupted');
-        break;
-      }
-      const spooled = spool.walk(item, item.window);
-      if (!spooled.claim()) {
-        options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe process is walking this window' });
-        summary.windowsSkipped++;
-        continue;
-      }
-      const before = budget.requestsUsed;
-      let walk: CompletedWalk;
-      try {
-        walk = await walkWindow(
-          (at) =>
-            fetchAnalyticsPage(client, {
-              metric: item.metric,
-              projectId: item.projectId,
-              dateFrom: item.window.start,
-              dateTo: item.window.end,
-              ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
-              ...(options.signal ? { signal: options.signal } : {}),
-            }),
-          spooled,
-          { ...item, runId: options.runId, now: () => clock.now(), requestsSpent: () => budget.requestsUsed - before },
-          options.walk,
-        );
-      } catch (error) {
-        // The pages received so far stay in the spool; the next walk of the window resumes there.
-        const reason = stopReasonOf(error);
-        if (reason !== null && reason !== 'fatal') {
-          stop(reason, error);
+    try {
+      for (const q of recovered) await pipeline.push(q);
+      for (const item of ordered) {
+        if (options.signal?.aborted) {
+          stop('interrupted', options.signal.reason ?? 'interrupted');
           break;
         }
-        summary.windowsFailed++;
-        options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
-        if (reason === 'fatal') {
-          stop('fatal', error);
-          break;
+        const spooled = spool.walk(item, item.window);
+        if (!spooled.claim()) {
+          overlapping = true;
+          handedOver++;
+          options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run is walking this window' });
+          summary.windowsSkipped++;
+          continue;
         }
-        continue;
+        held.push(spooled);
+        const before = budget.requestsUsed;
+        let walk: CompletedWalk;
+        try {
+          // Claimed first: the other run cannot be loading it now, so what the read finds is final.
+          if (overlapping && (await loadedSincePlan(item))) {
+            spooled.remove();
+            handedOver++;
+            options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run loaded this window after this run planned' });
+            summary.windowsSkipped++;
+            continue;
+          }
+          walk = await walkWindow(
+            (at) =>
+              fetchAnalyticsPage(client, {
+                metric: item.metric,
+                projectId: item.projectId,
+                dateFrom: item.window.start,
+                dateTo: item.window.end,
+                ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
+                ...(options.signal ? { signal: options.signal } : {}),
+              }),
+            spooled,
+            { ...item, runId: options.runId, now: () => clock.now(), requestsSpent: () => budget.requestsUsed - before },
+            options.walk,
+          );
+        } catch (error) {
+          // The pages received so far stay in the spool; the next walk of the window resumes there.
+          const reason = stopReasonOf(error);
+          if (reason !== null && reason !== 'fatal') {
+            stop(reason, error);
+            break;
+          }
+          summary.windowsFailed++;
+          options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
+          if (reason === 'fatal') {
+            stop('fatal', error);
+            break;
+          }
+          continue;
+        }
+        await pipeline.push({ spooled, walk, reason: item.reason });
       }
-      await pipeline.push({ spooled, walk, reason: item.reason });
+    } catch (error) {
+      loadError = error; // only the loader's error reaches here (through push)
     }
-  } catch (error) {
-    loadError = error; // only the loader's error reaches here (through push)
-  }
-  // Whatever completed is loaded, even when the run stops early.
-  try {
-    await options.onFetched?.();
-    await pipeline.close();
-  } catch (error) {
-    loadError ??= error;
+    // Whatever completed is loaded, even when the run stops early.
+    try {
+      await options.onFetched?.();
+      await pipeline.close();
+    } catch (error) {
+      loadError ??= error;
+    }
+  } finally {
+    // What is left in the spool (unfinished, or not loaded) is free for the next run.
+    for (const spooled of held) spooled.release();
   }
   if (loadError !== undefined) {
     // A database held by someone else for too long is a clean stop: the spool keeps the pages.
@@ -292,7 +322,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     stop('locked', loadError);
   }
   if (summary.stopped !== null) {
-    summary.windowsLeft = recovered.length + fetches.length - summary.windowsLoaded - summary.windowsFailed;
+    summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;
   }
   summary.requests = budget.requestsUsed;
   summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0);

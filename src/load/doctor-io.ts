@@ -309,7 +309,12 @@ async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
     detail: `${windowLabel(walk)}: discarded a completed walk the database had overtaken`,
   }));
   if (claimed.toLoad.length > 0) {
-    await ctx.store.write((tx) => loadWindows(tx, claimed.toLoad.map(windowLoadOf)));
+    try {
+      await ctx.store.write((tx) => loadWindows(tx, claimed.toLoad.map(windowLoadOf)));
+    } finally {
+      // Not loaded: the walks stay in the spool, free for the next run of this process.
+      for (const c of claimed.toLoad) c.spooled.release();
+    }
     for (const c of claimed.toLoad) {
       c.spooled.remove();
       fixed.push({

@@ -15,15 +15,28 @@ export interface SpooledCompletion {
   walk: CompletedWalk;
 }
 
+export interface SpoolSurvey {
+  /** Completed walks that no live process and no other run of this one holds. */
+  completed: SpooledCompletion[];
+  /** Some walk is held by a live process or another run of this one: runs overlap. */
+  othersActive: boolean;
+}
+
+/** One pass over the spool's walks (each file read once). */
+export function surveySpool(spool: Spool): SpoolSurvey {
+  const survey: SpoolSurvey = { completed: [], othersActive: false };
+  for (const spooled of spool.walks()) {
+    const file = spooled.read();
+    // A live owner is walking or loading it.
+    if (spooled.heldByOtherRun() || isLiveOther(file.owner)) survey.othersActive = true;
+    else if (file.done) survey.completed.push({ spooled, walk: file.done });
+  }
+  return survey;
+}
+
 /** Completed walks in the spool that no live process owns (a live owner is walking or loading it). */
 export function findCompletedWalks(spool: Spool): SpooledCompletion[] {
-  return spool
-    .walks()
-    .filter((w) => !isLiveOther(w.owner()))
-    .flatMap((spooled) => {
-      const walk = spooled.completed();
-      return walk ? [{ spooled, walk }] : [];
-    });
+  return surveySpool(spool).completed;
 }
 
 /** Pure: whether the database's copy of the window is at least as recent as the walk. */

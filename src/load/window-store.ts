@@ -9,7 +9,7 @@
  * kept here (the old copy of a window is deleted before the new one goes in, and a walk that
  * saw a path twice keeps its first copy) and checked by `docpipe doctor`.
  */
-import { PAGE_METRICS, windowKey, type Counts, type LoadedWindow, type Metric, type PageMetric } from '../core/domain.js';
+import { PAGE_METRICS, windowKey, type Counts, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { loadEndpointWindows } from './endpoint-store.js';
 import type { CompletedWalk } from '../spool/spool.js';
 import type { Executor } from './database.js';
@@ -59,12 +59,14 @@ export interface WindowLoad {
   file: string;
 }
 
-export async function readLoadedWindows(db: Executor, metric: Metric, projectId: string): Promise<Map<string, LoadedWindow>> {
+/** The loaded windows of a series (or only `window` of it), by `windowKey`. */
+export async function readLoadedWindows(db: Executor, metric: Metric, projectId: string, window?: Window): Promise<Map<string, LoadedWindow>> {
   const rows = await db.all<{ start: string; end: string; fetched_ms: number | bigint }>(
     `SELECT strftime(window_start, '%Y-%m-%d') AS start, strftime(window_end, '%Y-%m-%d') AS "end",
             epoch_ms(fetched_at) AS fetched_ms
-       FROM loaded_windows WHERE metric = $metric AND project_id = $project`,
-    { metric, project: projectId },
+       FROM loaded_windows WHERE metric = $metric AND project_id = $project
+        ${window ? 'AND window_start = $start::DATE AND window_end = $end::DATE' : ''}`,
+    { metric, project: projectId, ...(window ? { start: window.start, end: window.end } : {}) },
   );
   return new Map(rows.map((r) => [windowKey(r), { start: r.start, end: r.end, fetchedAt: Number(r.fetched_ms) }]));
 }

@@ -238,6 +238,13 @@ function reviveDone(done: CompletedWalk): CompletedWalk {
 }
 const ownerLine = (): string => line({ owner: { pid: process.pid, host: hostname() } satisfies Owner });
 
+/**
+ * The walk files runs of this process have claimed and not yet removed or released. A walk
+ * file's owner line names a process, so two runs in one process (a library caller's) would
+ * each take the other's walk for their own; this tells them apart.
+ */
+const heldWalks = new Set<string>();
+
 /** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
 export class SpoolWalk {
   /** The walk file, open for appending while this process writes to it. */
@@ -248,6 +255,8 @@ export class SpoolWalk {
    * machine's disk, an open cost about 0.2 ms; three a window showed in profiles).
    */
   private fresh = false;
+  /** This object's claim is in `heldWalks`. */
+  private held = false;
 
   constructor(
     /** The folder of the window's project: the walk file is in it. */
@@ -373,8 +382,14 @@ export class SpoolWalk {
     return this.read().owner;
   }
 
-  /** Takes the walk for this process, unless a live process holds it. */
+  /** Another run of this process has claimed the walk and not let go of it. */
+  heldByOtherRun(): boolean {
+    return !this.held && heldWalks.has(this.pagesFile);
+  }
+
+  /** Takes the walk for this run, unless a live process or another run of this one holds it. */
   claim(): boolean {
+    if (this.heldByOtherRun()) return false;
     this.upgradeLegacy();
     this.close();
     mkdirSync(this.dir, { recursive: true });
@@ -396,6 +411,8 @@ export class SpoolWalk {
       }
       this.append(ownerLine());
       this.fresh = created;
+      heldWalks.add(this.pagesFile);
+      this.held = true;
       return true;
     } finally {
       rmSync(lock, { force: true });
@@ -420,11 +437,22 @@ export class SpoolWalk {
     rmSync(this.legacyDir, { recursive: true, force: true });
   }
 
+  /**
+   * Lets another run of this process claim the walk (a run that stops with the walk
+   * unfinished or unloaded); its file stays, with this process as its owner.
+   */
+  release(): void {
+    this.close();
+    if (this.held) heldWalks.delete(this.pagesFile);
+    this.held = false;
+  }
+
   /** Removes the walk: its load committed, or it was discarded. */
   remove(): void {
     this.close();
     rmSync(this.pagesFile, { force: true });
     rmSync(this.legacyDir, { recursive: true, force: true });
+    this.release();
   }
 
   /**
@@ -436,6 +464,7 @@ export class SpoolWalk {
     await unlink(this.pagesFile).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
+    this.release();
   }
 }
 

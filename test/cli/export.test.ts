@@ -344,6 +344,46 @@ describe('docpipe sync', () => {
     await h.close();
   });
 
+  it('two exports of the same windows at once in one process (a library caller) walk each window once', async () => {
+    const args = ['export', 'visitors', '--project', 'docs', '--from', '2026-02-20', '--to', '2026-03-08', '--requests-per-hour', '100000'];
+    // Both runs' walk files name this process as their owner: only the process's own record
+    // of its runs' claims keeps them apart.
+    const [a, b] = await Promise.all([h.run(args), h.run(args)]);
+    expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    expect(Number(summaryOf(a).windowsLoaded) + Number(summaryOf(b).windowsLoaded)).toBe(16);
+    // Every request went to a page of a loaded window: none was fetched twice.
+    const [walked] = await queryDb<{ pages: bigint; windows: bigint }>(h, `SELECT sum(pages) AS pages, count(*) AS windows FROM loaded_windows`);
+    expect(walked).toEqual({ pages: BigInt(h.requests('/visitors')), windows: 16n });
+    expect((await h.run(['doctor'])).code).toBe(0);
+  });
+
+  it('a run that finds another at work does not fetch a window the other loaded after its plan', async () => {
+    // Another run of this process is walking some window: this run starts knowing runs overlap.
+    const elsewhere = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-02-01', end: '2026-02-02' });
+    expect(elsewhere.claim()).toBe(true);
+    try {
+      // The run's first request (2026-03-07, most recent first) is slow; meanwhile another run
+      // loads 2026-03-06, which the first had planned to fetch next.
+      h.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, delayMs: 1_500, times: 1 });
+      const first = h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
+      while (h.requests('/visitors') === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const other = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-06', '--to', '2026-03-07']);
+      expect(other.code).toBe(0);
+      const result = await first;
+      expect(result.code, result.stderr).toBe(0);
+      expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1 });
+      expect(logLines(result).find((l) => l.window_start === '2026-03-06')).toMatchObject({
+        event: 'window skipped',
+        reason: 'another docpipe run loaded this window after this run planned',
+      });
+      // 2026-03-06 was fetched once, by the other run.
+      const [walked] = await queryDb<{ pages: bigint }>(h, `SELECT sum(pages) AS pages FROM loaded_windows`);
+      expect(BigInt(h.requests('/visitors'))).toBe(walked!.pages);
+    } finally {
+      elsewhere.release();
+    }
+  });
+
   it('loads closed windows, re-fetches recent ones once a day until settled', async () => {
     const file = join(h.dir, 'nightly.json');
     writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors', 'views'], start: '2026-03-03', window: 'day', lookbackDays: 2, maxRequestsPerRun: 90 }));

@@ -94,10 +94,30 @@ describe('SpoolWalk', () => {
     walk.writePage(0, '{"visitors":[]}');
     walk.close();
     expect(parseWalkFile(readFileSync(walk.pagesFile, 'utf8'))).toMatchObject({ owner: { pid: process.pid }, state, torn: false });
+    walk.release();
     const again = new Spool(dir).walk({ metric: 'visitors', projectId: 'a/b' }, { start: '2026-03-01', end: '2026-03-02' });
     expect(again.claim()).toBe(true);
     expect(again.state()).toEqual(state);
     expect(again.recover()).toHaveLength(1);
+    again.release();
+  });
+
+  it('another run of this process holding the walk keeps it until it lets go of it or removes it', () => {
+    const sameWindow = (): SpoolWalk => new Spool(dir).walk({ metric: 'visitors', projectId: 'a/b' }, { start: '2026-03-01', end: '2026-03-02' });
+    expect(walk.claim()).toBe(true);
+    // The owner line names this process either way: only the process's own record tells the runs apart.
+    const second = sameWindow();
+    expect(second.heldByOtherRun()).toBe(true);
+    expect(second.claim()).toBe(false);
+    expect(walk.claim()).toBe(true);
+    walk.release();
+    expect(second.claim()).toBe(true);
+    expect(walk.heldByOtherRun()).toBe(true);
+    second.remove();
+    const third = sameWindow();
+    expect(third.heldByOtherRun()).toBe(false);
+    expect(third.claim()).toBe(true);
+    third.release();
   });
 
   it('appends pages and the end; truncate keeps the first pages and the latest owner', () => {

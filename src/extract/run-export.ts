@@ -19,7 +19,7 @@ import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
 import { loadWindows, readLoadedWindows } from '../load/window-store.js';
-import { claimCompletedWalks, surveySpool, windowLoadOf } from '../load/spool-recovery.js';
+import { claimCompletedWalks, scanWalks, windowLoadOf } from '../load/spool-recovery.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
 import { orderAllFetches, planExport, type FetchReason } from './plan-export.js';
@@ -149,7 +149,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Completed walks in the spool that no live process owns: load them, unless the database
   // already has a newer copy of the window. A walk another run holds means runs overlap.
-  const { completed, othersActive } = surveySpool(spool);
+  const { completed, othersActive } = scanWalks(spool);
 
   // One short read for everything the plan needs.
   const series = new Map<string, { metric: Metric; projectId: string }>();

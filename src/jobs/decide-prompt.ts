@@ -6,7 +6,7 @@
 import { isFinalStatus, type LedgerRow } from './ledger.js';
 import type { PromptEntry } from './prompt-files.js';
 
-export const PROMPT_ACTIONS = ['submit', 'resubmit', 'poll', 'skip'] as const;
+export const PROMPT_ACTIONS = ['submit', 'resubmit', 'poll', 'skip', 'taken'] as const;
 export type PromptAction = (typeof PROMPT_ACTIONS)[number];
 
 export interface PromptDecision {
@@ -40,6 +40,10 @@ export function decidePrompt(entry: PromptEntry, row: LedgerRow | undefined, opt
   // Nothing was ever sent for it: submit (the text the file has now).
   if (row.status === 'pending' && !row.postStarted) return decision('submit', 'pending', 'not submitted yet');
 
+  // Another run that is still going has this POST in flight: its outcome is that run's.
+  if (row.status === 'pending' && row.postStarted && row.postInFlight === true) {
+    return decision('taken', 'pending', 'being submitted by another run that is still going');
+  }
   const markUnknown = row.status === 'pending' && row.postStarted;
   const status = markUnknown ? 'unknown' : row.status;
   let result: PromptDecision;

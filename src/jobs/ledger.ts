@@ -10,6 +10,7 @@
  */
 import { TERMINAL_STATUSES, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Executor } from '../load/database.js';
+import { readLiveRunIds } from '../load/runs.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
 
@@ -39,6 +40,11 @@ export interface LedgerRow {
   polls: number;
   /** A POST was started and not provably without effect. */
   postStarted: boolean;
+  /**
+   * That POST belongs to a run that is still going (`byKey` reads it): its answer is that
+   * run's to record, and another run must neither post the prompt again nor call it unknown.
+   */
+  postInFlight?: boolean;
   /** Follow-up messages sent to the job (`jobs message`); read by `list` only. */
   messages?: number;
   /**
@@ -46,6 +52,21 @@ export interface LedgerRow {
    * read only if no other run wrote the row since (two batches of one file at once).
    */
   writtenUs?: number;
+}
+
+/**
+ * Sets `postInFlight` on rows (of either ledger, with the run that wrote each) whose open POST
+ * belongs to a run still going. Runs are read only when some POST is open: none, unless a run
+ * was cut off or is posting now.
+ */
+export async function markPostsInFlight(
+  db: Executor,
+  rows: readonly { row: { status: string; postStarted: boolean; postInFlight?: boolean }; runId: unknown }[],
+): Promise<void> {
+  const open = rows.filter(({ row }) => row.status === 'pending' && row.postStarted);
+  if (open.length === 0) return;
+  const live = await readLiveRunIds(db);
+  for (const { row, runId } of open) row.postInFlight = typeof runId === 'string' && live.has(runId);
 }
 
 /** A status after which nothing more will happen to the row without the user asking. */
@@ -62,7 +83,7 @@ const COLUMNS = `project_id, prompt_key, prompt, job_id, status, model, reposito
   strftime(archived_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS archived_at,
   strftime(submitted_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS submitted_at,
   strftime(finished_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us`;
+  error, flags, source_file, attempts, polls, post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us, run_id`;
 const SELECT = `SELECT ${COLUMNS} FROM agent_jobs`;
 /** The follow-up messages sent to a row's job (agent_messages, schema version 3). */
 const MESSAGES = `(SELECT count(*) FROM agent_messages m
@@ -142,8 +163,11 @@ export class JobLedger {
 
   /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
   async byKey(projectId: string): Promise<Map<string, LedgerRow>> {
-    const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p`, { p: projectId }));
-    return new Map(rows.map((r) => [String(r.prompt_key), toRow(r)]));
+    return this.store.read(async (db) => {
+      const rows = (await db.all(`${SELECT} WHERE project_id = $p`, { p: projectId })).map((r) => ({ row: toRow(r), runId: r.run_id }));
+      await markPostsInFlight(db, rows);
+      return new Map(rows.map(({ row }) => [row.promptKey, row]));
+    });
   }
 
   /**

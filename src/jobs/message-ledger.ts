@@ -5,7 +5,7 @@
  * write (Store.run), like the job ledger's.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
-import { TERMINAL_SQL } from './ledger.js';
+import { TERMINAL_SQL, markPostsInFlight } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
 
@@ -33,6 +33,8 @@ export interface MessageRow {
   polls: number;
   /** A POST was started and not provably without effect. */
   postStarted: boolean;
+  /** That POST belongs to a run still going (`get` reads it): the message is that run's. */
+  postInFlight?: boolean;
   /**
    * When the row was last written, in microseconds since the epoch: a run sends a message it
    * read only if no other run wrote the row since (two runs of one message file at once).
@@ -50,7 +52,7 @@ const time = (column: string): string => `strftime(${column} AT TIME ZONE 'UTC',
 
 const SELECT = `SELECT project_id, message_key, job_id, prompt_key, prompt, status, status_after, job_status, pr_link,
   ${time('sent_at')}, ${time('finished_at')}, error, source_file, attempts, polls,
-  post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us FROM agent_messages`;
+  post_started_at IS NOT NULL AS post_started, epoch_us(updated_at) AS written_us, run_id FROM agent_messages`;
 
 function toRow(r: Record<string, unknown>): MessageRow {
   const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -82,8 +84,12 @@ export class MessageLedger {
   ) {}
 
   async get(projectId: string, messageKey: string): Promise<MessageRow | undefined> {
-    const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey }));
-    return rows[0] ? toRow(rows[0]) : undefined;
+    return this.store.read(async (db) => {
+      const rows = (await db.all(`${SELECT} WHERE project_id = $p AND message_key = $k`, { p: projectId, k: messageKey }))
+        .map((r) => ({ row: toRow(r), runId: r.run_id }));
+      await markPostsInFlight(db, rows);
+      return rows[0]?.row;
+    });
   }
 
   async list(filter: { projectId?: string; jobId?: string } = {}): Promise<MessageRow[]> {

@@ -220,6 +220,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       // submitted again with --resubmit-unknown is claimed as it was read, and goes `pending`.)
       await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now());
     }
+    if (decision.action === 'taken') {
+      taken(entry);
+      return;
+    }
     if (decision.action === 'skip') {
       event(entry, { kind: 'skipped', status: decision.status ?? 'unknown', reason: decision.reason });
       return;

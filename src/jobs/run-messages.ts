@@ -144,6 +144,12 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   /** One message; false when the job's later messages must wait for another run. */
   const handle = async (entry: MessageEntry): Promise<boolean> => {
     let existing = await messages.get(projectId, entry.key);
+    if (existing?.postInFlight === true) {
+      // Another run that is still going is sending it: the job's messages are that run's.
+      takenJobs.add(entry.jobId);
+      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+      return false;
+    }
     if (existing?.status === 'pending' && existing.postStarted) {
       // An earlier run was cut off between recording the message and learning the POST's fate.
       await messages.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while sending; outcome unknown' }, clock.now());

@@ -26,6 +26,11 @@ export async function startRun(tx: Executor, runId: string, command: string, now
   return crashed;
 }
 
+/** Runs recorded `running` whose process is alive, or cannot be checked from here (another host). */
+export async function readLiveRunIds(db: Executor): Promise<Set<string>> {
+  return new Set((await readRunFacts(db)).filter((r) => r.alive !== false).map((r) => r.runId));
+}
+
 /** One log line for the runs `startRun` found crashed. */
 export function logCrashedRuns(logger: Logger, runIds: readonly string[]): void {
   if (runIds.length === 0) return;

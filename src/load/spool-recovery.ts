@@ -15,7 +15,7 @@ export interface SpooledCompletion {
   walk: CompletedWalk;
 }
 
-export interface SpoolSurvey {
+export interface WalkScan {
   /** Completed walks that no live process and no other run of this one holds. */
   completed: SpooledCompletion[];
   /** Some walk is held by a live process or another run of this one: runs overlap. */
@@ -23,20 +23,20 @@ export interface SpoolSurvey {
 }
 
 /** One pass over the spool's walks (each file read once). */
-export function surveySpool(spool: Spool): SpoolSurvey {
-  const survey: SpoolSurvey = { completed: [], othersActive: false };
+export function scanWalks(spool: Spool): WalkScan {
+  const scan: WalkScan = { completed: [], othersActive: false };
   for (const spooled of spool.walks()) {
     const file = spooled.read();
     // A live owner is walking or loading it.
-    if (spooled.heldByOtherRun() || isLiveOther(file.owner)) survey.othersActive = true;
-    else if (file.done) survey.completed.push({ spooled, walk: file.done });
+    if (spooled.heldByOtherRun() || isLiveOther(file.owner)) scan.othersActive = true;
+    else if (file.done) scan.completed.push({ spooled, walk: file.done });
   }
-  return survey;
+  return scan;
 }
 
 /** Completed walks in the spool that no live process owns (a live owner is walking or loading it). */
 export function findCompletedWalks(spool: Spool): SpooledCompletion[] {
-  return surveySpool(spool).completed;
+  return scanWalks(spool).completed;
 }
 
 /** Pure: whether the database's copy of the window is at least as recent as the walk. */

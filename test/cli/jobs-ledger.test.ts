@@ -1,6 +1,7 @@
 /** Job ledger states and the one decision per prompt (issue 8, items 12 and 14). */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -145,6 +146,38 @@ describe('the job ledger', () => {
     // --resubmit-unknown: both say it is submitted again.
     const again = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run', '--resubmit-unknown']);
     expect(again.stdout).toMatch(/2 prompts .* 1 would be submitted/);
+  });
+
+  it('a POST another run still has in flight is left to it, even with --resubmit-unknown; once that run is gone, it is unknown', async () => {
+    writeFileSync(file, '{"id":"busy","prompt":"Being posted [pr]"}\n');
+    // Another run, still going (its process is this one's parent), marked the POST and awaits the answer.
+    const db = await Database.open(h.db);
+    await db.run(
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('other-run', 'jobs submit', now(), 'running', $pid, $host)`,
+      { pid: process.ppid, host: hostname() },
+    );
+    await db.run(
+      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, attempts, polls, post_started_at, run_id, updated_at)
+       VALUES ('docs', 'busy', 'Being posted [pr]', 'pending', 1, 0, now(), 'other-run', now())`,
+    );
+    await db.close();
+    const dry = await h.run(['jobs', 'submit', file, ...FAST, '--dry-run', '--resubmit-unknown']);
+    expect(dry.stdout).toMatch(/\btaken\s+pending\s+being submitted by another run that is still going/);
+    expect(dry.stdout).toMatch(/1 prompts .* 0 would be submitted/);
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toMatchObject({ submitted: 0, taken: 1 });
+    expect(h.requests('/job', 'POST')).toBe(0);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'busy', status: 'pending' }]);
+
+    // The other run is gone (killed): the POST was cut off, and --resubmit-unknown submits it again.
+    const gone = await Database.open(h.db);
+    await gone.run(`UPDATE runs SET pid = 999999 WHERE run_id = 'other-run'`);
+    await gone.close();
+    const again = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'busy', status: 'completed' }]);
   });
 
   it('dry-runs 100,000 prompts in under 5 s with one read of the ledger', async () => {

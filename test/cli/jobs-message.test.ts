@@ -3,6 +3,7 @@
  * `agent_messages` table, and the agent budget they share with job creation.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -206,6 +207,24 @@ describe('docpipe jobs message', () => {
     expect(h.requests('/message', 'POST')).toBe(3); // the lost one, the 429, the one that went through
     expect(h.clock.sleeps).toContain(3000);
     expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'completed' }]);
+  });
+
+  it('a message another run still has in flight is left to it, even with --resubmit-unknown', async () => {
+    const job = await jobOf('Check /installation');
+    expect((await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST])).code).toBe(0);
+    // As another run, still going (its process is this one's parent), leaves it mid-POST.
+    const db = await Database.open(h.db);
+    await db.run(
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('other-run', 'jobs message', now(), 'running', $pid, $host)`,
+      { pid: process.ppid, host: hostname() },
+    );
+    await db.run(`UPDATE agent_messages SET status = 'pending', post_started_at = now(), run_id = 'other-run', updated_at = now()`);
+    await db.close();
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST, '--resubmit-unknown']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(logLines(result).some((l) => l.reason === 'taken by another run of the same messages')).toBe(true);
+    expect(h.requests('/message', 'POST')).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'pending' }]);
   });
 
   it('a job still working at --timeout is timed_out (exit 1); a re-run follows it again without sending again', async () => {

@@ -19,6 +19,8 @@ describe('decidePrompt', () => {
     ['a pending prompt never posted (killed while it waited for the budget)', row({}), false, 'submit', 'pending', false],
     ['a prompt cut off mid-POST', row({ postStarted: true }), false, 'skip', 'unknown', true],
     ['a prompt cut off mid-POST, with --resubmit-unknown', row({ postStarted: true }), true, 'resubmit', 'unknown', true],
+    ['a POST another run still going has in flight', row({ postStarted: true, postInFlight: true }), false, 'taken', 'pending', false],
+    ['a POST another run still going has in flight, with --resubmit-unknown', row({ postStarted: true, postInFlight: true }), true, 'taken', 'pending', false],
     ['an unknown outcome', row({ status: 'unknown', postStarted: true }), false, 'skip', 'unknown', false],
     ['an unknown outcome, with --resubmit-unknown', row({ status: 'unknown' }), true, 'resubmit', 'unknown', false],
     ['an active job', row({ status: 'active', jobId: 'j1', postStarted: true }), false, 'poll', 'active', false],

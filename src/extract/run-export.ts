@@ -242,66 +242,71 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return copy !== undefined && copy.fetchedAt > (loadedAtPlan(item, item.window)?.fetchedAt ?? -Infinity);
   };
 
-  let loadError: unknown;
-  try {
-    try {
-      for (const q of recovered) await pipeline.push(q);
-      for (const item of ordered) {
-        if (options.signal?.aborted) {
-          stop('interrupted', options.signal.reason ?? 'interrupted');
-          break;
-        }
-        const spooled = spool.walk(item, item.window);
-        if (!spooled.claim()) {
-          overlapping = true;
+  /** Walks the planned windows in turn, each into the spool and on to the loader. */
+  const fetchAll = async (): Promise<void> => {
+    for (const q of recovered) await pipeline.push(q);
+    for (const item of ordered) {
+      if (options.signal?.aborted) {
+        stop('interrupted', options.signal.reason ?? 'interrupted');
+        break;
+      }
+      const spooled = spool.walk(item, item.window);
+      if (!spooled.claim()) {
+        overlapping = true;
+        handedOver++;
+        options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run is walking this window' });
+        summary.windowsSkipped++;
+        continue;
+      }
+      held.push(spooled);
+      const before = budget.requestsUsed;
+      let walk: CompletedWalk;
+      try {
+        // Claimed first: the other run cannot be loading it now, so what the read finds is final.
+        if (overlapping && (await loadedSincePlan(item))) {
+          spooled.remove();
           handedOver++;
-          options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run is walking this window' });
+          options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run loaded this window after this run planned' });
           summary.windowsSkipped++;
           continue;
         }
-        held.push(spooled);
-        const before = budget.requestsUsed;
-        let walk: CompletedWalk;
-        try {
-          // Claimed first: the other run cannot be loading it now, so what the read finds is final.
-          if (overlapping && (await loadedSincePlan(item))) {
-            spooled.remove();
-            handedOver++;
-            options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run loaded this window after this run planned' });
-            summary.windowsSkipped++;
-            continue;
-          }
-          walk = await walkWindow(
-            (at) =>
-              fetchAnalyticsPage(client, {
-                metric: item.metric,
-                projectId: item.projectId,
-                dateFrom: item.window.start,
-                dateTo: item.window.end,
-                ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
-                ...(options.signal ? { signal: options.signal } : {}),
-              }),
-            spooled,
-            { ...item, runId: options.runId, now: () => clock.now(), requestsSpent: () => budget.requestsUsed - before },
-            options.walk,
-          );
-        } catch (error) {
-          // The pages received so far stay in the spool; the next walk of the window resumes there.
-          const reason = stopReasonOf(error);
-          if (reason !== null && reason !== 'fatal') {
-            stop(reason, error);
-            break;
-          }
-          summary.windowsFailed++;
-          options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
-          if (reason === 'fatal') {
-            stop('fatal', error);
-            break;
-          }
-          continue;
+        walk = await walkWindow(
+          (at) =>
+            fetchAnalyticsPage(client, {
+              metric: item.metric,
+              projectId: item.projectId,
+              dateFrom: item.window.start,
+              dateTo: item.window.end,
+              ...(typeof at === 'number' ? { offset: at } : { cursor: at }),
+              ...(options.signal ? { signal: options.signal } : {}),
+            }),
+          spooled,
+          { ...item, runId: options.runId, now: () => clock.now(), requestsSpent: () => budget.requestsUsed - before },
+          options.walk,
+        );
+      } catch (error) {
+        // The pages received so far stay in the spool; the next walk of the window resumes there.
+        const reason = stopReasonOf(error);
+        if (reason !== null && reason !== 'fatal') {
+          stop(reason, error);
+          break;
         }
-        await pipeline.push({ spooled, walk, reason: item.reason });
+        summary.windowsFailed++;
+        options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
+        if (reason === 'fatal') {
+          stop('fatal', error);
+          break;
+        }
+        continue;
       }
+      await pipeline.push({ spooled, walk, reason: item.reason });
+    }
+  };
+
+  let loadError: unknown;
+  try {
+    try {
+      await fetchAll();
     } catch (error) {
       loadError = error; // only the loader's error reaches here (through push)
     }

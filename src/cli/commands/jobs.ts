@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
@@ -22,6 +22,7 @@ import { countsLine, stopLine } from '../output/batch-summary.js';
 import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
 import { readerOptions, withCurrentSchema } from '../session.js';
+import { writeFileAtomic } from '../../spool/spool.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -76,9 +77,8 @@ function writeResults(path: string, rows: readonly LedgerRow[]): void {
   const ext = extname(path).toLowerCase();
   const records = rows.map(resultRecord);
   const text = ext === '.csv' ? renderCsv(RESULT_COLUMNS, records) : renderJsonLines(records);
-  // Write then rename, so a reader never sees half a file.
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
+  // Write then rename, so a reader never sees half a file (and two runs' files never mix).
+  writeFileAtomic(path, text);
 }
 
 function submitBuilder(yargs: Argv) {

@@ -40,6 +40,8 @@ export interface ResponseInfo extends RequestInfo {
   durationMs: number;
   /** The connection was never made (refused, unknown host): the server saw nothing. */
   notSent?: boolean;
+  /** The request's own `beforeSend` refused it: docpipe sent nothing, so it was no request at all. */
+  withdrawn?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -303,11 +305,12 @@ export class HttpClient {
     const startedAt = clock.now();
     let status = 0;
     let notSent = false;
+    let withdrawn = false;
     try {
       // Nothing is sent if the hook refuses the attempt.
-      notSent = true;
+      withdrawn = true;
       await request.beforeSend?.();
-      notSent = false;
+      withdrawn = false;
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const { signal, timedOut, release } = attemptSignal(this.options.timeoutMs, inFlight);
       let response: TransportResponse;
@@ -362,7 +365,14 @@ export class HttpClient {
       }
       return request.parse(json, response.text);
     } finally {
-      const ended: ResponseInfo = { ...info, status, startedAt, durationMs: clock.now() - startedAt, ...(notSent ? { notSent } : {}) };
+      const ended: ResponseInfo = {
+        ...info,
+        status,
+        startedAt,
+        durationMs: clock.now() - startedAt,
+        ...(notSent || withdrawn ? { notSent: true } : {}),
+        ...(withdrawn ? { withdrawn } : {}),
+      };
       await this.options.afterAttempt?.(ended, token);
       await request.afterSend?.(status);
     }

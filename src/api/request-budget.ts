@@ -142,6 +142,20 @@ export class RequestBudget {
   }
 
   /**
+   * Gives back the slot of an attempt that was withdrawn before it was sent (taken at
+   * `startedAt` or just before): it was no request.
+   */
+  refund(startedAt: number): void {
+    for (let i = this.times.length - 1; i >= this.head; i--) {
+      if ((this.times[i] ?? Infinity) <= startedAt) {
+        this.times.splice(i, 1);
+        this.used = Math.max(0, this.used - 1);
+        return;
+      }
+    }
+  }
+
+  /**
    * planRequestSlot for the sorted times kept here, in constant time per request (a run of a
    * million requests an hour would otherwise rescan the hour before each one).
    */

@@ -151,12 +151,18 @@ export function createSession(options: SessionOptions): Session {
       return { id: journal.begin(attempt), attempt };
     },
     afterAttempt: (response, token) => {
+      const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
+      if (response.withdrawn) {
+        // Refused by the request's own check (another run took the prompt): nothing was sent.
+        journal.withdraw(id, attempt);
+        if (counted(attempt)) budget.refund(attempt.startedAt);
+        return;
+      }
       stats.attempts++;
       if (provesKey(response.status)) keyAccepted = true;
       // A connection never made is not the API failing: once its retries are spent the
       // client ends the run with "cannot connect" (exit 1), not the breaker's exit 75.
       if (!response.notSent) breaker?.record(response.status);
-      const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
       journal.end(id, attempt, response.status, response.durationMs);
     },
     onRetry: (error, attempt, delay) => {

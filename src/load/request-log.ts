@@ -25,11 +25,13 @@ export class RequestLog implements RequestHistory {
         { scope, since: new Date(sinceMs).toISOString() },
       ),
     );
+    const lines = this.journal.lines();
+    // An attempt withdrawn before it was sent was no request, even if its start is in the table.
+    const withdrawn = new Set(lines.flatMap((l) => (l.withdrawn ? [l.id] : [])));
     const inDatabase = new Set(rows.flatMap((r) => (r.id === null ? [] : [r.id])));
-    const journalled = this.journal
-      .lines()
-      .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id))
+    const journalled = lines
+      .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id) && !withdrawn.has(l.id))
       .map((l) => l.started_ms);
-    return [...rows.map((r) => Number(r.ms)), ...journalled];
+    return [...rows.filter((r) => r.id === null || !withdrawn.has(r.id)).map((r) => Number(r.ms)), ...journalled];
   }
 }

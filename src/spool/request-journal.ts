@@ -30,6 +30,8 @@ export interface JournalLine {
   started_ms: number;
   status: number | null;
   duration_ms: number | null;
+  /** The attempt was withdrawn before it was sent (`withdraw`): no request, not in request_log. */
+  withdrawn?: boolean;
 }
 
 export interface AttemptStart {
@@ -47,7 +49,17 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
   const byId = new Map<string, JournalLine>();
   for (const line of lines) {
     const seen = byId.get(line.id);
-    byId.set(line.id, seen ? { ...seen, status: line.status ?? seen.status, duration_ms: line.duration_ms ?? seen.duration_ms } : line);
+    byId.set(
+      line.id,
+      seen
+        ? {
+            ...seen,
+            status: line.status ?? seen.status,
+            duration_ms: line.duration_ms ?? seen.duration_ms,
+            ...(line.withdrawn || seen.withdrawn ? { withdrawn: true } : {}),
+          }
+        : line,
+    );
   }
   return [...byId.values()];
 }
@@ -93,6 +105,15 @@ export class RequestJournal {
       this.flushScheduled = false;
       this.flush();
     });
+  }
+
+  /**
+   * Records that an attempt begun was not sent after all (docpipe's own check refused it):
+   * it leaves request_log, and the hourly budget, as if it had never begun.
+   */
+  withdraw(id: string, attempt: AttemptStart): void {
+    this.pending += `${JSON.stringify({ ...this.line(id, attempt, 0, 0), withdrawn: true })}\n`;
+    this.flush();
   }
 
   /** Writes a waiting end line now. */
@@ -210,7 +231,8 @@ export class RequestJournal {
    * Moves the taken files' attempts into request_log: new attempts are inserted, attempts
    * already there are skipped. An attempt's start and end lines can be in different files (a
    * write took the file while the request was in flight, and its end line went to a fresh
-   * file): an end line whose start is already in request_log fills in that row's outcome.
+   * file): an end line whose start is already in request_log fills in that row's outcome,
+   * and a withdrawn attempt's start, if it is there already, is taken out again.
    */
   async ingest(tx: Executor, files: readonly string[]): Promise<void> {
     if (files.length === 0) return;
@@ -218,16 +240,20 @@ export class RequestJournal {
     await tx.run(
       `MERGE INTO request_log
        USING (SELECT id, min(started_ms) AS started_ms, max(scope) AS scope, max(method) AS method, max(path) AS path,
-                     max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id
+                     max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id,
+                     coalesce(bool_or(withdrawn), false) AS withdrawn
                 FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
                                columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
-                                          path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER'})
+                                          path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER',
+                                          withdrawn: 'BOOLEAN'})
                WHERE id IS NOT NULL
                GROUP BY id) a
           ON request_log.request_id = a.id
+        WHEN MATCHED AND a.withdrawn
+          THEN DELETE
         WHEN MATCHED AND request_log.status IS NULL AND a.status IS NOT NULL
           THEN UPDATE SET status = a.status, duration_ms = a.duration_ms
-        WHEN NOT MATCHED
+        WHEN NOT MATCHED AND NOT a.withdrawn
           THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
                VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,
     );

@@ -107,6 +107,18 @@ describe('HttpClient against the sandbox', () => {
     expect(sandbox.requests).toHaveLength(1);
   });
 
+  it("says an attempt its beforeSend refused was withdrawn: nothing reached the server", async () => {
+    const ends: { status: number; notSent?: boolean; withdrawn?: boolean }[] = [];
+    const refusing = client({ afterAttempt: (response) => void ends.push(response) });
+    const refusal = new Error('taken by another run');
+    await expect(createAgentJob(refusing, 'docs', 'x [pr]', undefined, { beforeSend: () => Promise.reject(refusal) })).rejects.toBe(refusal);
+    expect(ends).toEqual([expect.objectContaining({ status: 0, notSent: true, withdrawn: true })]);
+    expect(sandbox.requests).toHaveLength(0);
+    // One that went out is not.
+    await createAgentJob(refusing, 'docs', 'y [pr]');
+    expect(ends[1]).not.toHaveProperty('withdrawn');
+  });
+
   it('tells a reset after sending from a refused connection', async () => {
     sandbox.addFault({ kind: 'drop', match: { method: 'POST' }, dropPhase: 'after-handling' });
     const reset = await createAgentJob(client(), 'docs', 'x [pr]').catch((e: unknown) => e);

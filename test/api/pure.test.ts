@@ -107,6 +107,18 @@ describe('RequestBudget', () => {
     await expect(budget.acquire()).rejects.toThrow(/hourly request budget spent/);
     expect(clock.sleeps).toEqual([]);
   });
+  it('gives back the slot of an attempt withdrawn before it was sent', async () => {
+    const clock = new ManualClock(NOW);
+    const budget = new RequestBudget({ scope: 's', perHour: 2, maxRequests: 2, clock, maxWaitMs: 0 });
+    await budget.acquire();
+    await budget.acquire();
+    budget.refund(clock.now());
+    expect(budget.requestsUsed).toBe(1);
+    // The slot is free again, within the hour and within the run's cap.
+    await budget.acquire();
+    await expect(budget.acquire()).rejects.toThrow(BudgetExhaustedError);
+    expect(clock.sleeps).toEqual([]);
+  });
 });
 
 describe('checkBaseUrl', () => {

@@ -4,6 +4,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/load/database.js';
+import { RequestLog } from '../../src/load/request-log.js';
+import { Store } from '../../src/load/store.js';
 import { RequestJournal, type JournalLine } from '../../src/spool/request-journal.js';
 
 const attempt = (path: string) => ({ scope: 'analytics@http://127.0.0.1', method: 'GET', path, startedAt: 1_000 });
@@ -101,5 +104,29 @@ describe('RequestJournal', () => {
     journal.settle(takenHere);
     other.settle(takenThere);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('an attempt withdrawn before it was sent leaves request_log and the hour, whether or not its start was moved in already', async () => {
+    const db = join(dir, 'log.duckdb');
+    const journalDir = join(dir, 'requests');
+    const runJournal = new RequestJournal(journalDir, 'run-w');
+    const store = new Store(db, {}, runJournal);
+    const log = new RequestLog(store, runJournal);
+    const at = (path: string, startedAt: number) => ({ ...attempt(path), startedAt });
+    const sent = runJournal.begin(at('/sent', 1_000));
+    runJournal.end(sent, at('/sent', 1_000), 201, 5);
+    // Its start moves in with a write (a ledger's claim) before the attempt is refused.
+    const early = runJournal.begin(at('/early', 2_000));
+    await store.write(async () => undefined);
+    expect((await log.requestTimes('analytics@http://127.0.0.1', 0)).sort()).toEqual([1_000, 2_000]);
+    runJournal.withdraw(early, at('/early', 2_000));
+    const late = runJournal.begin(at('/late', 3_000));
+    runJournal.withdraw(late, at('/late', 3_000));
+    // Before the next write moves them: the hour already leaves both out.
+    expect(await log.requestTimes('analytics@http://127.0.0.1', 0)).toEqual([1_000]);
+    await store.write(async () => undefined);
+    const rows = await Database.with(db, {}, (d) => d.all<{ path: string; status: number }>('SELECT path, status FROM request_log ORDER BY path'));
+    expect(rows).toEqual([{ path: '/sent', status: 201 }]);
+    expect(await log.requestTimes('analytics@http://127.0.0.1', 0)).toEqual([1_000]);
   });
 });

@@ -7,7 +7,7 @@
  * spent budget costs at most the request in flight, and the next run loads what the spool
  * holds before it asks for more. A thread already loaded is not fetched again unless refreshed.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
@@ -18,7 +18,7 @@ import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
 import type { Store } from '../load/store.js';
-import { encodeSegment, writeFileAtomic, type Spool } from '../spool/spool.js';
+import { encodeSegment, SpoolClaim, writeFileAtomic, type Spool } from '../spool/spool.js';
 
 /** Threads loaded per write. */
 const LOAD_BATCH = 50;
@@ -56,23 +56,62 @@ interface SpooledThread {
   projectId: string;
   threadId: string;
   file: string;
+  /** This run's claim on the thread, held until its body is loaded. */
+  claim: SpoolClaim;
 }
 
 function threadsDir(spool: Spool, projectId: string): string {
   return join(spool.root, 'threads', encodeSegment(projectId));
 }
 
-/** Thread bodies an earlier run received but did not load. */
-function spooledThreads(spool: Spool, projects: readonly string[]): SpooledThread[] {
-  return projects.flatMap((projectId) => {
+const threadFile = (spool: Spool, projectId: string, threadId: string): string =>
+  join(threadsDir(spool, projectId), `${encodeSegment(threadId)}.jsonl`);
+/** A thread's claim (`<id>.claim` beside its body): two overlapping runs never fetch one thread both. */
+const claimOf = (file: string): SpoolClaim => new SpoolClaim(`${file.slice(0, -'.jsonl'.length)}.claim`);
+
+interface ThreadScan {
+  /** Bodies an earlier run received but did not load, now claimed by this run. */
+  mine: SpooledThread[];
+  /** Every thread with a body in the spool (another live run's too), by project. */
+  spooled: Map<string, Set<string>>;
+  /** Another run holds a thread: runs overlap. */
+  othersActive: boolean;
+}
+
+/**
+ * The thread bodies in the spool: those no live run holds are claimed by this one, to load;
+ * a claim with no body that no live run holds (its fetch never ended) is removed.
+ */
+function scanThreads(spool: Spool, projects: readonly string[]): ThreadScan {
+  const scan: ThreadScan = { mine: [], spooled: new Map(), othersActive: false };
+  for (const projectId of projects) {
+    const dir = threadsDir(spool, projectId);
     let names: string[];
     try {
-      names = readdirSync(threadsDir(spool, projectId)).filter((n) => n.endsWith('.jsonl'));
+      names = readdirSync(dir);
     } catch {
       names = [];
     }
-    return names.map((n) => ({ projectId, threadId: decodeURIComponent(n.slice(0, -'.jsonl'.length)), file: join(threadsDir(spool, projectId), n) }));
-  });
+    const bodies = new Set(names.filter((n) => n.endsWith('.jsonl')));
+    const spooled = new Set<string>();
+    scan.spooled.set(projectId, spooled);
+    for (const name of names) {
+      const file = join(dir, name.endsWith('.claim') ? `${name.slice(0, -'.claim'.length)}.jsonl` : name);
+      if (name.endsWith('.claim') && !bodies.has(`${name.slice(0, -'.claim'.length)}.jsonl`)) {
+        const claim = claimOf(file);
+        if (claim.heldElsewhere()) scan.othersActive = true;
+        else rmSync(claim.path, { force: true });
+        continue;
+      }
+      if (!name.endsWith('.jsonl')) continue;
+      const threadId = decodeURIComponent(name.slice(0, -'.jsonl'.length));
+      spooled.add(threadId);
+      const claim = claimOf(file);
+      if (claim.take()) scan.mine.push({ projectId, threadId, file, claim });
+      else scan.othersActive = true;
+    }
+  }
+  return scan;
 }
 
 /** Pure: the threads to fetch, in the order given, minus those loaded (unless refreshed) or spooled. */
@@ -112,13 +151,19 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     stopped: null,
     stopMessage: null,
   };
-  const pending: SpooledThread[] = spooledThreads(spool, options.projects);
+  const scan = scanThreads(spool, options.projects);
+  const pending: SpooledThread[] = scan.mine;
+  // Claims this run holds until the thread is loaded, or lets go of at its end.
+  const claims: SpoolClaim[] = pending.map((t) => t.claim);
   summary.threadsFromSpool = pending.length;
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
     const batch = pending.splice(0, pending.length);
     await store.write((tx) => loadThreads(tx, batch, options.runId));
-    for (const t of batch) rmSync(t.file, { force: true });
+    for (const t of batch) {
+      rmSync(t.file, { force: true });
+      t.claim.remove();
+    }
     summary.threadsLoaded += batch.length;
   };
 
@@ -136,53 +181,80 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
         { project: projectId, start: options.range.start, end: options.range.end },
       );
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
-      const spooled = new Set(pending.filter((p) => p.projectId === projectId).map((p) => p.threadId));
+      // A body in the spool is loaded by whichever run holds it (this one, or another still going).
+      const spooled = scan.spooled.get(projectId) ?? new Set<string>();
       all.push(...planThreads(rows.map((r) => r.thread_id), loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
     }
     return all;
   });
   summary.threadsPlanned = plan.length + summary.threadsFromSpool;
 
+  // Another run was seen at work: a thread it loaded since this run's plan is not fetched again.
+  let overlapping = scan.othersActive;
+  const loadedNow = (projectId: string, threadId: string): Promise<boolean> =>
+    store.read(async (db) =>
+      (await db.all(`SELECT 1 FROM assistant_messages WHERE project_id = $p AND thread_id = $t LIMIT 1`, { p: projectId, t: threadId })).length > 0,
+    );
+
   let done = 0;
   try {
-    for (const { projectId, threadId } of plan) {
-      if (options.signal?.aborted) {
-        summary.stopped = 'interrupted';
-        summary.stopMessage = 'interrupted';
-        break;
-      }
-      const path = `${endpointPath('assistant', projectId)}/threads/${encodeURIComponent(threadId)}`;
-      try {
-        const body = await client.request({
-          method: 'GET',
-          path,
-          parse: (json, text) => {
-            const parsed = threadSchema.safeParse(json);
-            if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
-            return text;
-          },
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        // On disk before the next request.
-        const dir = threadsDir(spool, projectId);
-        mkdirSync(dir, { recursive: true });
-        const file = join(dir, `${encodeSegment(threadId)}.jsonl`);
-        writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
-        pending.push({ projectId, threadId, file });
-        if (pending.length >= LOAD_BATCH) await flush();
-      } catch (error) {
-        const reason = stopReasonOf(error);
-        if (reason !== null) {
-          summary.stopped = reason;
-          summary.stopMessage = message(error);
+    try {
+      for (const { projectId, threadId } of plan) {
+        if (options.signal?.aborted) {
+          summary.stopped = 'interrupted';
+          summary.stopMessage = 'interrupted';
           break;
         }
-        summary.threadsFailed++;
+        const dir = threadsDir(spool, projectId);
+        mkdirSync(dir, { recursive: true });
+        const file = threadFile(spool, projectId, threadId);
+        const claim = claimOf(file);
+        if (!claim.take()) {
+          // Another run is fetching it, and loads it.
+          overlapping = true;
+          done++;
+          continue;
+        }
+        claims.push(claim);
+        const path = `${endpointPath('assistant', projectId)}/threads/${encodeURIComponent(threadId)}`;
+        try {
+          if (overlapping && !options.refresh && (await loadedNow(projectId, threadId))) {
+            claim.remove();
+            done++;
+            continue;
+          }
+          const body = await client.request({
+            method: 'GET',
+            path,
+            parse: (json, text) => {
+              const parsed = threadSchema.safeParse(json);
+              if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
+              return text;
+            },
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
+          // On disk before the next request.
+          writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
+          pending.push({ projectId, threadId, file, claim });
+          if (pending.length >= LOAD_BATCH) await flush();
+        } catch (error) {
+          if (!existsSync(file)) claim.remove(); // nothing of it in the spool
+          const reason = stopReasonOf(error);
+          if (reason !== null) {
+            summary.stopped = reason;
+            summary.stopMessage = message(error);
+            break;
+          }
+          summary.threadsFailed++;
+        }
+        done++;
       }
-      done++;
+    } finally {
+      await flush();
     }
   } finally {
-    await flush();
+    // Bodies not loaded stay in the spool, free for the next run.
+    for (const claim of claims) claim.release();
   }
   summary.threadsLeft = plan.length - done;
   return summary;

@@ -95,23 +95,59 @@ function youngerThan(path: string, ms: number): boolean {
   }
 }
 
+/** Claim files runs of this process hold (a run's claim names the process, not the run). */
+const heldClaims = new Set<string>();
+
 /**
- * The short lock around a walk's claim: a file created only if it does not exist, holding
- * the claiming process. One another process holds means it is claiming the walk this moment
- * (false); one left by a process that is gone is removed and taken.
+ * A claim file: created only if it does not exist, holding the claiming process. One that a
+ * live process holds, or another run of this one, keeps what it claims theirs; one left by a
+ * process that is gone (or by an earlier run of this one) is taken over. A walk's claim is a
+ * short lock around writing the walk file's owner; an assistant thread's lasts until the
+ * thread is loaded.
  */
-function takeClaimLock(lock: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(lock, ownerLine(), { flag: 'wx' });
-      return true;
-    } catch {
-      const holder = readJson<{ owner?: Owner }>(lock)?.owner ?? null;
-      if (holder !== null ? isLiveOther(holder) : youngerThan(lock, CLAIM_LOCK_WRITE_MS)) return false;
-      rmSync(lock, { force: true });
+export class SpoolClaim {
+  private held = false;
+
+  constructor(readonly path: string) {}
+
+  /** Whether this run holds the claim (now, or from an earlier call). */
+  take(): boolean {
+    if (this.held) return true;
+    if (heldClaims.has(this.path)) return false;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(this.path, ownerLine(), { flag: 'wx' });
+        heldClaims.add(this.path);
+        this.held = true;
+        return true;
+      } catch {
+        const holder = readJson<{ owner?: Owner }>(this.path)?.owner ?? null;
+        if (holder !== null ? isLiveOther(holder) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
+        rmSync(this.path, { force: true });
+      }
     }
+    return false;
   }
-  return false;
+
+  /** Another process, or another run of this one, holds the claim. */
+  heldElsewhere(): boolean {
+    if (this.held) return false;
+    if (heldClaims.has(this.path)) return true;
+    const holder = readJson<{ owner?: Owner }>(this.path)?.owner ?? null;
+    return holder !== null ? isLiveOther(holder) : existsSync(this.path) && youngerThan(this.path, CLAIM_LOCK_WRITE_MS);
+  }
+
+  /** Lets another run of this process take it; the file stays (a process that is gone holds nothing). */
+  release(): void {
+    if (this.held) heldClaims.delete(this.path);
+    this.held = false;
+  }
+
+  /** Gives the claim up: the file goes. */
+  remove(): void {
+    rmSync(this.path, { force: true });
+    this.release();
+  }
 }
 
 /** The state of a walk in progress, rewritten when a walk starts or restarts. */
@@ -395,8 +431,8 @@ export class SpoolWalk {
     mkdirSync(this.dir, { recursive: true });
     // Reading the owner and writing this process's must be one step: two runs that both read
     // a dead (or no) owner would both walk the window, into one file.
-    const lock = `${this.pagesFile}.claim`;
-    if (!takeClaimLock(lock)) return false;
+    const lock = new SpoolClaim(`${this.pagesFile}.claim`);
+    if (!lock.take()) return false;
     try {
       try {
         this.fd = openSync(this.pagesFile, 'ax');
@@ -415,7 +451,7 @@ export class SpoolWalk {
       this.held = true;
       return true;
     } finally {
-      rmSync(lock, { force: true });
+      lock.remove();
     }
   }
 

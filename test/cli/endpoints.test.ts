@@ -3,7 +3,7 @@
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
  * event streams replaced per day window.
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
@@ -273,6 +273,25 @@ describe('docpipe export assistant --threads', () => {
     expect(third.code).toBe(0);
     expect(threadRequests()).toHaveLength(paths.length);
     expect(summaryOf(third)).toMatchObject({ requests: 0 });
+  });
+
+  it('two runs at once in one process fetch each thread once, and both exit 0', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 60 } });
+    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-06'];
+    expect((await h.run(base)).code).toBe(0);
+    // Each thread is claimed (`<id>.claim` beside its body) until it is loaded: the other run
+    // skips it. Before, one run loaded the other's bodies and removed them under it (exit 1).
+    const args = [...base, '--threads', '--requests-per-hour', '100000'];
+    const [a, b] = await Promise.all([h.run(args), h.run(args)]);
+    expect([a.code, b.code], `${a.stdout}\n${b.stdout}`).toEqual([0, 0]);
+    const [referenced] = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_conversations WHERE thread_id IS NOT NULL`);
+    const paths = threadRequests().map((r) => r.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(paths).toHaveLength(Number(referenced?.n));
+    const [loaded] = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_messages`);
+    expect(loaded?.n).toBe(referenced?.n);
+    // Nothing is left in the spool: no body, no claim.
+    expect(readdirSync(join(`${h.db}.spool`, 'threads', 'docs'))).toEqual([]);
   });
 
   it('is refused for other endpoints', async () => {

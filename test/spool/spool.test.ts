@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseWalkFile, Spool, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
+import { parseWalkFile, Spool, SpoolClaim, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
 const state = { walk: 1, startedAt: 5, pagesBefore: 0, requestsBefore: 0 };
@@ -153,6 +153,28 @@ describe('SpoolWalk', () => {
     walk.begin({ ...state, walk: 2 });
     const file = parseWalkFile(readFileSync(walk.pagesFile, 'utf8'));
     expect(file).toMatchObject({ state: { walk: 2 }, owner: { pid: process.pid }, pages: [], done: null });
+  });
+
+  it('a claim is one run\'s: another run of this process or a live process keeps it, one left by a process that is gone is taken over', () => {
+    const path = join(dir, 'thread-1.claim');
+    const [a, b] = [new SpoolClaim(path), new SpoolClaim(path)];
+    expect(a.take()).toBe(true);
+    expect(b.heldElsewhere()).toBe(true);
+    expect(b.take()).toBe(false);
+    a.release();
+    // The file stays, naming this process: a later run of it takes it over.
+    expect(existsSync(path)).toBe(true);
+    expect(b.take()).toBe(true);
+    b.remove();
+    expect(existsSync(path)).toBe(false);
+    writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname() } }));
+    expect(a.heldElsewhere()).toBe(true);
+    expect(a.take()).toBe(false);
+    writeFileSync(path, line({ owner: { pid: 999_999, host: hostname() } }));
+    expect(a.heldElsewhere()).toBe(false);
+    expect(a.take()).toBe(true);
+    expect(readFileSync(path, 'utf8')).toContain(`"pid":${process.pid}`);
+    a.remove();
   });
 
   it('remove leaves no walk behind', async () => {

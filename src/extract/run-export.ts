@@ -18,8 +18,10 @@ import { EXIT, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
+import { otherRunsLive } from '../load/runs.js';
 import { loadWindows, readLoadedWindows } from '../load/window-store.js';
 import { claimCompletedWalks, scanWalks, windowLoadOf } from '../load/spool-recovery.js';
+import { otherRunsJournalling } from '../spool/request-journal.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
 import { orderAllFetches, planExport, type FetchReason } from './plan-export.js';
@@ -151,14 +153,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // already has a newer copy of the window. A walk another run holds means runs overlap.
   const { completed, othersActive } = scanWalks(spool);
 
-  // One short read for everything the plan needs.
+  // One short read for everything the plan needs, and whether another run is going.
   const series = new Map<string, { metric: Metric; projectId: string }>();
   for (const t of [...options.tasks, ...completed.map((c) => c.walk)]) series.set(seriesKey(t.metric, t.projectId), t);
+  let othersRunning = false;
   const loaded = options.newDatabase
     ? new Map<string, Map<string, LoadedWindow>>()
     : await store.read(async (db) => {
         const all = new Map<string, Map<string, LoadedWindow>>();
         for (const [key, s] of series) all.set(key, await readLoadedWindows(db, s.metric, s.projectId));
+        othersRunning = await otherRunsLive(db, options.runId);
         return all;
       });
 
@@ -232,9 +236,10 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Walks this run holds until it removes them (loaded) or lets them go (at its end).
   const held: SpoolWalk[] = recovered.map((q) => q.spooled);
-  // Another run was seen at work on this spool: before a window's first request, check that
-  // the other run has not loaded it since this run's plan (that would be a fetch thrown away).
-  let overlapping = othersActive;
+  // Another run is going (a walk it holds, its record in runs, its request journal, or a
+  // window it claimed): before a window's first request, check that the other run has not
+  // loaded it since this run's plan (that would be a fetch thrown away).
+  let overlapping = othersActive || othersRunning;
   let handedOver = 0;
   const loadedSincePlan = async (item: PlannedFetch): Promise<boolean> => {
     const now = await store.read((db) => readLoadedWindows(db, item.metric, item.projectId, item.window));
@@ -250,6 +255,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;
       }
+      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
       const spooled = spool.walk(item, item.window);
       if (!spooled.claim()) {
         overlapping = true;

@@ -16,8 +16,10 @@ import type { Window } from '../core/domain.js';
 import { DataError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import type { Executor } from '../load/database.js';
+import { otherRunsLive } from '../load/runs.js';
 import { sqlString } from '../load/sql-files.js';
 import type { Store } from '../load/store.js';
+import { otherRunsJournalling } from '../spool/request-journal.js';
 import { encodeSegment, SpoolClaim, writeFileAtomic, type Spool } from '../spool/spool.js';
 
 /** Threads loaded per write. */
@@ -167,7 +169,9 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     summary.threadsLoaded += batch.length;
   };
 
+  let othersRunning = false;
   const plan = await store.read(async (db) => {
+    othersRunning = await otherRunsLive(db, options.runId);
     const all: { projectId: string; threadId: string }[] = [];
     for (const projectId of options.projects) {
       const rows = await db.all<{ thread_id: string; loaded: boolean }>(
@@ -189,8 +193,9 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   });
   summary.threadsPlanned = plan.length + summary.threadsFromSpool;
 
-  // Another run was seen at work: a thread it loaded since this run's plan is not fetched again.
-  let overlapping = scan.othersActive;
+  // Another run is going (its record in runs, its request journal, a thread it holds): a
+  // thread it loaded since this run's plan is not fetched again.
+  let overlapping = scan.othersActive || othersRunning;
   const loadedNow = (projectId: string, threadId: string): Promise<boolean> =>
     store.read(async (db) =>
       (await db.all(`SELECT 1 FROM assistant_messages WHERE project_id = $p AND thread_id = $t LIMIT 1`, { p: projectId, t: threadId })).length > 0,
@@ -205,6 +210,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
           summary.stopMessage = 'interrupted';
           break;
         }
+        overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
         const dir = threadsDir(spool, projectId);
         mkdirSync(dir, { recursive: true });
         const file = threadFile(spool, projectId, threadId);

@@ -31,6 +31,13 @@ export async function readLiveRunIds(db: Executor): Promise<Set<string>> {
   return new Set((await readRunFacts(db)).filter((r) => r.alive !== false).map((r) => r.runId));
 }
 
+/** Whether a run other than `runId` is going (a docpipe process at work on this database now). */
+export async function otherRunsLive(db: Executor, runId: string): Promise<boolean> {
+  const live = await readLiveRunIds(db);
+  live.delete(runId);
+  return live.size > 0;
+}
+
 /** One log line for the runs `startRun` found crashed. */
 export function logCrashedRuns(logger: Logger, runIds: readonly string[]): void {
   if (runIds.length === 0) return;

@@ -44,6 +44,27 @@ export interface AttemptStart {
 /** Journal file names: `<pid>-<runId>.jsonl`, or `….jsonl.<n>.ingesting` while being moved. */
 export const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
 
+/**
+ * Whether another run is journalling requests into `dir` now: a file of a live process other
+ * than this one, or of another run of this one. A run at work has one nearly all the time (a
+ * write moves it, the next attempt starts another), so a run that checks before each window
+ * soon sees one that started after it, or overtook it.
+ */
+export function otherRunsJournalling(dir: string, runId: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  const own = `${process.pid}-${runId}.jsonl`;
+  return names.some((name) => {
+    const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || name.startsWith(own)) return false;
+    return pid === process.pid || isProcessAlive(pid);
+  });
+}
+
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
 export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] {
   const byId = new Map<string, JournalLine>();

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -357,10 +358,28 @@ describe('docpipe sync', () => {
     expect((await h.run(['doctor'])).code).toBe(0);
   });
 
-  it('a run that finds another at work does not fetch a window the other loaded after its plan', async () => {
-    // Another run of this process is walking some window: this run starts knowing runs overlap.
+  it.each([
+    ['holds a walk in the spool', 'walk'],
+    ['is recorded running in runs', 'run'],
+    ['journals its requests in the spool (it started after this run planned, or overtook it)', 'journal'],
+  ] as const)('a run that finds another at work (it %s) does not fetch a window the other loaded after its plan', async (_how, how) => {
+    // Another run is at work: this run starts knowing runs overlap.
     const elsewhere = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-02-01', end: '2026-02-02' });
-    expect(elsewhere.claim()).toBe(true);
+    if (how === 'walk') expect(elsewhere.claim()).toBe(true);
+    else if (how === 'journal') {
+      // A process that is alive (this one's parent) with a request journal in the spool.
+      mkdirSync(join(spoolDirFor(h.db), 'requests'), { recursive: true });
+      writeFileSync(join(spoolDirFor(h.db), 'requests', `${process.ppid}-other-run.jsonl`), '');
+    } else {
+      // A process that is alive (this one's parent) with its run recorded `running`.
+      expect((await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-02-01', '--to', '2026-02-02'])).code).toBe(0);
+      await Database.with(h.db, {}, (db) =>
+        db.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('other', 'sync', now(), 'running', $pid, $host)`, {
+          pid: process.ppid,
+          host: hostname(),
+        }),
+      );
+    }
     try {
       // The run's first request (2026-03-07, most recent first) is slow; meanwhile another run
       // loads 2026-03-06, which the first had planned to fetch next.

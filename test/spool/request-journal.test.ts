@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { RequestLog } from '../../src/load/request-log.js';
 import { Store } from '../../src/load/store.js';
-import { RequestJournal, type JournalLine } from '../../src/spool/request-journal.js';
+import { RequestJournal, otherRunsJournalling, type JournalLine } from '../../src/spool/request-journal.js';
 
 const attempt = (path: string) => ({ scope: 'analytics@http://127.0.0.1', method: 'GET', path, startedAt: 1_000 });
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -128,5 +128,23 @@ describe('RequestJournal', () => {
     const rows = await Database.with(db, {}, (d) => d.all<{ path: string; status: number }>('SELECT path, status FROM request_log ORDER BY path'));
     expect(rows).toEqual([{ path: '/sent', status: 201 }]);
     expect(await log.requestTimes('analytics@http://127.0.0.1', 0)).toEqual([1_000]);
+  });
+
+  it('tells another run journalling into the folder: a live process\'s file, or another run\'s of this process', () => {
+    const own = journal.begin(attempt('/a'));
+    journal.end(own, attempt('/a'), 200, 1);
+    journal.close();
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(false);
+    // A process that is gone: its file waits to be moved in, but nobody is at work.
+    writeFileSync(join(dir, '999999-gone.jsonl'), '');
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(false);
+    // A live process (this one's parent), also while a write moves its file.
+    writeFileSync(join(dir, `${process.ppid}-other.jsonl.1.ingesting`), '');
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
+    rmSync(join(dir, `${process.ppid}-other.jsonl.1.ingesting`));
+    // Another run of this process.
+    writeFileSync(join(dir, `${process.pid}-run-2.jsonl`), '');
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
+    expect(otherRunsJournalling(join(dir, 'none'), 'run-1')).toBe(false);
   });
 });

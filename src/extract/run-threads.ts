@@ -170,14 +170,16 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   };
 
   let othersRunning = false;
+  // The run whose copy of each loaded thread the plan saw.
+  const loadedBy = new Map<string, string>();
   const plan = await store.read(async (db) => {
     othersRunning = await otherRunsLive(db, options.runId);
     const all: { projectId: string; threadId: string }[] = [];
     for (const projectId of options.projects) {
-      const rows = await db.all<{ thread_id: string; loaded: boolean }>(
-        `SELECT c.thread_id, bool_or(m.thread_id IS NOT NULL) AS loaded
+      const rows = await db.all<{ thread_id: string; loaded: boolean; run_id: string | null }>(
+        `SELECT c.thread_id, bool_or(m.thread_id IS NOT NULL) AS loaded, max(m.run_id) AS run_id
            FROM assistant_conversations c
-           LEFT JOIN (SELECT DISTINCT project_id, thread_id FROM assistant_messages) m
+           LEFT JOIN (SELECT project_id, thread_id, max(run_id) AS run_id FROM assistant_messages GROUP BY ALL) m
              ON m.project_id = c.project_id AND m.thread_id = c.thread_id
           WHERE c.project_id = $project AND c.thread_id IS NOT NULL
             AND c.window_start >= $start::DATE AND c.window_end <= $end::DATE
@@ -185,6 +187,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
         { project: projectId, start: options.range.start, end: options.range.end },
       );
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
+      for (const r of rows) if (r.run_id !== null) loadedBy.set(`${projectId}\u0000${r.thread_id}`, r.run_id);
       // A body in the spool is loaded by whichever run holds it (this one, or another still going).
       const spooled = scan.spooled.get(projectId) ?? new Set<string>();
       all.push(...planThreads(rows.map((r) => r.thread_id), loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
@@ -196,10 +199,15 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   // Another run is going (its record in runs, its request journal, a thread it holds): a
   // thread it loaded since this run's plan is not fetched again.
   let overlapping = scan.othersActive || othersRunning;
-  const loadedNow = (projectId: string, threadId: string): Promise<boolean> =>
-    store.read(async (db) =>
-      (await db.all(`SELECT 1 FROM assistant_messages WHERE project_id = $p AND thread_id = $t LIMIT 1`, { p: projectId, t: threadId })).length > 0,
+  // Loaded by another run since the plan: a copy written by a run other than the one the plan
+  // saw (and not this one), with or without --refresh.
+  const loadedSincePlan = async (projectId: string, threadId: string): Promise<boolean> => {
+    const rows = await store.read((db) =>
+      db.all<{ run_id: string | null }>(`SELECT max(run_id) AS run_id FROM assistant_messages WHERE project_id = $p AND thread_id = $t`, { p: projectId, t: threadId }),
     );
+    const now = rows[0]?.run_id ?? null;
+    return now !== null && now !== options.runId && now !== loadedBy.get(`${projectId}\u0000${threadId}`);
+  };
 
   let done = 0;
   try {
@@ -224,7 +232,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
         claims.push(claim);
         const path = `${endpointPath('assistant', projectId)}/threads/${encodeURIComponent(threadId)}`;
         try {
-          if (overlapping && !options.refresh && (await loadedNow(projectId, threadId))) {
+          if (overlapping && (await loadedSincePlan(projectId, threadId))) {
             claim.remove();
             done++;
             continue;

@@ -3,7 +3,7 @@
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
  * event streams replaced per day window.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
@@ -292,6 +292,28 @@ describe('docpipe export assistant --threads', () => {
     expect(loaded?.n).toBe(referenced?.n);
     // Nothing is left in the spool: no body, no claim.
     expect(readdirSync(join(`${h.db}.spool`, 'threads', 'docs'))).toEqual([]);
+  });
+
+  it('--refresh: a run that another overtook does not fetch again the threads the other refreshed after its plan', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads'];
+    expect((await h.run(base)).code).toBe(0);
+    const threads = threadRequests().length;
+    // Another process (this one's parent) journals requests in the spool: runs overlap.
+    mkdirSync(join(`${h.db}.spool`, 'requests'), { recursive: true });
+    writeFileSync(join(`${h.db}.spool`, 'requests', `${process.ppid}-other.jsonl`), '');
+    // The first run's first thread is slow; meanwhile a second run refreshes every other thread.
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 1_500, times: 1 });
+    const first = h.run([...base, '--refresh']);
+    while (threadRequests().length === threads) await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await h.run([...base, '--refresh']);
+    expect(second.code, second.stdout).toBe(0);
+    const result = await first;
+    expect(result.code, result.stdout).toBe(0);
+    // Each thread was refreshed once: the first run's first thread by it, the rest by the second.
+    expect(threadRequests()).toHaveLength(2 * threads);
+    const byRun = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_messages GROUP BY run_id ORDER BY n`);
+    expect(byRun).toEqual([{ n: 1n }, { n: BigInt(threads - 1) }]);
   });
 
   it('is refused for other endpoints', async () => {

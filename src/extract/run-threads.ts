@@ -98,14 +98,18 @@ function scanThreads(spool: Spool, projects: readonly string[]): ThreadScan {
     const spooled = new Set<string>();
     scan.spooled.set(projectId, spooled);
     for (const name of names) {
-      const file = join(dir, name.endsWith('.claim') ? `${name.slice(0, -'.claim'.length)}.jsonl` : name);
-      if (name.endsWith('.claim') && !bodies.has(`${name.slice(0, -'.claim'.length)}.jsonl`)) {
-        const claim = claimOf(file);
-        if (claim.heldElsewhere()) scan.othersActive = true;
-        else rmSync(claim.path, { force: true });
+      if (name.endsWith('.claim')) {
+        const body = `${name.slice(0, -'.claim'.length)}.jsonl`;
+        if (bodies.has(body)) continue; // taken up with its body
+        // No body: a fetch in flight (another run at work), or one that never ended, whose
+        // claim is taken over (so that no run taking it meanwhile loses it) and dropped.
+        const claim = claimOf(join(dir, body));
+        if (claim.take()) claim.remove();
+        else scan.othersActive = true;
         continue;
       }
       if (!name.endsWith('.jsonl')) continue;
+      const file = join(dir, name);
       const threadId = decodeURIComponent(name.slice(0, -'.jsonl'.length));
       spooled.add(threadId);
       const claim = claimOf(file);

@@ -129,14 +129,6 @@ export class SpoolClaim {
     return false;
   }
 
-  /** Another process, or another run of this one, holds the claim. */
-  heldElsewhere(): boolean {
-    if (this.held) return false;
-    if (heldClaims.has(this.path)) return true;
-    const holder = readJson<{ owner?: Owner }>(this.path)?.owner ?? null;
-    return holder !== null ? isLiveOther(holder) : existsSync(this.path) && youngerThan(this.path, CLAIM_LOCK_WRITE_MS);
-  }
-
   /** Lets another run of this process take it; the file stays (a process that is gone holds nothing). */
   release(): void {
     if (this.held) heldClaims.delete(this.path);

@@ -3,12 +3,14 @@
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
  * event streams replaced per day window.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/endpoints.js';
 import type { Metric } from '../../src/core/domain.js';
 import { SANDBOX_API_KEY, type SandboxOptions } from '../../src/sandbox/server.js';
+import { encodeSegment } from '../../src/spool/spool.js';
 import { startHarness, summaryOf, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -314,6 +316,25 @@ describe('docpipe export assistant --threads', () => {
     expect(threadRequests()).toHaveLength(2 * threads);
     const byRun = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_messages GROUP BY run_id ORDER BY n`);
     expect(byRun).toEqual([{ n: 1n }, { n: BigInt(threads - 1) }]);
+  });
+
+  it('a thread claim whose fetch never ended is dropped; one a live process holds keeps the thread from this run', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04'];
+    expect((await h.run(base)).code).toBe(0);
+    const ids = (await queryDb<{ id: string }>(h, `SELECT DISTINCT thread_id AS id FROM assistant_conversations WHERE thread_id IS NOT NULL ORDER BY 1 LIMIT 2`)).map((r) => r.id);
+    const dir = join(`${h.db}.spool`, 'threads', 'docs');
+    mkdirSync(dir, { recursive: true });
+    const claim = (id: string): string => join(dir, `${encodeSegment(id)}.claim`);
+    writeFileSync(claim(ids[0]!), `${JSON.stringify({ owner: { pid: 999_999, host: hostname() } })}\n`);
+    writeFileSync(claim(ids[1]!), `${JSON.stringify({ owner: { pid: process.ppid, host: hostname() } })}\n`);
+    const result = await h.run([...base, '--threads']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(existsSync(claim(ids[0]!))).toBe(false);
+    expect(existsSync(claim(ids[1]!))).toBe(true);
+    const fetched = threadRequests().map((r) => decodeURIComponent(r.path.split('/threads/')[1] ?? ''));
+    expect(fetched).toContain(ids[0]);
+    expect(fetched).not.toContain(ids[1]);
   });
 
   it('is refused for other endpoints', async () => {

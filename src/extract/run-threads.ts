@@ -66,8 +66,7 @@ function threadsDir(spool: Spool, projectId: string): string {
   return join(spool.root, 'threads', encodeSegment(projectId));
 }
 
-const threadFile = (spool: Spool, projectId: string, threadId: string): string =>
-  join(threadsDir(spool, projectId), `${encodeSegment(threadId)}.jsonl`);
+const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
 /** A thread's claim (`<id>.claim` beside its body): two overlapping runs never fetch one thread both. */
 const claimOf = (file: string): SpoolClaim => new SpoolClaim(`${file.slice(0, -'.jsonl'.length)}.claim`);
 
@@ -191,7 +190,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
         { project: projectId, start: options.range.start, end: options.range.end },
       );
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
-      for (const r of rows) if (r.run_id !== null) loadedBy.set(`${projectId}\u0000${r.thread_id}`, r.run_id);
+      for (const r of rows) if (r.run_id !== null) loadedBy.set(threadKey(projectId, r.thread_id), r.run_id);
       // A body in the spool is loaded by whichever run holds it (this one, or another still going).
       const spooled = scan.spooled.get(projectId) ?? new Set<string>();
       all.push(...planThreads(rows.map((r) => r.thread_id), loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
@@ -210,63 +209,68 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
       db.all<{ run_id: string | null }>(`SELECT max(run_id) AS run_id FROM assistant_messages WHERE project_id = $p AND thread_id = $t`, { p: projectId, t: threadId }),
     );
     const now = rows[0]?.run_id ?? null;
-    return now !== null && now !== options.runId && now !== loadedBy.get(`${projectId}\u0000${threadId}`);
+    return now !== null && now !== options.runId && now !== loadedBy.get(threadKey(projectId, threadId));
   };
 
   let done = 0;
-  try {
-    try {
-      for (const { projectId, threadId } of plan) {
-        if (options.signal?.aborted) {
-          summary.stopped = 'interrupted';
-          summary.stopMessage = 'interrupted';
-          break;
-        }
-        overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
-        const dir = threadsDir(spool, projectId);
-        mkdirSync(dir, { recursive: true });
-        const file = threadFile(spool, projectId, threadId);
-        const claim = claimOf(file);
-        if (!claim.take()) {
-          // Another run is fetching it, and loads it.
-          overlapping = true;
+  /** Fetches the planned threads in turn, each into the spool, loading them in batches. */
+  const fetchAll = async (): Promise<void> => {
+    for (const { projectId, threadId } of plan) {
+      if (options.signal?.aborted) {
+        summary.stopped = 'interrupted';
+        summary.stopMessage = 'interrupted';
+        break;
+      }
+      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
+      const dir = threadsDir(spool, projectId);
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${encodeSegment(threadId)}.jsonl`);
+      const claim = claimOf(file);
+      if (!claim.take()) {
+        // Another run is fetching it, and loads it.
+        overlapping = true;
+        done++;
+        continue;
+      }
+      claims.push(claim);
+      const path = `${endpointPath('assistant', projectId)}/threads/${encodeURIComponent(threadId)}`;
+      try {
+        if (overlapping && (await loadedSincePlan(projectId, threadId))) {
+          claim.remove();
           done++;
           continue;
         }
-        claims.push(claim);
-        const path = `${endpointPath('assistant', projectId)}/threads/${encodeURIComponent(threadId)}`;
-        try {
-          if (overlapping && (await loadedSincePlan(projectId, threadId))) {
-            claim.remove();
-            done++;
-            continue;
-          }
-          const body = await client.request({
-            method: 'GET',
-            path,
-            parse: (json, text) => {
-              const parsed = threadSchema.safeParse(json);
-              if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
-              return text;
-            },
-            ...(options.signal ? { signal: options.signal } : {}),
-          });
-          // On disk before the next request.
-          writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
-          pending.push({ projectId, threadId, file, claim });
-          if (pending.length >= LOAD_BATCH) await flush();
-        } catch (error) {
-          if (!existsSync(file)) claim.remove(); // nothing of it in the spool
-          const reason = stopReasonOf(error);
-          if (reason !== null) {
-            summary.stopped = reason;
-            summary.stopMessage = message(error);
-            break;
-          }
-          summary.threadsFailed++;
+        const body = await client.request({
+          method: 'GET',
+          path,
+          parse: (json, text) => {
+            const parsed = threadSchema.safeParse(json);
+            if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
+            return text;
+          },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        // On disk before the next request.
+        writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
+        pending.push({ projectId, threadId, file, claim });
+        if (pending.length >= LOAD_BATCH) await flush();
+      } catch (error) {
+        if (!existsSync(file)) claim.remove(); // nothing of it in the spool
+        const reason = stopReasonOf(error);
+        if (reason !== null) {
+          summary.stopped = reason;
+          summary.stopMessage = message(error);
+          break;
         }
-        done++;
+        summary.threadsFailed++;
       }
+      done++;
+    }
+  };
+
+  try {
+    try {
+      await fetchAll();
     } finally {
       await flush();
     }

@@ -71,6 +71,10 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   let sent = 0;
   /** Jobs one of whose messages another run of the same messages took: that run follows them. */
   const takenJobs = new Set<string>();
+  const taken = (entry: MessageEntry): void => {
+    takenJobs.add(entry.jobId);
+    options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+  };
 
   const recordJob = async (entry: MessageEntry, job: AgentJob, opts: { sent?: boolean }): Promise<void> => {
     await messages.recordJob(projectId, entry.key, job, clock.now(), opts);
@@ -111,8 +115,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const send = async (entry: MessageEntry, seen: MessageRow | undefined): Promise<'follow' | 'next' | 'halt'> => {
     if (!(await messages.markPending(projectId, entry, options.sourceFile, clock.now(), seen))) {
       // Another run of the same messages took it: it follows the job's messages from here.
-      takenJobs.add(entry.jobId);
-      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+      taken(entry);
       return 'halt';
     }
     let job: AgentJob;
@@ -146,8 +149,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     let existing = await messages.get(projectId, entry.key);
     if (existing?.postInFlight === true) {
       // Another run that is still going is sending it: the job's messages are that run's.
-      takenJobs.add(entry.jobId);
-      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+      taken(entry);
       return false;
     }
     if (existing?.status === 'pending' && existing.postStarted) {

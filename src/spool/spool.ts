@@ -95,8 +95,36 @@ function youngerThan(path: string, ms: number): boolean {
   }
 }
 
-/** Claim files runs of this process hold (a run's claim names the process, not the run). */
-const heldClaims = new Set<string>();
+/**
+ * One run's hold on a spool file, as this process records it: a file's owner line names the
+ * process, not the run, so two runs in one process (a library caller's) are told apart here.
+ */
+class RunHold {
+  /** The paths runs of this process hold. */
+  private static readonly paths = new Set<string>();
+  private mine = false;
+
+  constructor(readonly path: string) {}
+
+  get held(): boolean {
+    return this.mine;
+  }
+
+  /** Another run of this process holds the path. */
+  get heldByOtherRun(): boolean {
+    return !this.mine && RunHold.paths.has(this.path);
+  }
+
+  take(): void {
+    RunHold.paths.add(this.path);
+    this.mine = true;
+  }
+
+  release(): void {
+    if (this.mine) RunHold.paths.delete(this.path);
+    this.mine = false;
+  }
+}
 
 /**
  * A claim file: created only if it does not exist, holding the claiming process. One that a
@@ -106,19 +134,20 @@ const heldClaims = new Set<string>();
  * thread is loaded.
  */
 export class SpoolClaim {
-  private held = false;
+  private readonly hold: RunHold;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    this.hold = new RunHold(path);
+  }
 
   /** Whether this run holds the claim (now, or from an earlier call). */
   take(): boolean {
-    if (this.held) return true;
-    if (heldClaims.has(this.path)) return false;
+    if (this.hold.held) return true;
+    if (this.hold.heldByOtherRun) return false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         writeFileSync(this.path, ownerLine(), { flag: 'wx' });
-        heldClaims.add(this.path);
-        this.held = true;
+        this.hold.take();
         return true;
       } catch {
         const holder = readJson<{ owner?: Owner }>(this.path)?.owner ?? null;
@@ -131,8 +160,7 @@ export class SpoolClaim {
 
   /** Lets another run of this process take it; the file stays (a process that is gone holds nothing). */
   release(): void {
-    if (this.held) heldClaims.delete(this.path);
-    this.held = false;
+    this.hold.release();
   }
 
   /** Gives the claim up: the file goes. */
@@ -266,13 +294,6 @@ function reviveDone(done: CompletedWalk): CompletedWalk {
 }
 const ownerLine = (): string => line({ owner: { pid: process.pid, host: hostname() } satisfies Owner });
 
-/**
- * The walk files runs of this process have claimed and not yet removed or released. A walk
- * file's owner line names a process, so two runs in one process (a library caller's) would
- * each take the other's walk for their own; this tells them apart.
- */
-const heldWalks = new Set<string>();
-
 /** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
 export class SpoolWalk {
   /** The walk file, open for appending while this process writes to it. */
@@ -283,15 +304,17 @@ export class SpoolWalk {
    * machine's disk, an open cost about 0.2 ms; three a window showed in profiles).
    */
   private fresh = false;
-  /** This object's claim is in `heldWalks`. */
-  private held = false;
+  /** This run's hold on the walk file, from its claim until it is removed or released. */
+  private readonly hold: RunHold;
 
   constructor(
     /** The folder of the window's project: the walk file is in it. */
     readonly dir: string,
     readonly series: Series,
     readonly window: Window,
-  ) {}
+  ) {
+    this.hold = new RunHold(this.pagesFile);
+  }
 
   private get name(): string {
     return `${this.window.start}_${this.window.end}`;
@@ -412,7 +435,7 @@ export class SpoolWalk {
 
   /** Another run of this process has claimed the walk and not let go of it. */
   heldByOtherRun(): boolean {
-    return !this.held && heldWalks.has(this.pagesFile);
+    return this.hold.heldByOtherRun;
   }
 
   /** Takes the walk for this run, unless a live process or another run of this one holds it. */
@@ -439,8 +462,7 @@ export class SpoolWalk {
       }
       this.append(ownerLine());
       this.fresh = created;
-      heldWalks.add(this.pagesFile);
-      this.held = true;
+      this.hold.take();
       return true;
     } finally {
       lock.remove();
@@ -471,8 +493,7 @@ export class SpoolWalk {
    */
   release(): void {
     this.close();
-    if (this.held) heldWalks.delete(this.pagesFile);
-    this.held = false;
+    this.hold.release();
   }
 
   /** Removes the walk: its load committed, or it was discarded. */

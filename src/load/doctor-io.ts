@@ -8,8 +8,9 @@ import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
-import { JOURNAL_FILE } from '../spool/request-journal.js';
-import { isLiveOther, isProcessAlive, type Spool } from '../spool/spool.js';
+import { journalOfLiveProcess } from '../spool/request-journal.js';
+import { isProcessAlive } from '../core/process-identity.js';
+import { isLiveOther, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
 import {
@@ -141,19 +142,24 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
     started_ms: number | bigint | null;
     pid: number | null;
     host: string | null;
+    process_start: string | null;
   }>(
     `SELECT run_id, command, epoch_ms(started_at) AS started_ms, ${ownerColumns}
        FROM runs WHERE status = 'running' ORDER BY started_at, run_id`,
   );
   const here = { host: hostname(), isAlive: isProcessAlive };
-  return rows.map((r) => ({
-    runId: r.run_id,
-    command: r.command,
-    startedAt: toNumber(r.started_ms),
-    pid: r.pid,
-    host: r.host,
-    alive: runIsAlive(r, here),
-  }));
+  return rows.map((r) => {
+    const alive = runIsAlive(r, here);
+    return {
+      runId: r.run_id,
+      command: r.command,
+      startedAt: toNumber(r.started_ms),
+      pid: r.pid,
+      host: r.host,
+      alive,
+      ...(alive === false && r.pid !== null && isProcessAlive(r.pid) ? { pidReused: true } : {}),
+    };
+  });
 }
 
 
@@ -183,10 +189,8 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
     names = [];
   }
   const journals = names.flatMap((name): JournalFacts[] => {
-    const match = JOURNAL_FILE.exec(name);
-    if (!match) return [];
-    const pid = Number(match[1]);
-    return [{ name, pid, live: pid !== process.pid && isProcessAlive(pid) }];
+    const owner = journalOfLiveProcess(name);
+    return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });
   return { walks, journals };
 }

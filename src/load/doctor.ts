@@ -87,6 +87,8 @@ export interface RunFacts {
   pid: number | null;
   host: string | null;
   alive: boolean | null;
+  /** Not alive, but its pid is: another process has it now. */
+  pidReused?: boolean;
 }
 
 /** A window folder in the spool. */
@@ -130,13 +132,13 @@ export function windowLabel(w: { metric: Metric; projectId: string; window: Wind
 
 /** Pure: whether a `running` run's process is alive: null when it runs on another host (cannot tell). */
 export function runIsAlive(
-  run: { pid: number | null; host: string | null },
-  here: { host: string; isAlive: (pid: number) => boolean },
+  run: { pid: number | null; host: string | null; process_start?: string | null },
+  here: { host: string; isAlive: (pid: number, start?: string) => boolean },
 ): boolean | null {
   // Runs of release 0.1.0 recorded no pid: one still `running` was cut off.
   if (run.pid === null) return false;
   if (run.host !== null && run.host !== here.host) return null;
-  return here.isAlive(run.pid);
+  return here.isAlive(run.pid, run.process_start ?? undefined);
 }
 
 /** Grain, windows and orphans. */
@@ -199,7 +201,8 @@ export function runFindings(runs: readonly RunFacts[]): Finding[] {
     if (r.alive === null) {
       return { check: 'runs', status: 'info', detail: `${what}: running on host ${r.host ?? '?'}, which cannot be checked from here` };
     }
-    const why = r.pid === null ? 'no pid was recorded (release 0.1.0)' : `pid ${r.pid} is gone`;
+    const why =
+      r.pid === null ? 'no pid was recorded (release 0.1.0)' : r.pidReused ? `pid ${r.pid} is another process now` : `pid ${r.pid} is gone`;
     return {
       check: 'runs',
       status: 'finding',

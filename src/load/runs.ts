@@ -1,6 +1,6 @@
 /** The runs table: one row per command run, with its outcome and summary. */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { thisProcess } from '../core/process-identity.js';
 import type { Logger } from '../core/logger.js';
 import type { Executor } from './database.js';
 import { markRunsCrashed, readRunFacts } from './doctor-io.js';
@@ -17,11 +17,12 @@ export function newRunId(now: number): string {
  */
 export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
   const dead = (await readRunFacts(tx)).filter((r) => r.alive === false).map((r) => r.runId);
+  const me = thisProcess();
   const crashed = await markRunsCrashed(tx, dead, now);
   await tx.run(
-    `INSERT INTO runs (run_id, command, started_at, status, pid, host)
-     VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host)`,
-    { id: runId, command, at: new Date(now).toISOString(), pid: process.pid, host: hostname() },
+    `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start)
+     VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host, $start)`,
+    { id: runId, command, at: new Date(now).toISOString(), pid: me.pid, host: me.host, start: me.start ?? null },
   );
   return crashed;
 }
@@ -64,12 +65,18 @@ export async function finishRun(
 }
 
 /**
- * The runs table's `pid, host` columns for a SELECT: a database of release 0.1.0 opened
- * read-only is not migrated, and its runs have neither (NULLs stand in).
+ * The runs table's `pid, host, process_start` columns for a SELECT: a database of an earlier
+ * release opened read-only is not migrated, and its runs lack some (NULLs stand in): 0.1.0
+ * recorded none, schema versions 2 to 6 no process_start.
  */
 export async function runOwnerColumns(db: Executor): Promise<string> {
   // pragma_table_info reads one table's entry; duckdb_columns() would load every table's
   // (about 12 ms on the first call after an open, at the start of every run).
-  const [since02] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM pragma_table_info('runs') WHERE name = 'pid'`);
-  return since02?.n ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host';
+  const names = new Set(
+    (await db.all<{ name: string }>(`SELECT name FROM pragma_table_info('runs') WHERE name IN ('pid', 'process_start')`)).map((r) => r.name),
+  );
+  return [
+    names.has('pid') ? 'pid, host' : 'NULL::INTEGER AS pid, NULL::VARCHAR AS host',
+    names.has('process_start') ? 'process_start' : 'NULL::VARCHAR AS process_start',
+  ].join(', ');
 }

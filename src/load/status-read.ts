@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { METRICS, type Metric } from '../core/domain.js';
 import type { KnownWindow } from '../extract/backlog.js';
-import { isProcessAlive } from '../spool/spool.js';
+import { isProcessAlive } from '../core/process-identity.js';
 import type { Executor } from './database.js';
 import { runIsAlive } from './doctor.js';
 import { runOwnerColumns } from './runs.js';
@@ -52,6 +52,7 @@ export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null
     summary: string | null;
     pid: number | null;
     host: string | null;
+    process_start: string | null;
   }>(
     `SELECT run_id, command, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started,
             strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished, status, exit_code, summary::VARCHAR AS summary, ${owner}

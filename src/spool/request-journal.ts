@@ -6,7 +6,8 @@
  * `settle` after it commits). The move is idempotent: a crash between commit and settle
  * leaves lines that are already in the table, and they are skipped by their id.
  *
- * Files: `<spool>/requests/<pid>-<runId>.jsonl`, one JSON object a line; a line is written
+ * Files: `<spool>/requests/<pid>+<start>-<runId>.jsonl` (`<pid>-<runId>.jsonl` where the
+ * process's start is unknown, and from docpipe 0.2.0), one JSON object a line; a line is written
  * when an attempt starts (status null) and another when it ends. A file being moved is
  * renamed to `….jsonl.<n>.ingesting` first, so lines appended meanwhile go to a fresh file.
  *
@@ -19,7 +20,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
-import { isProcessAlive } from './spool.js';
+import { hostname } from 'node:os';
+import { isProcessAlive, isThisProcess, thisProcess } from '../core/process-identity.js';
 
 export interface JournalLine {
   id: string;
@@ -41,8 +43,33 @@ export interface AttemptStart {
   startedAt: number;
 }
 
-/** Journal file names: `<pid>-<runId>.jsonl`, or `….jsonl.<n>.ingesting` while being moved. */
-export const JOURNAL_FILE = /^(\d+)-.+\.jsonl(\.\d+\.ingesting)?$/;
+/**
+ * Journal file names: `<pid>+<start>-<runId>.jsonl` (the start tells a reused pid:
+ * ../core/process-identity.ts) or `<pid>-<runId>.jsonl`, and `….jsonl.<n>.ingesting` while
+ * being moved.
+ */
+export const JOURNAL_FILE = /^(\d+)(?:\+(\d+\.[0-9a-f]+))?-.+\.jsonl(\.\d+\.ingesting)?$/;
+
+/** This process's journal file name for a run. */
+function journalName(runId: string): string {
+  const me = thisProcess();
+  return `${me.pid}${me.start === undefined ? '' : `+${me.start}`}-${runId}.jsonl`;
+}
+
+/** The process a journal file names (null: not a journal file). */
+export function journalProcess(name: string): { pid: number; start?: string } | null {
+  const match = JOURNAL_FILE.exec(name);
+  if (!match) return null;
+  return { pid: Number(match[1]), ...(match[2] === undefined ? {} : { start: match[2] }) };
+}
+
+/** Whether a journal file is this process's (any run of it), or another live process's. */
+export function journalOfLiveProcess(name: string): { pid: number; live: boolean; mine: boolean } | null {
+  const owner = journalProcess(name);
+  if (!owner) return null;
+  const mine = isThisProcess({ ...owner, host: hostname() });
+  return { pid: owner.pid, mine, live: mine || isProcessAlive(owner.pid, owner.start) };
+}
 
 /**
  * Whether another run is journalling requests into `dir` now: a file of a live process other
@@ -57,12 +84,8 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
   } catch {
     return false;
   }
-  const own = `${process.pid}-${runId}.jsonl`;
-  return names.some((name) => {
-    const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || name.startsWith(own)) return false;
-    return pid === process.pid || isProcessAlive(pid);
-  });
+  const own = journalName(runId);
+  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name)?.live === true);
 }
 
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
@@ -107,7 +130,7 @@ export class RequestJournal {
     readonly dir: string,
     readonly runId: string,
   ) {
-    this.file = join(dir, `${process.pid}-${runId}.jsonl`);
+    this.file = join(dir, journalName(runId));
   }
 
   /** Records an attempt that is about to be sent (on disk when this returns); returns its id for `end`. */
@@ -221,8 +244,8 @@ export class RequestJournal {
     this.close();
     const taken: string[] = [];
     for (const name of this.files()) {
-      const pid = Number(JOURNAL_FILE.exec(name)?.[1]);
-      if (pid !== process.pid && isProcessAlive(pid)) continue;
+      const owner = journalOfLiveProcess(name);
+      if (owner?.live && !owner.mine) continue;
       const path = join(this.dir, name);
       if (held.has(path)) continue;
       if (name.endsWith('.ingesting')) {

@@ -10,7 +10,8 @@
  *
  * A walk file is append-only JSON lines, one kind a line:
  *   {"walk": {...}}               the walk in progress: its number, when it started, what it cost before
- *   {"owner": {"pid", "host"}}    the process walking or loading it (the last such line counts)
+ *   {"owner": {"pid", "host", "start"}}  the process walking or loading it (the last such line counts;
+ *                                 "start" tells a reused pid: ../core/process-identity.ts)
  *   {"page": n, "body": <body>}   page n as received, in walk order
  *   {"done": {...}}               the walk reached hasMore=false: ready to load
  * Lines of other kinds are skipped (a later docpipe may add some). One file, appended to,
@@ -42,6 +43,7 @@ import {
 } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isProcessAlive, isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 
 /** The spool folder of a database file (`:memory:` databases get one per process). */
@@ -62,26 +64,11 @@ export function writeFileAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** Whether a process is alive on this host (a process we may not signal is alive). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export interface Owner {
-  pid: number;
-  host: string;
-}
-
 /** Whether an owner record names a live process other than this one. */
-export function isLiveOther(owner: Owner | null): boolean {
-  if (!owner || (owner.pid === process.pid && owner.host === hostname())) return false;
+export function isLiveOther(owner: ProcessRef | null): boolean {
+  if (!owner || isThisProcess(owner)) return false;
   // A process on another host sharing the folder cannot be checked: treat it as live.
-  return owner.host !== hostname() || isProcessAlive(owner.pid);
+  return owner.host !== hostname() || isProcessAlive(owner.pid, owner.start);
 }
 
 /** A claim lock with no holder written yet is left alone for this long (it is being created). */
@@ -150,7 +137,7 @@ export class SpoolClaim {
         this.hold.take();
         return true;
       } catch {
-        const holder = readJson<{ owner?: Owner }>(this.path)?.owner ?? null;
+        const holder = readJson<{ owner?: ProcessRef }>(this.path)?.owner ?? null;
         if (holder !== null ? isLiveOther(holder) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
         rmSync(this.path, { force: true });
       }
@@ -213,7 +200,7 @@ export interface SpooledPage {
 /** A walk file as far as it is whole, with the byte offsets a cut needs. */
 export interface WalkFile {
   state: WalkState | null;
-  owner: Owner | null;
+  owner: ProcessRef | null;
   pages: SpooledPage[];
   done: CompletedWalk | null;
   /** Byte offset where each page's line starts. */
@@ -257,7 +244,7 @@ export function parseWalkFile(text: string): WalkFile {
         file.done = null;
         file.doneStart = null;
       } else if ('owner' in record) {
-        file.owner = record.owner as Owner;
+        file.owner = record.owner as ProcessRef;
         file.ownerStart = start;
       } else if ('done' in record) {
         file.done = reviveDone(record.done as CompletedWalk);
@@ -292,7 +279,7 @@ function reviveDone(done: CompletedWalk): CompletedWalk {
   const revive = (v: unknown): number | null => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : (v as number | null));
   return { ...done, totals: Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, revive(v)])) };
 }
-const ownerLine = (): string => line({ owner: { pid: process.pid, host: hostname() } satisfies Owner });
+const ownerLine = (): string => line({ owner: thisProcess() });
 
 /** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
 export class SpoolWalk {
@@ -429,7 +416,7 @@ export class SpoolWalk {
     return this.read().done;
   }
 
-  owner(): Owner | null {
+  owner(): ProcessRef | null {
     return this.read().owner;
   }
 
@@ -528,7 +515,7 @@ function readLegacy(dir: string): WalkFile | null {
   }
   const file = parseWalkFile(pagesText);
   file.state = readJson<WalkState>(join(dir, 'walk.json'));
-  file.owner = readJson<Owner>(join(dir, 'owner'));
+  file.owner = readJson<ProcessRef>(join(dir, 'owner'));
   file.done = file.torn ? null : readJson<CompletedWalk>(join(dir, 'done.json'));
   return file;
 }

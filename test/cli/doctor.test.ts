@@ -3,6 +3,7 @@
  * files, then damage made by hand (a doubled row, a crashed run, a walk left in the spool),
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
+import { thisProcess } from '../../src/core/process-identity.js';
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -200,25 +201,30 @@ describe('docpipe doctor', () => {
     await h.run(EXPORT);
     await exec(
       h,
-      `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES
-         ('dead-run', 'export visitors', TIMESTAMPTZ '2026-03-09 02:00:00+00', 'running', 999999, '${hostname()}'),
-         ('old-run', 'sync', TIMESTAMPTZ '2026-03-08 02:00:00+00', 'running', NULL, NULL),
-         ('live-run', 'sync', TIMESTAMPTZ '2026-03-10 05:00:00+00', 'running', ${process.pid}, '${hostname()}')`,
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES
+         ('dead-run', 'export visitors', TIMESTAMPTZ '2026-03-09 02:00:00+00', 'running', 999999, '${hostname()}', NULL),
+         ('old-run', 'sync', TIMESTAMPTZ '2026-03-08 02:00:00+00', 'running', NULL, NULL, NULL),
+         ('reused-run', 'sync', TIMESTAMPTZ '2026-03-09 03:00:00+00', 'running', ${process.pid}, '${hostname()}', '1.00000000'),
+         ('live-run', 'sync', TIMESTAMPTZ '2026-03-10 05:00:00+00', 'running', ${process.pid}, '${hostname()}', ${thisProcess().start ? `'${thisProcess().start}'` : 'NULL'})`,
     );
     const checked = await doctor(h);
     expect(checked.code).toBe(1);
     const runs = rowsOf(checked).filter((r) => r.check === 'runs');
+    // The start tells that this process is not the one that ran reused-run (Linux; elsewhere the pid decides).
+    const reusedTold = thisProcess().start !== undefined;
     expect(runs.map((r) => [r.status, r.detail.split(' ')[1]])).toEqual([
       ['finding', 'old-run'],
       ['finding', 'dead-run'],
+      [reusedTold ? 'finding' : 'info', 'reused-run'],
       ['info', 'live-run'],
     ]);
     expect(runs[1]!.detail).toMatch(/pid 999999 is gone/);
     expect(runs[0]!.detail).toMatch(/no pid was recorded/);
+    if (reusedTold) expect(runs[2]!.detail).toMatch(new RegExp(`pid ${process.pid} is another process now: it crashed`));
 
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
-    expect(summaryOf(fixed)).toMatchObject({ fixed: 2, finding: 0, info: 1 });
+    expect(summaryOf(fixed)).toMatchObject(reusedTold ? { fixed: 3, finding: 0, info: 1 } : { fixed: 2, finding: 0, info: 2 });
     const after = await queryDb<{ run_id: string; status: string; finished: string | null }>(
       h,
       `SELECT run_id, status, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished FROM runs

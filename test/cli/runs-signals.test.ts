@@ -3,6 +3,7 @@
  * starts, and SIGTERM and SIGHUP stop a run like Ctrl-C (exit 130, what finished saved).
  * The signals go to real docpipe processes (dist/ through bin/docpipe.js).
  */
+import { thisProcess } from '../../src/core/process-identity.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -48,18 +49,23 @@ describe('runs left running by a crash', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     const db = await Database.open(h.db);
     try {
-      const insert = `INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ($id, 'export views', TIMESTAMPTZ '2026-03-09 00:00:00+00', 'running', $pid, $host)`;
-      await db.run(insert, { id: 'dead-here', pid: gone, host: hostname() });
-      await db.run(insert, { id: 'alive-here', pid: process.pid, host: hostname() });
-      await db.run(insert, { id: 'other-host', pid: gone, host: `not-${hostname()}` });
+      const insert = `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start)
+        VALUES ($id, 'export views', TIMESTAMPTZ '2026-03-09 00:00:00+00', 'running', $pid, $host, $start)`;
+      const me = thisProcess();
+      await db.run(insert, { id: 'dead-here', pid: gone, host: hostname(), start: null });
+      await db.run(insert, { id: 'alive-here', pid: process.pid, host: hostname(), start: me.start ?? null });
+      await db.run(insert, { id: 'other-host', pid: gone, host: `not-${hostname()}`, start: null });
+      // This pid, but an earlier process's (its start differs): gone, after a reboot say.
+      if (me.start) await db.run(insert, { id: 'reused-pid', pid: process.pid, host: hostname(), start: '1.00000000' });
     } finally {
       await db.close();
     }
     const next = await h.run([...EXPORT, '--refresh']);
     expect(next.code).toBe(0);
-    expect(logLines(next).find((l) => l.event === 'earlier runs marked crashed')).toMatchObject({ level: 'warn', runs: ['dead-here'] });
+    const crashed = thisProcess().start ? ['dead-here', 'reused-pid'] : ['dead-here'];
+    expect(logLines(next).find((l) => l.event === 'earlier runs marked crashed')).toMatchObject({ level: 'warn', runs: crashed });
     const byId = new Map((await runs(h.db)).map((r) => [r.run_id, r]));
-    expect(byId.get('dead-here')).toMatchObject({ status: 'crashed', finished: true });
+    for (const id of crashed) expect(byId.get(id)).toMatchObject({ status: 'crashed', finished: true });
     expect(byId.get('alive-here')).toMatchObject({ status: 'running', finished: false });
     expect(byId.get('other-host')).toMatchObject({ status: 'running', finished: false });
     // A job batch starts a run the same way: nothing left to mark, no line.

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { thisProcess } from '../../src/core/process-identity.js';
 import { Database } from '../../src/load/database.js';
 import { RequestLog } from '../../src/load/request-log.js';
 import { Store } from '../../src/load/store.js';
@@ -83,6 +84,19 @@ describe('RequestJournal', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it.runIf(process.platform === 'linux')("takes the journal of a run that is gone whose pid a live process has now, but not a live process's", () => {
+    const lineOf = (id: string): string =>
+      JSON.stringify({ id, run_id: 'r', scope: 's', method: 'GET', path: '/p', started_ms: 1, status: 200, duration_ms: 1 });
+    const parent = `${process.ppid}-live.jsonl`;
+    const reused = `${process.ppid}+1.00000000-gone.jsonl`;
+    writeFileSync(join(dir, parent), `${lineOf('live:1')}\n`);
+    writeFileSync(join(dir, reused), `${lineOf('gone:1')}\n`);
+    const taken = journal.take();
+    expect(taken.map((f) => f.split('/').at(-1)!.replace(/\.\d+\.ingesting$/, ''))).toEqual([reused]);
+    journal.settle(taken);
+    expect(readdirSync(dir)).toEqual([parent]);
+  });
+
   it('two runs in one process: each file is taken once, and a run whose file was taken goes on in a fresh one', () => {
     const other = new RequestJournal(dir, 'run-2');
     const first = other.begin(attempt('/a'));
@@ -142,7 +156,15 @@ describe('RequestJournal', () => {
     writeFileSync(join(dir, `${process.ppid}-other.jsonl.1.ingesting`), '');
     expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
     rmSync(join(dir, `${process.ppid}-other.jsonl.1.ingesting`));
-    // Another run of this process.
+    // A process that is gone, whose pid a live process (the parent) has now.
+    writeFileSync(join(dir, `${process.ppid}+1.00000000-reused.jsonl`), '');
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(process.platform !== 'linux');
+    rmSync(join(dir, `${process.ppid}+1.00000000-reused.jsonl`));
+    // Another run of this process, named with its start and without (docpipe 0.2.0).
+    const me = thisProcess();
+    writeFileSync(join(dir, `${me.pid}${me.start ? `+${me.start}` : ''}-run-2.jsonl`), '');
+    expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
+    rmSync(join(dir, `${me.pid}${me.start ? `+${me.start}` : ''}-run-2.jsonl`));
     writeFileSync(join(dir, `${process.pid}-run-2.jsonl`), '');
     expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
     expect(otherRunsJournalling(join(dir, 'none'), 'run-1')).toBe(false);

@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import { parseWalkFile, Spool, SpoolClaim, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
@@ -59,15 +60,24 @@ describe('SpoolWalk', () => {
   it('claims a new walk with one file holding its owner; a live process elsewhere keeps its walk', () => {
     expect(walk.claim()).toBe(true);
     expect(walk.pagesFile).toBe(join(dir, 'walks', 'visitors', 'a%2Fb', '2026-03-01_2026-03-02.jsonl'));
-    expect(walk.owner()).toEqual({ pid: process.pid, host: hostname() });
+    expect(walk.owner()).toEqual(thisProcess());
     walk.close();
     // The parent process (alive) took it meanwhile.
-    appendFileSync(walk.pagesFile, line({ owner: { pid: process.ppid, host: hostname() } }));
+    const parent = { pid: process.ppid, host: hostname(), ...(processStart(process.ppid) ? { start: processStart(process.ppid) } : {}) };
+    appendFileSync(walk.pagesFile, line({ owner: parent }));
     expect(walk.claim()).toBe(false);
     // Gone: it can be taken over.
     appendFileSync(walk.pagesFile, line({ owner: { pid: 999_999, host: hostname() } }));
     expect(walk.claim()).toBe(true);
     expect(walk.owner()?.pid).toBe(process.pid);
+    walk.close();
+    walk.release();
+    if (parent.start !== undefined) {
+      // A process that is gone, whose pid a live process (the parent) has now: taken over.
+      appendFileSync(walk.pagesFile, line({ owner: { ...parent, start: `1.${parent.start.split('.')[1]}` } }));
+      expect(walk.claim()).toBe(true);
+      expect(walk.owner()).toEqual(thisProcess());
+    }
   });
 
   it('a claim reads the owner and writes its own under a lock file: while another live process holds it, the walk is busy', () => {
@@ -172,6 +182,10 @@ describe('SpoolWalk', () => {
     writeFileSync(path, line({ owner: { pid: 999_999, host: hostname() } }));
     expect(a.take()).toBe(true);
     expect(readFileSync(path, 'utf8')).toContain(`"pid":${process.pid}`);
+    a.remove();
+    // The parent's pid, but not the parent (it started at another time): a process that is gone.
+    writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: '1.00000000' } }));
+    expect(a.take()).toBe(process.platform === 'linux');
     a.remove();
   });
 

@@ -160,9 +160,16 @@ export function createSession(options: SessionOptions): Session {
       }
       stats.attempts++;
       if (provesKey(response.status)) keyAccepted = true;
-      // A connection never made is not the API failing: once its retries are spent the
-      // client ends the run with "cannot connect" (exit 1), not the breaker's exit 75.
-      if (!response.notSent) breaker?.record(response.status);
+      if (response.notSent) {
+        // A connection never made (refused, unknown host) reached no server: logged under a
+        // scope of its own, not counted in the hour, and its slot given back. It is not the
+        // API failing either: once its retries are spent the client ends the run with
+        // "cannot connect" (exit 1), not the breaker's exit 75.
+        journal.end(id, { ...attempt, scope: `${options.scope}:not-sent@${origin}` }, response.status, response.durationMs);
+        if (counted(attempt)) budget.refund(attempt.startedAt);
+        return;
+      }
+      breaker?.record(response.status);
       journal.end(id, attempt, response.status, response.durationMs);
     },
     onRetry: (error, attempt, delay) => {

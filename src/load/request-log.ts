@@ -26,12 +26,13 @@ export class RequestLog implements RequestHistory {
       ),
     );
     const lines = this.journal.lines();
-    // An attempt withdrawn before it was sent was no request, even if its start is in the table.
-    const withdrawn = new Set(lines.flatMap((l) => (l.withdrawn ? [l.id] : [])));
+    // An attempt withdrawn before it was sent was no request, and one whose connection was
+    // never made left the scope when it ended: neither counts, even if its start is in the table.
+    const notCounted = new Set(lines.flatMap((l) => (l.withdrawn || l.scope !== scope ? [l.id] : [])));
     const inDatabase = new Set(rows.flatMap((r) => (r.id === null ? [] : [r.id])));
     const journalled = lines
-      .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id) && !withdrawn.has(l.id))
+      .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id) && !notCounted.has(l.id))
       .map((l) => l.started_ms);
-    return [...rows.filter((r) => r.id === null || !withdrawn.has(r.id)).map((r) => Number(r.ms)), ...journalled];
+    return [...rows.filter((r) => r.id === null || !notCounted.has(r.id)).map((r) => Number(r.ms)), ...journalled];
   }
 }

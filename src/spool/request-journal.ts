@@ -98,6 +98,8 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
       seen
         ? {
             ...seen,
+            // The end line's scope: an attempt that never reached a server leaves its budget's.
+            scope: line.status === null ? seen.scope : line.scope,
             status: line.status ?? seen.status,
             duration_ms: line.duration_ms ?? seen.duration_ms,
             ...(line.withdrawn || seen.withdrawn ? { withdrawn: true } : {}),
@@ -275,15 +277,17 @@ export class RequestJournal {
    * Moves the taken files' attempts into request_log: new attempts are inserted, attempts
    * already there are skipped. An attempt's start and end lines can be in different files (a
    * write took the file while the request was in flight, and its end line went to a fresh
-   * file): an end line whose start is already in request_log fills in that row's outcome,
-   * and a withdrawn attempt's start, if it is there already, is taken out again.
+   * file): an end line whose start is already in request_log fills in that row's outcome
+   * (and its scope: a connection never made leaves the budget's), and a withdrawn attempt's
+   * start, if it is there already, is taken out again.
    */
   async ingest(tx: Executor, files: readonly string[]): Promise<void> {
     if (files.length === 0) return;
     const list = `[${files.map(sqlString).join(', ')}]`;
     await tx.run(
       `MERGE INTO request_log
-       USING (SELECT id, min(started_ms) AS started_ms, max(scope) AS scope, max(method) AS method, max(path) AS path,
+       USING (SELECT id, min(started_ms) AS started_ms,
+                     coalesce(max(scope) FILTER (WHERE status IS NOT NULL), max(scope)) AS scope, max(method) AS method, max(path) AS path,
                      max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id,
                      coalesce(bool_or(withdrawn), false) AS withdrawn
                 FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
@@ -296,7 +300,7 @@ export class RequestJournal {
         WHEN MATCHED AND a.withdrawn
           THEN DELETE
         WHEN MATCHED AND request_log.status IS NULL AND a.status IS NOT NULL
-          THEN UPDATE SET status = a.status, duration_ms = a.duration_ms
+          THEN UPDATE SET status = a.status, duration_ms = a.duration_ms, scope = a.scope
         WHEN NOT MATCHED AND NOT a.withdrawn
           THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
                VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,

@@ -294,10 +294,22 @@ describe('an API that does not answer', () => {
     const result = await h.run([...DAYS, '--base-url', `http://127.0.0.1:${port}`]);
     expect(result.code).toBe(1);
     const summary = summaryOf(result);
-    expect(summary).toMatchObject({ stopped: 'fatal', windowsFailed: 1, requests: 5, retries: 4 });
+    // Five attempts (the first and four retries), none of them a request: no server saw one.
+    expect(summary).toMatchObject({ stopped: 'fatal', windowsFailed: 1, requests: 0, retries: 4 });
     expect(summary.stopMessage).toBe(`cannot connect to http://127.0.0.1:${port} (ECONNREFUSED): check --base-url (DOCPIPE_BASE_URL) and the network`);
     // Every retry was on the terminal.
     expect(logLines(result).filter((l) => l.event === 'retrying request')).toHaveLength(4);
+    // Logged, but no server saw them: they leave the hourly budget alone.
+    const log = await rows<{ scope: string; status: number; n: bigint }>(h.db, 'SELECT scope, status, count(*) AS n FROM request_log GROUP BY ALL');
+    expect(log).toEqual([{ scope: `analytics:not-sent@http://127.0.0.1:${port}`, status: 0, n: 5n }]);
+  });
+
+  it('a refused connection spends none of the budget: its retries go on under a budget of 2 an hour', async () => {
+    const port = await closedPort();
+    const result = await h.run([...DAYS, '--base-url', `http://127.0.0.1:${port}`, '--requests-per-hour', '2']);
+    expect(result.code).toBe(1);
+    // Counted against the hour, the third attempt would have found the budget spent and stopped the run on it.
+    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', requests: 0, retries: 4, stopMessage: expect.stringMatching(/^cannot connect to /) });
   });
 
   it('is reported as unreachable, not as a failing API, however many retries the breaker sees', async () => {
@@ -308,7 +320,7 @@ describe('an API that does not answer', () => {
       { retries: 9, minBackoffMs: 1, maxBackoffMs: 2 },
     );
     expect(result.code).toBe(1);
-    expect(summaryOf(result)).toMatchObject({ requests: 10, stopMessage: expect.stringMatching(/^cannot connect to /) });
+    expect(summaryOf(result)).toMatchObject({ requests: 0, retries: 9, stopMessage: expect.stringMatching(/^cannot connect to /) });
   });
 
   it('an unresolvable host ends the run the same way', async () => {

@@ -144,6 +144,39 @@ describe('RequestJournal', () => {
     expect(await log.requestTimes('analytics@http://127.0.0.1', 0)).toEqual([1_000]);
   });
 
+  it('an attempt whose connection was never made leaves the hour for a scope of its own, whether or not its start was moved in already', async () => {
+    const db = join(dir, 'log.duckdb');
+    const journalDir = join(dir, 'requests');
+    const runJournal = new RequestJournal(journalDir, 'run-n');
+    const store = new Store(db, {}, runJournal);
+    const log = new RequestLog(store, runJournal);
+    const scope = 'analytics@http://127.0.0.1';
+    const at = (path: string, startedAt: number) => ({ ...attempt(path), startedAt });
+    const notSent = (path: string, startedAt: number) => ({ ...at(path, startedAt), scope: 'analytics:not-sent@http://127.0.0.1' });
+    const sent = runJournal.begin(at('/sent', 1_000));
+    runJournal.end(sent, at('/sent', 1_000), 200, 5);
+    // Its start moves in with a write before the connection is refused.
+    const early = runJournal.begin(at('/early', 2_000));
+    await store.write(async () => undefined);
+    expect((await log.requestTimes(scope, 0)).sort()).toEqual([1_000, 2_000]);
+    runJournal.end(early, notSent('/early', 2_000), 0, 3);
+    const late = runJournal.begin(at('/late', 3_000));
+    runJournal.end(late, notSent('/late', 3_000), 0, 3);
+    // Before the next write moves them: the hour already leaves both out.
+    expect(await log.requestTimes(scope, 0)).toEqual([1_000]);
+    await store.write(async () => undefined);
+    const rows = await Database.with(db, {}, (d) =>
+      d.all<{ path: string; scope: string; status: number }>('SELECT path, scope, status FROM request_log ORDER BY path'),
+    );
+    // Still logged, as attempts with no answer, under their own scope.
+    expect(rows).toEqual([
+      { path: '/early', scope: 'analytics:not-sent@http://127.0.0.1', status: 0 },
+      { path: '/late', scope: 'analytics:not-sent@http://127.0.0.1', status: 0 },
+      { path: '/sent', scope, status: 200 },
+    ]);
+    expect(await log.requestTimes(scope, 0)).toEqual([1_000]);
+  });
+
   it('tells another run journalling into the folder: a live process\'s file, or another run\'s of this process', () => {
     const own = journal.begin(attempt('/a'));
     journal.end(own, attempt('/a'), 200, 1);

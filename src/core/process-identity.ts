@@ -1,24 +1,42 @@
 /**
- * Which process wrote a record, and whether it is still at work. A pid alone cannot tell:
- * after a crash the pid is reused by another process sooner or later, and after a reboot
- * almost at once (cron's processes get the low pids a boot hands out). A record of a run
- * that is gone but whose pid lives on would hold its windows, threads and prompts forever.
+ * Which process wrote a record, and how to tell whether it is still at work. A pid alone
+ * cannot tell:
+ *   - after a crash the pid is reused by another process sooner or later, and after a reboot
+ *     almost at once (cron's processes get the low pids a boot hands out);
+ *   - a process in another container has its own pids (cron in Kubernetes or `docker run` is
+ *     pid 1, or near it, every time) and usually its own host name, new each run.
+ * A record of a run that is gone, taken for alive, would hold its windows, threads and
+ * prompts forever.
  *
- * So a record also names the process's start: on Linux, the boot it ran in and its start
- * time since boot, in clock ticks (`/proc/<pid>/stat`), which no other process of that boot
- * shares with the same pid. Elsewhere, and in records written before docpipe kept it, the
- * start is unknown and the pid alone decides, as before.
+ * So a record also names the process's start (Linux): its start time since boot in clock
+ * ticks (`/proc/<pid>/stat`), the boot it ran in and its pid namespace. A record of this
+ * host, boot and namespace is checked by its pid and start, exactly. Any other (another
+ * machine sharing the folder, another container, another boot) by the heartbeat the process
+ * keeps in the spool (../spool/heartbeat.ts). Elsewhere than Linux, and in records written
+ * before docpipe kept the start, the pid alone decides on this host, and a process on another
+ * host cannot be told (taken for alive), as before.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** A process as records name it. */
 export interface ProcessRef {
   pid: number;
   host: string;
-  /** The process's start (`processStart`); absent when unknown. */
+  /** The process's start, `<ticks>.<boot>[.<pid namespace>]` (`thisProcess`); absent when unknown. */
   start?: string;
 }
+
+/** How a record's process can be told alive from here. */
+export type ProcessCheck =
+  /** It is this process. */
+  | 'this'
+  /** By its pid (and start, when known) on this host. */
+  | 'pid'
+  /** By its heartbeat in the spool: another host, container or boot. */
+  | 'heartbeat'
+  /** It cannot be told (another host, and no start recorded). */
+  | 'unknown';
 
 let bootId: string | null | undefined;
 
@@ -45,7 +63,13 @@ export function startTicksFromStat(stat: string): string | undefined {
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
-/** A live process's start, `<ticks since boot>.<boot id>` (Linux); undefined when it cannot be read. */
+/** Pure: the parts of a start. */
+export function parseStart(start: string): { ticks: string; boot: string; namespace?: string } {
+  const [ticks = '', boot = '', namespace] = start.split('.');
+  return { ticks, boot, ...(namespace ? { namespace } : {}) };
+}
+
+/** A process on this host and in this pid namespace: `<ticks>.<boot>`; undefined when it cannot be read. */
 export function processStart(pid: number): string | undefined {
   const boot = currentBoot();
   if (boot === null) return undefined;
@@ -57,21 +81,32 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
+/** This process's pid namespace (its inode number); undefined when it cannot be read. */
+function ownNamespace(): string | undefined {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 let own: ProcessRef | undefined;
 
 /** This process, as its records name it. */
 export function thisProcess(): ProcessRef {
   if (own === undefined || own.pid !== process.pid) {
-    const start = processStart(process.pid);
+    const started = processStart(process.pid);
+    const namespace = ownNamespace();
+    const start = started === undefined ? undefined : namespace === undefined ? started : `${started}.${namespace}`;
     own = { pid: process.pid, host: hostname(), ...(start === undefined ? {} : { start }) };
   }
   return own;
 }
 
 /**
- * Whether the process a record names is alive on this host: its pid is (a process we may not
- * signal is alive) and, when the record knows the start, it is the same process. A start that
- * cannot be read now counts as the same (alive): only a start seen to differ tells a reuse.
+ * Whether a process with this pid is alive on this host (a process we may not signal is
+ * alive) and, when the start is given, is the one that started then. A start that cannot be
+ * read now counts as the same: only a start seen to differ tells a reused pid.
  */
 export function isProcessAlive(pid: number, start?: string): boolean {
   try {
@@ -81,11 +116,29 @@ export function isProcessAlive(pid: number, start?: string): boolean {
   }
   if (start === undefined) return true;
   const now = processStart(pid);
-  return now === undefined || now === start;
+  if (now === undefined) return true;
+  const { ticks, boot } = parseStart(start);
+  return now === `${ticks}.${boot}`;
 }
 
 /** Whether a record names this process (not only its pid: an earlier process may have had it). */
 export function isThisProcess(ref: ProcessRef): boolean {
-  const me = thisProcess();
-  return ref.pid === me.pid && ref.host === me.host && (ref.start === undefined || me.start === undefined || ref.start === me.start);
+  return checkFor(ref, thisProcess()) === 'this';
+}
+
+/**
+ * Pure: how to tell whether the process of a record is alive, from the process `me`: by its
+ * pid only on this host, in this boot and pid namespace; by its heartbeat wherever it ran,
+ * when it recorded its start; not at all on another host otherwise.
+ */
+export function checkFor(ref: ProcessRef, me: ProcessRef): ProcessCheck {
+  if (ref.start === undefined || me.start === undefined) {
+    if (ref.host !== me.host) return 'unknown';
+    return ref.pid === me.pid && (ref.start === undefined || ref.start === me.start || me.start === undefined) ? 'this' : 'pid';
+  }
+  const [theirs, mine] = [parseStart(ref.start), parseStart(me.start)];
+  const here =
+    ref.host === me.host && theirs.boot === mine.boot && (theirs.namespace === undefined || mine.namespace === undefined || theirs.namespace === mine.namespace);
+  if (!here) return 'heartbeat';
+  return ref.pid === me.pid && theirs.ticks === mine.ticks ? 'this' : 'pid';
 }

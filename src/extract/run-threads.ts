@@ -68,7 +68,7 @@ function threadsDir(spool: Spool, projectId: string): string {
 
 const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
 /** A thread's claim (`<id>.claim` beside its body): two overlapping runs never fetch one thread both. */
-const claimOf = (file: string): SpoolClaim => new SpoolClaim(`${file.slice(0, -'.jsonl'.length)}.claim`);
+const claimOf = (spool: Spool, file: string): SpoolClaim => new SpoolClaim(`${file.slice(0, -'.jsonl'.length)}.claim`, spool.root);
 
 interface ThreadScan {
   /** Bodies an earlier run received but did not load, now claimed by this run. */
@@ -102,7 +102,7 @@ function scanThreads(spool: Spool, projects: readonly string[]): ThreadScan {
         if (bodies.has(body)) continue; // taken up with its body
         // No body: a fetch in flight (another run at work), or one that never ended, whose
         // claim is taken over (so that no run taking it meanwhile loses it) and dropped.
-        const claim = claimOf(join(dir, body));
+        const claim = claimOf(spool, join(dir, body));
         if (claim.take()) claim.remove();
         else scan.othersActive = true;
         continue;
@@ -111,7 +111,7 @@ function scanThreads(spool: Spool, projects: readonly string[]): ThreadScan {
       const file = join(dir, name);
       const threadId = decodeURIComponent(name.slice(0, -'.jsonl'.length));
       spooled.add(threadId);
-      const claim = claimOf(file);
+      const claim = claimOf(spool, file);
       if (claim.take()) scan.mine.push({ projectId, threadId, file, claim });
       else scan.othersActive = true;
     }
@@ -225,7 +225,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
       const dir = threadsDir(spool, projectId);
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${encodeSegment(threadId)}.jsonl`);
-      const claim = claimOf(file);
+      const claim = claimOf(spool, file);
       if (!claim.take()) {
         // Another run is fetching it, and loads it.
         overlapping = true;

@@ -5,12 +5,12 @@
  * export's own loader, through the recovery the export runs at its start.
  */
 import { readdirSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
-import { isProcessAlive } from '../core/process-identity.js';
-import { isLiveOther, type Spool } from '../spool/spool.js';
+import { isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { recordAlive } from '../spool/liveness.js';
+import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
 import {
@@ -133,7 +133,17 @@ export async function markRunsCrashed(tx: Executor, runIds: readonly string[], n
   return marked.map((r) => r.run_id);
 }
 
-/** Runs recorded as `running`, with whether their process is alive on this host. */
+/**
+ * How this process tells whether the process of a run of the database `db` stands in is
+ * alive: processes elsewhere keep their heartbeat in the database's spool.
+ */
+export async function liveness(db: Executor): Promise<(ref: ProcessRef) => boolean | null> {
+  const [row] = await db.all<{ path: string | null }>(`SELECT path FROM duckdb_databases() WHERE database_name = current_database()`);
+  const root = spoolDirFor(row?.path ?? ':memory:');
+  return (ref) => recordAlive(root, ref);
+}
+
+/** Runs recorded as `running`, with whether their process is alive (null: cannot be told from here). */
 export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
   const ownerColumns = await runOwnerColumns(db);
   const rows = await db.all<{
@@ -147,9 +157,9 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
     `SELECT run_id, command, epoch_ms(started_at) AS started_ms, ${ownerColumns}
        FROM runs WHERE status = 'running' ORDER BY started_at, run_id`,
   );
-  const here = { host: hostname(), isAlive: isProcessAlive };
+  const check = rows.length === 0 ? () => null : await liveness(db);
   return rows.map((r) => {
-    const alive = runIsAlive(r, here);
+    const alive = runIsAlive(r, check);
     return {
       runId: r.run_id,
       command: r.command,
@@ -157,7 +167,7 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
       pid: r.pid,
       host: r.host,
       alive,
-      ...(alive === false && r.pid !== null && isProcessAlive(r.pid) ? { pidReused: true } : {}),
+      ...(alive === false && r.pid !== null && r.host === thisProcess().host && isProcessAlive(r.pid) ? { pidReused: true } : {}),
     };
   });
 }
@@ -175,7 +185,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
       metric: w.series.metric,
       projectId: w.series.projectId,
       window: w.window,
-      ownerLive: isLiveOther(owner),
+      ownerLive: isLiveOther(owner, spool.root),
       ownerPid: owner?.pid ?? null,
       completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
       startedAt: w.state()?.startedAt ?? null,
@@ -189,7 +199,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
     names = [];
   }
   const journals = names.flatMap((name): JournalFacts[] => {
-    const owner = journalOfLiveProcess(name);
+    const owner = journalOfLiveProcess(name, spool.root);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });
   return { walks, journals };

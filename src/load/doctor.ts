@@ -15,6 +15,7 @@
  *   journal of an ended process waits to be moved into `request_log`.
  * - runs: no run is left `running` by a process that is gone.
  */
+import type { ProcessRef } from '../core/process-identity.js';
 import { windowKey, type Metric, type Window } from '../core/domain.js';
 import { isSuperseded } from './spool-recovery.js';
 
@@ -130,15 +131,14 @@ export function windowLabel(w: { metric: Metric; projectId: string; window: Wind
   return `${w.metric} ${w.projectId} [${w.window.start}, ${w.window.end})`;
 }
 
-/** Pure: whether a `running` run's process is alive: null when it runs on another host (cannot tell). */
+/** Pure: whether a `running` run's process is alive, by `alive` (../spool/liveness.ts); null when it cannot be told. */
 export function runIsAlive(
   run: { pid: number | null; host: string | null; process_start?: string | null },
-  here: { host: string; isAlive: (pid: number, start?: string) => boolean },
+  alive: (ref: ProcessRef) => boolean | null,
 ): boolean | null {
   // Runs of release 0.1.0 recorded no pid: one still `running` was cut off.
   if (run.pid === null) return false;
-  if (run.host !== null && run.host !== here.host) return null;
-  return here.isAlive(run.pid, run.process_start ?? undefined);
+  return alive({ pid: run.pid, host: run.host ?? '', ...(run.process_start ? { start: run.process_start } : {}) });
 }
 
 /** Grain, windows and orphans. */

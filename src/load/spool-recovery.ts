@@ -28,7 +28,7 @@ export function scanWalks(spool: Spool): WalkScan {
   for (const spooled of spool.walks()) {
     const file = spooled.read();
     // A live owner is walking or loading it.
-    if (spooled.heldByOtherRun() || isLiveOther(file.owner)) scan.othersActive = true;
+    if (spooled.heldByOtherRun() || isLiveOther(file.owner, spool.root)) scan.othersActive = true;
     else if (file.done) scan.completed.push({ spooled, walk: file.done });
   }
   return scan;

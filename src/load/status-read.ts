@@ -2,12 +2,11 @@
  * What `docpipe status` reads from the database: every loaded window with its row count,
  * and the last analytics run. Read-only, and no API request.
  */
-import { hostname } from 'node:os';
 import { METRICS, type Metric } from '../core/domain.js';
 import type { KnownWindow } from '../extract/backlog.js';
-import { isProcessAlive } from '../core/process-identity.js';
 import type { Executor } from './database.js';
 import { runIsAlive } from './doctor.js';
+import { liveness } from './doctor-io.js';
 import { runOwnerColumns } from './runs.js';
 
 export async function readKnownWindows(db: Executor): Promise<KnownWindow[]> {
@@ -60,7 +59,7 @@ export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null
       ORDER BY started_at DESC, run_id DESC LIMIT 1`,
   );
   if (!row) return null;
-  const dead = row.status === 'running' && runIsAlive(row, { host: hostname(), isAlive: isProcessAlive }) === false;
+  const dead = row.status === 'running' && runIsAlive(row, await liveness(db)) === false;
   let summary: unknown;
   try {
     summary = row.summary === null ? null : (JSON.parse(row.summary) as unknown);

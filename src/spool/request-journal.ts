@@ -17,11 +17,11 @@
  * then has none in flight, so at most one attempt has no outcome either way.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
-import { hostname } from 'node:os';
-import { isProcessAlive, isThisProcess, thisProcess } from '../core/process-identity.js';
+import { isThisProcess, thisProcess } from '../core/process-identity.js';
+import { recordAlive } from './liveness.js';
 
 export interface JournalLine {
   id: string;
@@ -48,7 +48,7 @@ export interface AttemptStart {
  * ../core/process-identity.ts) or `<pid>-<runId>.jsonl`, and `….jsonl.<n>.ingesting` while
  * being moved.
  */
-export const JOURNAL_FILE = /^(\d+)(?:\+(\d+\.[0-9a-f]+))?-.+\.jsonl(\.\d+\.ingesting)?$/;
+export const JOURNAL_FILE = /^(\d+)(?:\+(\d+\.[0-9a-f]+(?:\.\d+)?))?-.+\.jsonl(\.\d+\.ingesting)?$/;
 
 /** This process's journal file name for a run. */
 function journalName(runId: string): string {
@@ -63,12 +63,17 @@ export function journalProcess(name: string): { pid: number; start?: string } | 
   return { pid: Number(match[1]), ...(match[2] === undefined ? {} : { start: match[2] }) };
 }
 
-/** Whether a journal file is this process's (any run of it), or another live process's. */
-export function journalOfLiveProcess(name: string): { pid: number; live: boolean; mine: boolean } | null {
+/**
+ * Whether a journal file is this process's (any run of it), or another live process's
+ * (`root`: the spool). Its name has no host: its pid and start are checked as this host's,
+ * or by its heartbeat when the start shows another boot or container (./liveness.ts).
+ */
+export function journalOfLiveProcess(name: string, root: string): { pid: number; live: boolean; mine: boolean } | null {
   const owner = journalProcess(name);
   if (!owner) return null;
-  const mine = isThisProcess({ ...owner, host: hostname() });
-  return { pid: owner.pid, mine, live: mine || isProcessAlive(owner.pid, owner.start) };
+  const ref = { ...owner, host: thisProcess().host };
+  const mine = isThisProcess(ref);
+  return { pid: owner.pid, mine, live: mine || recordAlive(root, ref) !== false };
 }
 
 /**
@@ -85,7 +90,7 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
     return false;
   }
   const own = journalName(runId);
-  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name)?.live === true);
+  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dirname(dir))?.live === true);
 }
 
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
@@ -246,7 +251,7 @@ export class RequestJournal {
     this.close();
     const taken: string[] = [];
     for (const name of this.files()) {
-      const owner = journalOfLiveProcess(name);
+      const owner = journalOfLiveProcess(name, dirname(this.dir));
       if (owner?.live && !owner.mine) continue;
       const path = join(this.dir, name);
       if (held.has(path)) continue;

@@ -25,7 +25,7 @@
  * it and everything after it are cut off before the next append. Nothing is fsynced: a killed
  * process loses nothing the kernel has, and a page torn by a power cut is fetched again.
  */
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import {
   closeSync,
   existsSync,
@@ -43,7 +43,8 @@ import {
 } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isProcessAlive, isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { recordAlive } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 
 /** The spool folder of a database file (`:memory:` databases get one per process). */
@@ -64,11 +65,14 @@ export function writeFileAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** Whether an owner record names a live process other than this one. */
-export function isLiveOther(owner: ProcessRef | null): boolean {
+/**
+ * Whether an owner record names a live process other than this one (`root`: the spool, where
+ * processes elsewhere keep their heartbeat). One that cannot be told (another host, no start
+ * recorded) is taken for live.
+ */
+export function isLiveOther(owner: ProcessRef | null, root: string): boolean {
   if (!owner || isThisProcess(owner)) return false;
-  // A process on another host sharing the folder cannot be checked: treat it as live.
-  return owner.host !== hostname() || isProcessAlive(owner.pid, owner.start);
+  return recordAlive(root, owner) !== false;
 }
 
 /** A claim lock with no holder written yet is left alone for this long (it is being created). */
@@ -123,7 +127,11 @@ class RunHold {
 export class SpoolClaim {
   private readonly hold: RunHold;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** The spool the claim is in. */
+    private readonly root: string,
+  ) {
     this.hold = new RunHold(path);
   }
 
@@ -138,7 +146,7 @@ export class SpoolClaim {
         return true;
       } catch {
         const holder = readJson<{ owner?: ProcessRef }>(this.path)?.owner ?? null;
-        if (holder !== null ? isLiveOther(holder) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
+        if (holder !== null ? isLiveOther(holder, this.root) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
         rmSync(this.path, { force: true });
       }
     }
@@ -299,6 +307,8 @@ export class SpoolWalk {
     readonly dir: string,
     readonly series: Series,
     readonly window: Window,
+    /** The spool the walk is in. */
+    private readonly root: string,
   ) {
     this.hold = new RunHold(this.pagesFile);
   }
@@ -433,7 +443,7 @@ export class SpoolWalk {
     mkdirSync(this.dir, { recursive: true });
     // Reading the owner and writing this process's must be one step: two runs that both read
     // a dead (or no) owner would both walk the window, into one file.
-    const lock = new SpoolClaim(`${this.pagesFile}.claim`);
+    const lock = new SpoolClaim(`${this.pagesFile}.claim`, this.root);
     if (!lock.take()) return false;
     try {
       try {
@@ -444,7 +454,7 @@ export class SpoolWalk {
       const created = this.fd !== undefined;
       if (!created) {
         const file = this.read();
-        if (isLiveOther(file.owner)) return false;
+        if (isLiveOther(file.owner, this.root)) return false;
         if (file.torn) this.cut(file, file.end);
       }
       this.append(ownerLine());
@@ -462,7 +472,7 @@ export class SpoolWalk {
    */
   private upgradeLegacy(): void {
     const legacy = readLegacy(this.legacyDir);
-    if (legacy === null || isLiveOther(legacy.owner)) return;
+    if (legacy === null || isLiveOther(legacy.owner, this.root)) return;
     if (!existsSync(this.pagesFile)) {
       const text =
         (legacy.state ? line({ walk: legacy.state }) : '') +
@@ -547,7 +557,7 @@ export class Spool {
   }
 
   walk(series: Series, window: Window): SpoolWalk {
-    return new SpoolWalk(join(this.root, 'walks', series.metric, encodeSegment(series.projectId)), series, window);
+    return new SpoolWalk(join(this.root, 'walks', series.metric, encodeSegment(series.projectId)), series, window, this.root);
   }
 
   /** Every window walk in the spool (a 0.2.0 folder and a walk file of the same window count once). */

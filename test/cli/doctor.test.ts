@@ -3,10 +3,10 @@
  * files, then damage made by hand (a doubled row, a crashed run, a walk left in the spool),
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
-import { thisProcess } from '../../src/core/process-identity.js';
-import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
@@ -28,7 +28,7 @@ import {
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../src/spool/spool.js';
-import { startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAY = 86_400_000;
@@ -65,7 +65,7 @@ const doctor = (h: Harness, ...args: string[]): Promise<CliResult> => h.run(['do
  * load would leave it: the pages as the sandbox serves them (fetched here with plain fetch),
  * the done line, and the owner line of a process that is gone.
  */
-async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number): Promise<{ rows: number }> {
+async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number, owner: ProcessRef = { pid: 999_999, host: hostname() }): Promise<{ rows: number }> {
   const walk = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, window);
   walk.begin({ walk: 1, startedAt: fetchedAt, pagesBefore: 0, requestsBefore: 0 });
   const paths = new Set<string>();
@@ -99,7 +99,7 @@ async function spoolCompletedWalk(h: Harness, window: Window, fetchedAt: number)
     warnings: [],
     repeatedPaths: false,
   });
-  appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: { pid: 999_999, host: hostname() } })}\n`);
+  appendFileSync(walk.pagesFile, `${JSON.stringify({ owner })}\n`);
   return { rows: paths.size };
 }
 
@@ -204,7 +204,7 @@ describe('docpipe doctor', () => {
       `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES
          ('dead-run', 'export visitors', TIMESTAMPTZ '2026-03-09 02:00:00+00', 'running', 999999, '${hostname()}', NULL),
          ('old-run', 'sync', TIMESTAMPTZ '2026-03-08 02:00:00+00', 'running', NULL, NULL, NULL),
-         ('reused-run', 'sync', TIMESTAMPTZ '2026-03-09 03:00:00+00', 'running', ${process.pid}, '${hostname()}', '1.00000000'),
+         ('reused-run', 'sync', TIMESTAMPTZ '2026-03-09 03:00:00+00', 'running', ${process.pid}, '${hostname()}', '1.${thisProcess().start?.split('.').slice(1).join('.')}'),
          ('live-run', 'sync', TIMESTAMPTZ '2026-03-10 05:00:00+00', 'running', ${process.pid}, '${hostname()}', ${thisProcess().start ? `'${thisProcess().start}'` : 'NULL'})`,
     );
     const checked = await doctor(h);
@@ -267,6 +267,42 @@ describe('docpipe doctor', () => {
     // The export agrees that the window is loaded: it asks for nothing.
     const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
     expect(summaryOf(again)).toMatchObject({ windowsSkipped: 1, requests: 0 });
+  });
+
+  it.runIf(process.platform === 'linux')('a walk and a run left by another container (its own host name and pids) are taken over once its heartbeat stops', async () => {
+    await h.run(EXPORT);
+    // As a Kubernetes CronJob's pod or a `docker run` leaves them: pid 1 of a host name never seen again.
+    const pod = { pid: 1, host: `pod-${process.pid}`, start: `4242.0badc0de.4026531999` };
+    const window = { start: '2026-03-05', end: '2026-03-06' };
+    const { rows } = await spoolCompletedWalk(h, window, h.clock.now() - 3_600_000, pod);
+    await exec(
+      h,
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start)
+       VALUES ('pod-run', 'export visitors', TIMESTAMPTZ '2026-03-10 05:00:00+00', 'running', 1, '${pod.host}', '${pod.start}')`,
+    );
+    const alive = join(`${h.db}.spool`, 'alive', `${pod.pid}+${pod.start}`);
+    mkdirSync(dirname(alive), { recursive: true });
+    // While it beats, the pod is at work: its walk and its run are left alone.
+    writeFileSync(alive, '');
+    const busy = await doctor(h);
+    expect(rowsOf(busy).filter((r) => r.check === 'spool' || r.check === 'runs').map((r) => r.status)).toEqual(['info', 'info']);
+    const next = [...EXPORT.slice(0, -2), '--to', '2026-03-06'];
+    const during = await h.run(next);
+    expect(during.code).toBe(0);
+    // 03-04 fetched and loaded; 03-05 left to the pod; the run it recorded is not marked crashed.
+    expect(summaryOf(during)).toMatchObject({ windowsLoaded: 1, windowsSkipped: 4 });
+    expect(logLines(during).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
+    // Its heartbeat stopped 6 minutes ago (killed, out of memory): the next run takes both over.
+    const stopped = new Date(Date.now() - 6 * 60_000);
+    utimesSync(alive, stopped, stopped);
+    const requested = h.sandbox.requests.length;
+    const after = await h.run(next);
+    expect(after.code).toBe(0);
+    expect(summaryOf(after)).toMatchObject({ windowsLoaded: 1, windowsFromSpool: 1, windowsSkipped: 5, requests: 0 });
+    expect(h.sandbox.requests.length).toBe(requested);
+    expect(logLines(after).find((l) => l.event === 'earlier runs marked crashed')).toMatchObject({ runs: ['pod-run'] });
+    expect(await queryDb(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-05'`)).toEqual([{ n: BigInt(rows) }]);
+    expect((await doctor(h)).code).toBe(0);
   });
 
   it('discards a completed walk the database has overtaken, keeping the newer copy', async () => {
@@ -468,13 +504,19 @@ describe('doctor findings (pure)', () => {
     });
   });
 
-  it('runIsAlive: a missing pid is a crash, another host cannot be told', () => {
-    const here = { host: 'box', isAlive: (pid: number) => pid === 42 };
-    expect(runIsAlive({ pid: 42, host: 'box' }, here)).toBe(true);
-    expect(runIsAlive({ pid: 7, host: 'box' }, here)).toBe(false);
-    expect(runIsAlive({ pid: 7, host: null }, here)).toBe(false);
-    expect(runIsAlive({ pid: null, host: null }, here)).toBe(false);
-    expect(runIsAlive({ pid: 42, host: 'elsewhere' }, here)).toBe(null);
+  it('runIsAlive: a missing pid is a crash; otherwise the run\'s process, with its start, is checked', () => {
+    const seen: ProcessRef[] = [];
+    const alive = (ref: ProcessRef): boolean | null => {
+      seen.push(ref);
+      return ref.host === 'elsewhere' ? null : ref.pid === 42;
+    };
+    expect(runIsAlive({ pid: 42, host: 'box', process_start: '5.abcd0123.9' }, alive)).toBe(true);
+    expect(seen).toEqual([{ pid: 42, host: 'box', start: '5.abcd0123.9' }]);
+    expect(runIsAlive({ pid: 7, host: 'box', process_start: null }, alive)).toBe(false);
+    expect(seen[1]).toEqual({ pid: 7, host: 'box' });
+    expect(runIsAlive({ pid: null, host: null }, alive)).toBe(false);
+    expect(seen).toHaveLength(2);
+    expect(runIsAlive({ pid: 42, host: 'elsewhere' }, alive)).toBe(null);
   });
 
   it('runFindings: only runs whose process is gone are findings, with a repair', () => {

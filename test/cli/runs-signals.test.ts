@@ -55,8 +55,8 @@ describe('runs left running by a crash', () => {
       await db.run(insert, { id: 'dead-here', pid: gone, host: hostname(), start: null });
       await db.run(insert, { id: 'alive-here', pid: process.pid, host: hostname(), start: me.start ?? null });
       await db.run(insert, { id: 'other-host', pid: gone, host: `not-${hostname()}`, start: null });
-      // This pid, but an earlier process's (its start differs): gone, after a reboot say.
-      if (me.start) await db.run(insert, { id: 'reused-pid', pid: process.pid, host: hostname(), start: '1.00000000' });
+      // This pid, but an earlier process's (it started at another time in this boot): gone.
+      if (me.start) await db.run(insert, { id: 'reused-pid', pid: process.pid, host: hostname(), start: `1.${me.start.split('.').slice(1).join('.')}` });
     } finally {
       await db.close();
     }

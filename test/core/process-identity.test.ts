@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive, isThisProcess, processStart, startTicksFromStat, thisProcess } from '../../src/core/process-identity.js';
+import { checkFor, isProcessAlive, isThisProcess, processStart, startTicksFromStat, thisProcess } from '../../src/core/process-identity.js';
 
 const linux = process.platform === 'linux';
 
@@ -19,15 +19,41 @@ describe('startTicksFromStat', () => {
   });
 });
 
+describe('checkFor', () => {
+  const me = { pid: 10, host: 'a', start: '100.aaaaaaaa.1' };
+  it.each([
+    ['this process', { pid: 10, host: 'a', start: '100.aaaaaaaa.1' }, 'this'],
+    ['an earlier process with its pid', { pid: 10, host: 'a', start: '99.aaaaaaaa.1' }, 'pid'],
+    ['another process of this host, boot and namespace', { pid: 11, host: 'a', start: '7.aaaaaaaa.1' }, 'pid'],
+    ['a start without a namespace (checked here)', { pid: 11, host: 'a', start: '7.aaaaaaaa' }, 'pid'],
+    ['another container of the same host name (its own pids)', { pid: 10, host: 'a', start: '100.aaaaaaaa.2' }, 'heartbeat'],
+    ['another boot', { pid: 11, host: 'a', start: '7.bbbbbbbb.1' }, 'heartbeat'],
+    ['another host (a new pod each run)', { pid: 1, host: 'b', start: '7.cccccccc.5' }, 'heartbeat'],
+    ['another host, no start recorded', { pid: 1, host: 'b' }, 'unknown'],
+    ['this host, no start recorded: the pid decides', { pid: 11, host: 'a' }, 'pid'],
+    ['this pid, no start recorded', { pid: 10, host: 'a' }, 'this'],
+  ] as const)('%s: %s', (_what, ref, check) => {
+    expect(checkFor(ref, me)).toBe(check);
+  });
+
+  it('where this process has no start (not Linux), the pid decides on this host', () => {
+    const bare = { pid: 10, host: 'a' };
+    expect(checkFor({ pid: 10, host: 'a', start: '100.aaaaaaaa.1' }, bare)).toBe('this');
+    expect(checkFor({ pid: 11, host: 'a', start: '100.aaaaaaaa.1' }, bare)).toBe('pid');
+    expect(checkFor({ pid: 11, host: 'b', start: '100.aaaaaaaa.1' }, bare)).toBe('unknown');
+  });
+});
+
 describe.runIf(linux)('process identity (Linux)', () => {
   it('names this process with its start, which stays the same', () => {
     const me = thisProcess();
     expect(me).toMatchObject({ pid: process.pid, host: hostname() });
-    expect(me.start).toMatch(/^\d+\.[0-9a-f]{8}$/);
-    expect(processStart(process.pid)).toBe(me.start);
+    expect(me.start).toMatch(/^\d+\.[0-9a-f]{8}\.\d+$/);
+    expect(me.start!.startsWith(`${processStart(process.pid)!}.`)).toBe(true);
     expect(isThisProcess(me)).toBe(true);
     // An earlier process that had this pid is not this one; a record without a start is (pid only).
     expect(isThisProcess({ ...me, start: '1.00000000' })).toBe(false);
+    expect(isThisProcess({ ...me, host: `not-${me.host}` })).toBe(false);
     expect(isThisProcess({ pid: me.pid, host: me.host })).toBe(true);
   });
 
@@ -38,8 +64,9 @@ describe.runIf(linux)('process identity (Linux)', () => {
       const pid = child.pid!;
       const start = processStart(pid)!;
       expect(start).toMatch(/^\d+\.[0-9a-f]{8}$/);
-      expect(start).not.toBe(thisProcess().start);
+      expect(thisProcess().start!.startsWith(start)).toBe(false);
       expect(isProcessAlive(pid, start)).toBe(true);
+      expect(isProcessAlive(pid, `${start}.${thisProcess().start!.split('.')[2]}`)).toBe(true);
       expect(isProcessAlive(pid)).toBe(true);
       expect(isProcessAlive(pid, thisProcess().start)).toBe(false);
       // Another boot: whatever its ticks, not this process.

@@ -88,7 +88,7 @@ describe('RequestJournal', () => {
     const lineOf = (id: string): string =>
       JSON.stringify({ id, run_id: 'r', scope: 's', method: 'GET', path: '/p', started_ms: 1, status: 200, duration_ms: 1 });
     const parent = `${process.ppid}-live.jsonl`;
-    const reused = `${process.ppid}+1.00000000-gone.jsonl`;
+    const reused = `${process.ppid}+1.${thisProcess().start?.split('.').slice(1).join('.')}-gone.jsonl`;
     writeFileSync(join(dir, parent), `${lineOf('live:1')}\n`);
     writeFileSync(join(dir, reused), `${lineOf('gone:1')}\n`);
     const taken = journal.take();
@@ -190,9 +190,10 @@ describe('RequestJournal', () => {
     expect(otherRunsJournalling(dir, 'run-1')).toBe(true);
     rmSync(join(dir, `${process.ppid}-other.jsonl.1.ingesting`));
     // A process that is gone, whose pid a live process (the parent) has now.
-    writeFileSync(join(dir, `${process.ppid}+1.00000000-reused.jsonl`), '');
+    const reused = `${process.ppid}+1.${thisProcess().start?.split('.').slice(1).join('.')}-reused.jsonl`;
+    writeFileSync(join(dir, reused), '');
     expect(otherRunsJournalling(dir, 'run-1')).toBe(process.platform !== 'linux');
-    rmSync(join(dir, `${process.ppid}+1.00000000-reused.jsonl`));
+    rmSync(join(dir, reused));
     // Another run of this process, named with its start and without (docpipe 0.2.0).
     const me = thisProcess();
     writeFileSync(join(dir, `${me.pid}${me.start ? `+${me.start}` : ''}-run-2.jsonl`), '');

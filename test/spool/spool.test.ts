@@ -167,7 +167,7 @@ describe('SpoolWalk', () => {
 
   it('a claim is one run\'s: another run of this process or a live process keeps it, one left by a process that is gone is taken over', () => {
     const path = join(dir, 'thread-1.claim');
-    const [a, b] = [new SpoolClaim(path), new SpoolClaim(path)];
+    const [a, b] = [new SpoolClaim(path, dir), new SpoolClaim(path, dir)];
     expect(a.take()).toBe(true);
     expect(b.take()).toBe(false);
     a.release();
@@ -183,8 +183,8 @@ describe('SpoolWalk', () => {
     expect(a.take()).toBe(true);
     expect(readFileSync(path, 'utf8')).toContain(`"pid":${process.pid}`);
     a.remove();
-    // The parent's pid, but not the parent (it started at another time): a process that is gone.
-    writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: '1.00000000' } }));
+    // The parent's pid, but not the parent (it started at another time in this boot): a process that is gone.
+    writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: `1.${thisProcess().start?.split('.').slice(1).join('.')}` } }));
     expect(a.take()).toBe(process.platform === 'linux');
     a.remove();
   });

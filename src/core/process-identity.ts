@@ -12,7 +12,7 @@
  * ticks (`/proc/<pid>/stat`), the boot it ran in and its pid namespace. A record of this
  * host, boot and namespace is checked by its pid and start, exactly. Any other (another
  * machine sharing the folder, another container, another boot) by the heartbeat the process
- * keeps in the spool (../spool/heartbeat.ts). Elsewhere than Linux, and in records written
+ * keeps in the spool (../spool/liveness.ts). Elsewhere than Linux, and in records written
  * before docpipe kept the start, the pid alone decides on this host, and a process on another
  * host cannot be told (taken for alive), as before.
  */

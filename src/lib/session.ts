@@ -4,7 +4,6 @@
  * through, and the request journal that remembers every attempt from the moment it is made).
  * The library's runs and the CLI's commands share it.
  */
-import { startHeartbeat } from '../spool/liveness.js';
 import { HttpClient, checkBaseUrl, type HttpClientOptions, type RequestInfo } from '../api/http-client.js';
 import { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
@@ -33,9 +32,6 @@ export function createWorkspace(
 ): Workspace {
   const dbPath = args.db;
   const spool = new Spool(spoolDirFor(dbPath));
-  // What this process records (runs, walk owners, journals) is told alive by its heartbeat
-  // from other containers and machines sharing the folder.
-  startHeartbeat(spool.root);
   const journal = new RequestJournal(spool.requestsDir, runId);
   const store = new Store(
     dbPath,

@@ -138,9 +138,14 @@ export async function markRunsCrashed(tx: Executor, runIds: readonly string[], n
  * alive: processes elsewhere keep their heartbeat in the database's spool.
  */
 export async function liveness(db: Executor): Promise<(ref: ProcessRef) => boolean | null> {
-  const [row] = await db.all<{ path: string | null }>(`SELECT path FROM duckdb_databases() WHERE database_name = current_database()`);
-  const root = spoolDirFor(row?.path ?? ':memory:');
+  const root = await spoolRootOf(db);
   return (ref) => recordAlive(root, ref);
+}
+
+/** The spool of the database `db` stands in. */
+export async function spoolRootOf(db: Executor): Promise<string> {
+  const [row] = await db.all<{ path: string | null }>(`SELECT path FROM duckdb_databases() WHERE database_name = current_database()`);
+  return spoolDirFor(row?.path ?? ':memory:');
 }
 
 /** Runs recorded as `running`, with whether their process is alive (null: cannot be told from here). */

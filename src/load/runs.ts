@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { thisProcess } from '../core/process-identity.js';
 import type { Logger } from '../core/logger.js';
 import type { Executor } from './database.js';
-import { markRunsCrashed, readRunFacts } from './doctor-io.js';
+import { startHeartbeat } from '../spool/liveness.js';
+import { markRunsCrashed, readRunFacts, spoolRootOf } from './doctor-io.js';
 
 export function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -18,6 +19,8 @@ export function newRunId(now: number): string {
 export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
   const dead = (await readRunFacts(tx)).filter((r) => r.alive === false).map((r) => r.runId);
   const me = thisProcess();
+  // The row names this process: processes elsewhere tell it alive by its heartbeat.
+  startHeartbeat(await spoolRootOf(tx));
   const crashed = await markRunsCrashed(tx, dead, now);
   await tx.run(
     `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start)

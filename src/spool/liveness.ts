@@ -15,7 +15,7 @@
  * another machine whose clock is minutes off would make live processes look gone, or gone
  * ones live for longer; 5 minutes leaves room for ordinary skew.
  */
-import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 
@@ -24,7 +24,9 @@ export const HEARTBEAT_STALE_MS = 5 * 60_000;
 /** Heartbeat files older than this are swept when a process starts beating. */
 const SWEEP_MS = 24 * 60 * 60_000;
 
-const beating = new Set<string>();
+/** This process's heartbeat files, by spool, with their timers. */
+const beating = new Map<string, { file: string; timer: NodeJS.Timeout }>();
+let exitHook = false;
 
 function aliveDir(root: string): string {
   return join(root, 'alive');
@@ -44,6 +46,8 @@ export function startHeartbeat(root: string): void {
       const now = new Date();
       utimesSync(file, now, now);
     } catch {
+      // Gone: made again while the spool is there; a spool removed (a test's, say) ends it.
+      if (!existsSync(root)) return stop(root);
       try {
         mkdirSync(aliveDir(root), { recursive: true });
         writeFileSync(file, '');
@@ -52,15 +56,27 @@ export function startHeartbeat(root: string): void {
       }
     }
   };
-  beat();
-  beating.add(root);
-  sweep(root, file);
   const timer = setInterval(beat, HEARTBEAT_INTERVAL_MS);
   timer.unref();
-  process.once('exit', () => {
-    clearInterval(timer);
-    rmSync(file, { force: true });
-  });
+  beating.set(root, { file, timer });
+  mkdirSync(root, { recursive: true });
+  beat();
+  sweep(root, file);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const root of [...beating.keys()]) stop(root);
+    });
+  }
+}
+
+/** Ends this process's heartbeat in a spool: its file goes. */
+function stop(root: string): void {
+  const entry = beating.get(root);
+  if (!entry) return;
+  clearInterval(entry.timer);
+  rmSync(entry.file, { force: true });
+  beating.delete(root);
 }
 
 /** Whether the process a record names has beaten in the spool at `root` within the last 5 minutes. */

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
-import { recordAlive } from './liveness.js';
+import { recordAlive, startHeartbeat } from './liveness.js';
 
 export interface JournalLine {
   id: string;
@@ -194,6 +194,8 @@ export class RequestJournal {
   private write(text: string): void {
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
+      // The file names this process: processes elsewhere tell it alive by its heartbeat.
+      startHeartbeat(dirname(this.dir));
       this.fd = openSync(this.file, 'a');
       openJournals.set(this.file, this);
     }

@@ -44,7 +44,7 @@ import {
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
-import { recordAlive } from './liveness.js';
+import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 
 /** The spool folder of a database file (`:memory:` databases get one per process). */
@@ -141,7 +141,7 @@ export class SpoolClaim {
     if (this.hold.heldByOtherRun) return false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        writeFileSync(this.path, ownerLine(), { flag: 'wx' });
+        writeFileSync(this.path, ownerLine(this.root), { flag: 'wx' });
         this.hold.take();
         return true;
       } catch {
@@ -287,7 +287,11 @@ function reviveDone(done: CompletedWalk): CompletedWalk {
   const revive = (v: unknown): number | null => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : (v as number | null));
   return { ...done, totals: Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, revive(v)])) };
 }
-const ownerLine = (): string => line({ owner: thisProcess() });
+/** This process's owner line; first, its heartbeat in the spool, by which processes elsewhere tell it alive. */
+function ownerLine(root: string): string {
+  startHeartbeat(root);
+  return line({ owner: thisProcess() });
+}
 
 /** One window's walk in the spool: its walk file (or the folder docpipe 0.2.0 left). */
 export class SpoolWalk {
@@ -457,7 +461,7 @@ export class SpoolWalk {
         if (isLiveOther(file.owner, this.root)) return false;
         if (file.torn) this.cut(file, file.end);
       }
-      this.append(ownerLine());
+      this.append(ownerLine(this.root));
       this.fresh = created;
       this.hold.take();
       return true;

@@ -5,7 +5,7 @@
  */
 import { thisProcess } from '../../src/core/process-identity.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,8 +111,14 @@ describe('SIGTERM and SIGHUP', () => {
     h.sandbox.addFault({ kind: 'slow', delayMs: 10_000, times: Number.POSITIVE_INFINITY });
     const { child, out, exit } = start(EXPORT);
     await until(() => h.sandbox.requests.length > 0);
+    // At work, it keeps its heartbeat in the spool (Linux), by which other containers tell it alive...
+    const alive = join(`${h.db}.spool`, 'alive');
+    const beats = () => (existsSync(alive) ? readdirSync(alive).filter((f) => f.startsWith(`${child.pid}+`)) : []);
+    expect(beats()).toHaveLength(process.platform === 'linux' ? 1 : 0);
     child.kill(signal);
     expect(await exit).toBe(130);
+    // ...and takes it away when it exits.
+    expect(beats()).toEqual([]);
     expect(out.stderr).toContain(`stopping (${signal}): finishing the current step and saving what is done`);
     expect(JSON.parse(out.stdout.trim().split('\n').at(-1)!)).toMatchObject({ stopped: 'interrupted', exitCode: 130 });
     expect(await runs(h.db)).toEqual([expect.objectContaining({ status: 'interrupted', exit_code: 130, finished: true })]);

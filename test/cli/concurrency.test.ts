@@ -12,8 +12,8 @@
  * process (DuckDB's file locks are per process); this process opens a file only when no
  * other process uses it, and closes it at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,9 @@ import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../src/spool/spool.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Whether this machine lets a test start a process in new pid and UTS namespaces (Linux, as root). */
+const CONTAINERS =
+  process.platform === 'linux' && spawnSync('unshare', ['--pid', '--fork', '--uts', '--mount-proc', 'sh', '-c', 'hostname docpipe-probe']).status === 0;
 const BIN = join(ROOT, 'bin', 'docpipe.js');
 /** The sandbox's "now": fixed, so its data is the same in every run; every window below is closed. */
 const NOW = Date.parse('2026-03-10T06:00:00Z');
@@ -272,8 +275,10 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     sandbox = await startSandbox({ now: () => NOW, site: { paths: PATHS }, ...options });
   }
 
-  function spawnNode(args: string[], input: 'pipe' | 'ignore' = 'ignore', env: NodeJS.ProcessEnv = {}): Running {
-    const child = spawn(process.execPath, args, {
+  /** `wrap`: a command that runs node (`unshare ...`), its arguments before node's. */
+  function spawnNode(args: string[], input: 'pipe' | 'ignore' = 'ignore', env: NodeJS.ProcessEnv = {}, wrap: string[] = []): Running {
+    const [command, ...before] = wrap.length > 0 ? [...wrap, process.execPath] : [process.execPath];
+    const child = spawn(command!, [...before, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: [input, 'pipe', 'pipe'],
@@ -310,13 +315,22 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
   }
 
   /** `docpipe ...` against the sandbox, with the key in the environment, JSON logs. */
-  function docpipe(args: string[], database = db): Running {
+  function docpipe(args: string[], database = db, wrap: string[] = []): Running {
     return spawnNode(
       [BIN, ...args, '--db', database, '--base-url', sandbox.url, '--log-format', 'json'],
       'ignore',
       { DOCPIPE_API_KEY: SANDBOX_API_KEY },
+      wrap,
     );
   }
+
+  /**
+   * As in a container of its own: pid 1 of a new pid namespace, with a host name of its own,
+   * as a Kubernetes CronJob's pod or a `docker run` is. SIGKILL to the returned process kills
+   * docpipe too (--kill-child).
+   */
+  const container = (name: string): string[] =>
+    ['unshare', '--pid', '--fork', '--uts', '--mount-proc', '--kill-child', 'sh', '-c', `hostname ${name} && exec "$0" "$@"`];
 
   const exportArgs = (from: string, to: string): string[] =>
     ['export', 'visitors', '--project', 'docs', '--from', from, '--to', to, '--requests-per-hour', '100000'];
@@ -439,6 +453,47 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const [counts] = await query<{ rows: number; loaded: number }>(db, `SELECT (SELECT count(*) FROM page_visitors)::INTEGER AS rows, (SELECT sum(row_count) FROM loaded_windows)::INTEGER AS loaded`);
     expect(counts!.rows).toBe(counts!.loaded);
     expect(new Spool(spoolDirFor(db)).walks()).toEqual([]);
+  });
+
+  it.runIf(CONTAINERS)('kill -9 in a container: a run in another container leaves its walks while its heartbeat beats, takes them over once it stops, and wastes at most the request in flight', async () => {
+    await start({ faults: [SLOW] });
+    const args = exportArgs('2026-03-01', '2026-03-05');
+    const killed = docpipe(args, db, container('pod-a'));
+    await pollUntil(() => sandbox.requests.length >= 12, 'the 12th request');
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    const servedKilled = sandbox.requests.length;
+    // Its walks name pid 1 of host pod-a, which no later container can check by pid.
+    const held = new Spool(spoolDirFor(db)).walks();
+    expect(held.map((w) => w.owner())).toEqual(held.map(() => expect.objectContaining({ pid: 1, host: 'pod-a' })));
+    expect(held.length).toBeGreaterThan(0);
+    const completed = held.filter((w) => w.completed() !== null).length;
+
+    // Its heartbeat is fresh: another container leaves those windows to it.
+    const during = await docpipe(args, db, container('pod-b')).done;
+    expect(during.code, during.stderr).toBe(0);
+    expect(summaryOf(during)).toMatchObject({ windowsFromSpool: 0, windowsLoaded: 4 - held.length });
+    const servedDuring = sandbox.requests.length - servedKilled;
+
+    // Five minutes on, it has not beaten since: the next container takes its walks over.
+    const alive = join(spoolDirFor(db), 'alive');
+    const stale = new Date(Date.now() - 6 * 60_000);
+    for (const name of readdirSync(alive)) utimesSync(join(alive, name), stale, stale);
+    const after = await docpipe(args, db, container('pod-c')).done;
+    expect(after.code, after.stderr).toBe(0);
+    expect(summaryOf(after)).toMatchObject({ windowsLoaded: held.length, windowsFromSpool: completed });
+    const servedAfter = sandbox.requests.length - servedKilled - servedDuring;
+    expect(new Spool(spoolDirFor(db)).walks()).toEqual([]);
+
+    const api = await walkApi('2026-03-01', '2026-03-05');
+    const wasted = servedKilled + servedDuring + servedAfter - api.pages;
+    console.info(`kill -9 in a container: ${servedKilled} + ${servedDuring} + ${servedAfter} requests for ${api.pages} pages: ${wasted} wasted`);
+    expect(wasted).toBeLessThanOrEqual(1);
+    const [runs] = await query<{ crashed: number; ok: number }>(
+      db,
+      `SELECT count(*) FILTER (WHERE status = 'crashed')::INTEGER AS crashed, count(*) FILTER (WHERE status = 'ok')::INTEGER AS ok FROM runs`,
+    );
+    expect(runs).toEqual({ crashed: 1, ok: 2 });
   });
 
   it('readers open the database between the writes of an export; the export exits 0', async () => {

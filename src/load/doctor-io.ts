@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
-import { isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
@@ -172,6 +172,9 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
       pid: r.pid,
       host: r.host,
       alive,
+      ...(r.pid !== null && r.process_start !== null && checkFor({ pid: r.pid, host: r.host ?? '', start: r.process_start }, thisProcess()) === 'heartbeat'
+        ? { byHeartbeat: true }
+        : {}),
       ...(alive === false && r.pid !== null && r.host === thisProcess().host && isProcessAlive(r.pid) ? { pidReused: true } : {}),
     };
   });

@@ -90,6 +90,8 @@ export interface RunFacts {
   alive: boolean | null;
   /** Not alive, but its pid is: another process has it now. */
   pidReused?: boolean;
+  /** Told by its heartbeat in the spool (another host, container or boot), not by its pid. */
+  byHeartbeat?: boolean;
 }
 
 /** A window folder in the spool. */
@@ -197,12 +199,22 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
 export function runFindings(runs: readonly RunFacts[]): Finding[] {
   const found = runs.map((r): Finding => {
     const what = `run ${r.runId}${r.command ? ` (${r.command})` : ''}${r.startedAt === null ? '' : `, started ${iso(r.startedAt)}`}`;
-    if (r.alive === true) return { check: 'runs', status: 'info', detail: `${what}: running, pid ${r.pid ?? '?'} is alive` };
+    const where = `pid ${r.pid ?? '?'} on host ${r.host ?? '?'}`;
+    if (r.alive === true) {
+      const detail = r.byHeartbeat ? `running, ${where}, whose heartbeat in the spool is fresh` : `running, pid ${r.pid ?? '?'} is alive`;
+      return { check: 'runs', status: 'info', detail: `${what}: ${detail}` };
+    }
     if (r.alive === null) {
       return { check: 'runs', status: 'info', detail: `${what}: running on host ${r.host ?? '?'}, which cannot be checked from here` };
     }
     const why =
-      r.pid === null ? 'no pid was recorded (release 0.1.0)' : r.pidReused ? `pid ${r.pid} is another process now` : `pid ${r.pid} is gone`;
+      r.pid === null
+        ? 'no pid was recorded (release 0.1.0)'
+        : r.byHeartbeat
+          ? `its process (${where}) has not beaten in the spool for 5 minutes`
+          : r.pidReused
+            ? `pid ${r.pid} is another process now`
+            : `pid ${r.pid} is gone`;
     return {
       check: 'runs',
       status: 'finding',

@@ -286,6 +286,7 @@ describe('docpipe doctor', () => {
     writeFileSync(alive, '');
     const busy = await doctor(h);
     expect(rowsOf(busy).filter((r) => r.check === 'spool' || r.check === 'runs').map((r) => r.status)).toEqual(['info', 'info']);
+    expect(rowsOf(busy).find((r) => r.check === 'runs')!.detail).toMatch(/running, pid 1 on host pod-\d+, whose heartbeat in the spool is fresh$/);
     const next = [...EXPORT.slice(0, -2), '--to', '2026-03-06'];
     const during = await h.run(next);
     expect(during.code).toBe(0);
@@ -295,6 +296,10 @@ describe('docpipe doctor', () => {
     // Its heartbeat stopped 6 minutes ago (killed, out of memory): the next run takes both over.
     const stopped = new Date(Date.now() - 6 * 60_000);
     utimesSync(alive, stopped, stopped);
+    expect(rowsOf(await doctor(h)).find((r) => r.check === 'runs')).toMatchObject({
+      status: 'finding',
+      detail: expect.stringMatching(/status running, but its process \(pid 1 on host pod-\d+\) has not beaten in the spool for 5 minutes: it crashed$/),
+    });
     const requested = h.sandbox.requests.length;
     const after = await h.run(next);
     expect(after.code).toBe(0);

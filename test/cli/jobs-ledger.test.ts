@@ -1,8 +1,8 @@
 /** Job ledger states and the one decision per prompt (issue 8, items 12 and 14). */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
@@ -176,6 +176,36 @@ describe('the job ledger', () => {
     await gone.close();
     const again = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
     expect(again.code, again.stderr).toBe(0);
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ prompt_key: 'busy', status: 'completed' }]);
+  });
+
+  it.runIf(process.platform === 'linux')('a POST in flight in another container is left to it while its heartbeat beats; once it stops, it is unknown', async () => {
+    writeFileSync(file, '{"id":"busy","prompt":"Being posted [pr]"}\n');
+    // A batch in a pod (pid 1 of a host name never seen again) marked the POST and was killed.
+    const pod = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
+    const db = await Database.open(h.db);
+    await db.run(
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES ('pod-run', 'jobs submit', now(), 'running', $pid, $host, $start)`,
+      pod,
+    );
+    await db.run(
+      `INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, attempts, polls, post_started_at, run_id, updated_at)
+       VALUES ('docs', 'busy', 'Being posted [pr]', 'pending', 1, 0, now(), 'pod-run', now())`,
+    );
+    await db.close();
+    const alive = join(`${h.db}.spool`, 'alive', `${pod.pid}+${pod.start}`);
+    mkdirSync(dirname(alive), { recursive: true });
+    writeFileSync(alive, '');
+    const during = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+    expect(during.code, during.stderr).toBe(0);
+    expect(JSON.parse(during.stdout.trim().split('\n').at(-1)!)).toMatchObject({ submitted: 0, taken: 1 });
+    expect(h.requests('/job', 'POST')).toBe(0);
+    // Its heartbeat stopped 6 minutes ago: the POST was cut off, and --resubmit-unknown submits it again.
+    const stopped = new Date(Date.now() - 6 * 60_000);
+    utimesSync(alive, stopped, stopped);
+    const after = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+    expect(after.code, after.stderr).toBe(0);
     expect(h.requests('/job', 'POST')).toBe(1);
     expect(await ledger(h)).toMatchObject([{ prompt_key: 'busy', status: 'completed' }]);
   });

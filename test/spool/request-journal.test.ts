@@ -11,6 +11,15 @@ import { Store } from '../../src/load/store.js';
 import { RequestJournal, otherRunsJournalling, type JournalLine } from '../../src/spool/request-journal.js';
 
 const attempt = (path: string) => ({ scope: 'analytics@http://127.0.0.1', method: 'GET', path, startedAt: 1_000 });
+const at = (path: string, startedAt: number) => ({ ...attempt(path), startedAt });
+
+/** A run's journal in `dir`, with a database it moves into, and the request log over both. */
+function loggedRun(dir: string, runId: string): { db: string; runJournal: RequestJournal; store: Store; log: RequestLog } {
+  const db = join(dir, 'log.duckdb');
+  const runJournal = new RequestJournal(join(dir, 'requests'), runId);
+  const store = new Store(db, {}, runJournal);
+  return { db, runJournal, store, log: new RequestLog(store, runJournal) };
+}
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('RequestJournal', () => {
@@ -121,12 +130,7 @@ describe('RequestJournal', () => {
   });
 
   it('an attempt withdrawn before it was sent leaves request_log and the hour, whether or not its start was moved in already', async () => {
-    const db = join(dir, 'log.duckdb');
-    const journalDir = join(dir, 'requests');
-    const runJournal = new RequestJournal(journalDir, 'run-w');
-    const store = new Store(db, {}, runJournal);
-    const log = new RequestLog(store, runJournal);
-    const at = (path: string, startedAt: number) => ({ ...attempt(path), startedAt });
+    const { db, runJournal, store, log } = loggedRun(dir, 'run-w');
     const sent = runJournal.begin(at('/sent', 1_000));
     runJournal.end(sent, at('/sent', 1_000), 201, 5);
     // Its start moves in with a write (a ledger's claim) before the attempt is refused.
@@ -145,13 +149,8 @@ describe('RequestJournal', () => {
   });
 
   it('an attempt whose connection was never made leaves the hour for a scope of its own, whether or not its start was moved in already', async () => {
-    const db = join(dir, 'log.duckdb');
-    const journalDir = join(dir, 'requests');
-    const runJournal = new RequestJournal(journalDir, 'run-n');
-    const store = new Store(db, {}, runJournal);
-    const log = new RequestLog(store, runJournal);
+    const { db, runJournal, store, log } = loggedRun(dir, 'run-n');
     const scope = 'analytics@http://127.0.0.1';
-    const at = (path: string, startedAt: number) => ({ ...attempt(path), startedAt });
     const notSent = (path: string, startedAt: number) => ({ ...at(path, startedAt), scope: 'analytics:not-sent@http://127.0.0.1' });
     const sent = runJournal.begin(at('/sent', 1_000));
     runJournal.end(sent, at('/sent', 1_000), 200, 5);

@@ -65,6 +65,12 @@ export class ApiFailingError extends DocpipeError {
  */
 export class PromptTakenError extends DocpipeError {}
 
+/**
+ * A window walk another run took over while this one could not show it was alive (stopped for
+ * longer than its heartbeat lasts): this run writes nothing more to it and leaves it.
+ */
+export class WalkTakenOverError extends DocpipeError {}
+
 /** Ctrl-C or SIGTERM: exit 130 after saving what finished. */
 export class InterruptedError extends DocpipeError {
   override readonly exitCode = EXIT.interrupted;

@@ -14,7 +14,7 @@ import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
-import { EXIT, type ExitCode } from '../core/errors.js';
+import { EXIT, WalkTakenOverError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
@@ -291,6 +291,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
           options.walk,
         );
       } catch (error) {
+        if (error instanceof WalkTakenOverError) {
+          // This run was stopped long enough to be taken for gone: the window is the other run's.
+          handedOver++;
+          options.onWindow?.({ ...item, kind: 'busy', detail: message(error) });
+          summary.windowsSkipped++;
+          continue;
+        }
         // The pages received so far stay in the spool; the next walk of the window resumes there.
         const reason = stopReasonOf(error);
         if (reason !== null && reason !== 'fatal') {

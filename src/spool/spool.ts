@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import {
   closeSync,
   existsSync,
+  fstatSync,
   type Dirent,
   openSync,
   mkdirSync,
@@ -46,6 +47,7 @@ import { join } from 'node:path';
 import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
+import { WalkTakenOverError } from '../core/errors.js';
 
 /** The spool folder of a database file (`:memory:` databases get one per process). */
 export function spoolDirFor(dbPath: string): string {
@@ -305,6 +307,10 @@ export class SpoolWalk {
   private fresh = false;
   /** This run's hold on the walk file, from its claim until it is removed or released. */
   private readonly hold: RunHold;
+  /** The size of the open walk file after this run's last write to it. */
+  private size: number | undefined;
+  /** The open walk file as it was when this run opened it (its inode). */
+  private opened: { ino: number; size: number } | undefined;
 
   constructor(
     /** The folder of the window's project: the walk file is in it. */
@@ -362,7 +368,7 @@ export class SpoolWalk {
   /** Appends page `index`: on disk (in the kernel's hands) when this returns. */
   writePage(index: number, body: string): void {
     const text = body.includes('\n') || body.includes('\r') ? JSON.stringify(JSON.parse(body)) : body;
-    this.append(`{"page":${index},"body":${text}}\n`);
+    this.appendOwned(`{"page":${index},"body":${text}}\n`);
   }
 
   private append(text: string): void {
@@ -370,13 +376,43 @@ export class SpoolWalk {
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.pagesFile, 'a');
+      this.opened = undefined;
     }
-    writeSync(this.fd, text);
+    this.opened ??= fstatSync(this.fd);
+    this.size = (this.size ?? this.opened.size) + writeSync(this.fd, text);
+  }
+
+  /**
+   * Appends a line of the walk this run is making, if the file is still as this run left it.
+   * Another run takes a walk over only from a process it finds gone; one that was merely
+   * stopped (SIGSTOP, a suspended machine) for longer than its heartbeat lasts finds, when it
+   * goes on, that the file grew or was replaced meanwhile: it writes nothing more to it.
+   */
+  private appendOwned(text: string): void {
+    this.checkOwned();
+    this.append(text);
+  }
+
+  /** Throws WalkTakenOverError if the open walk file is no longer as this run left it (see appendOwned). */
+  private checkOwned(): void {
+    if (this.fd === undefined || this.size === undefined || this.opened === undefined) return;
+    let now: { ino: number; size: number } | undefined;
+    try {
+      now = statSync(this.pagesFile);
+    } catch {
+      now = undefined; // removed: loaded by the other run
+    }
+    if (now?.ino !== this.opened.ino || now.size !== this.size) {
+      this.close();
+      throw new WalkTakenOverError(`another docpipe run took over the walk of ${this.series.metric} ${this.series.projectId} [${this.window.start}, ${this.window.end})`);
+    }
   }
 
   /** Closes the walk file (a later write reopens it). */
   close(): void {
     this.fresh = false;
+    this.size = undefined;
+    this.opened = undefined;
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
@@ -406,6 +442,8 @@ export class SpoolWalk {
 
   /** Starts walk `state.walk` afresh: earlier pages go, the new state is recorded. */
   begin(state: WalkState): void {
+    // A restart (drift) must not replace a file another run took over meanwhile.
+    this.checkOwned();
     if (this.fresh) {
       this.append(line({ walk: state }));
       return;
@@ -422,7 +460,7 @@ export class SpoolWalk {
   }
 
   complete(walk: CompletedWalk): void {
-    this.append(doneLine(walk));
+    this.appendOwned(doneLine(walk));
     this.close();
   }
 

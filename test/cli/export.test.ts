@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -356,6 +356,35 @@ describe('docpipe sync', () => {
     const [walked] = await queryDb<{ pages: bigint; windows: bigint }>(h, `SELECT sum(pages) AS pages, count(*) AS windows FROM loaded_windows`);
     expect(walked).toEqual({ pages: BigInt(h.requests('/visitors')), windows: 16n });
     expect((await h.run(['doctor'])).code).toBe(0);
+  });
+
+  it('a run stopped while another took its walk over writes nothing more to it, and leaves the window to the other', async () => {
+    // 1,500 paths: several pages a window. The second page of the first window (2026-03-07) is
+    // slow; meanwhile another run (one that found this run's heartbeat stale) takes the walk over.
+    const big = await startHarness(NOW, { site: { paths: 1_500 } });
+    try {
+      big.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, skip: 1, delayMs: 1_500, times: 1 });
+      const first = big.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
+      while (big.requests('/visitors') < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(big.sandbox.requests.at(-1)!.query).toMatchObject({ dateFrom: '2026-03-07', offset: '250' });
+      const walk = new Spool(spoolDirFor(big.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-03-07', end: '2026-03-08' });
+      const other = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
+      appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: other })}\n`);
+      const taken = readFileSync(walk.pagesFile, 'utf8');
+      const result = await first;
+      expect(result.code, result.stderr).toBe(0);
+      expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1, windowsFailed: 0 });
+      expect(logLines(result).find((l) => l.window_start === '2026-03-07')).toMatchObject({
+        event: 'window skipped',
+        reason: 'another docpipe run took over the walk of visitors docs [2026-03-07, 2026-03-08)',
+      });
+      // The page that arrived after the takeover was not written; the walk is the other run's.
+      expect(readFileSync(walk.pagesFile, 'utf8')).toBe(taken);
+      expect(walk.owner()).toEqual(other);
+      expect(await queryDb(big, `SELECT count(*) AS n FROM loaded_windows WHERE window_start = '2026-03-07'`)).toEqual([{ n: 0n }]);
+    } finally {
+      await big.close();
+    }
   });
 
   it.each([

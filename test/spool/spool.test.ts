@@ -2,10 +2,11 @@
  * The walk file: one append-only file a window walk (walk, owner, page and done lines). Pure
  * parsing, then the file operations on a real temp dir.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WalkTakenOverError } from '../../src/core/errors.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import { parseWalkFile, Spool, SpoolClaim, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
@@ -187,6 +188,38 @@ describe('SpoolWalk', () => {
     writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: `1.${thisProcess().start?.split('.').slice(1).join('.')}` } }));
     expect(a.take()).toBe(process.platform === 'linux');
     a.remove();
+  });
+
+  it('a walk another run took over while this one was stopped gets nothing more from this one: grown, replaced or removed', () => {
+    for (const change of ['grown', 'replaced', 'removed'] as const) {
+      expect(walk.claim()).toBe(true);
+      walk.begin(state);
+      walk.writePage(0, '{"visitors":[]}');
+      // Its own writes, however many, are its own.
+      walk.writePage(1, '{"visitors":[]}');
+      const other = line({ owner: { pid: 1, host: 'pod-b', start: '7.cccccccc.5' } });
+      if (change === 'grown') appendFileSync(walk.pagesFile, other);
+      if (change === 'replaced') {
+        writeFileSync(`${walk.pagesFile}.new`, line({ walk: state }) + other);
+        renameSync(`${walk.pagesFile}.new`, walk.pagesFile);
+      }
+      if (change === 'removed') rmSync(walk.pagesFile);
+      const before = existsSync(walk.pagesFile) ? readFileSync(walk.pagesFile, 'utf8') : null;
+      expect(() => walk.writePage(2, '{"visitors":[]}'), change).toThrow(WalkTakenOverError);
+      rmSync(walk.pagesFile, { force: true });
+      walk.release();
+      if (before !== null) expect(before, change).toContain(other);
+    }
+  });
+
+  it('a restart (drift) does not replace a walk another run took over', () => {
+    expect(walk.claim()).toBe(true);
+    walk.begin(state);
+    walk.writePage(0, '{"visitors":[]}');
+    const other = line({ owner: { pid: 1, host: 'pod-b', start: '7.cccccccc.5' } });
+    appendFileSync(walk.pagesFile, other);
+    expect(() => walk.begin({ ...state, walk: 2 })).toThrow(WalkTakenOverError);
+    expect(readFileSync(walk.pagesFile, 'utf8').endsWith(other)).toBe(true);
   });
 
   it('remove leaves no walk behind', async () => {

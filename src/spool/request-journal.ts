@@ -16,7 +16,7 @@
  * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
  * then has none in flight, so at most one attempt has no outcome either way.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
@@ -129,6 +129,8 @@ export class RequestJournal {
   private batches = 0;
   /** This run's journal file, open for appending (closed before the file is moved). */
   private fd: number | undefined;
+  /** The inode of the open file. */
+  private ino = 0;
   /** An end line not written yet (see above). */
   private pending = '';
   private flushScheduled = false;
@@ -192,11 +194,15 @@ export class RequestJournal {
 
   /** Writes `text` after any waiting end line, in one write. */
   private write(text: string): void {
+    // A run stopped long enough to be taken for gone (./liveness.ts) finds its file moved
+    // into request_log by another run: its next lines go to a fresh file, not after it.
+    if (this.fd !== undefined && !this.stillMine()) this.letGo();
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       // The file names this process: processes elsewhere tell it alive by its heartbeat.
       startHeartbeat(dirname(this.dir));
       this.fd = openSync(this.file, 'a');
+      this.ino = fstatSync(this.fd).ino;
       openJournals.set(this.file, this);
     }
     const all = this.pending + text;
@@ -204,9 +210,23 @@ export class RequestJournal {
     writeSync(this.fd, all);
   }
 
+  /** Whether the open file is still this run's journal file (not moved by another process). */
+  private stillMine(): boolean {
+    try {
+      return statSync(this.file).ino === this.ino;
+    } catch {
+      return false;
+    }
+  }
+
   /** Closes this run's file (after writing a waiting end line); the next attempt reopens (or recreates) it. */
   close(): void {
     this.flush();
+    this.letGo();
+  }
+
+  /** Lets go of the open file, writing nothing. */
+  private letGo(): void {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;

@@ -1,6 +1,6 @@
 /** The request journal's lines on a real temp dir: a start line before each attempt, its end line soon after. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +104,19 @@ describe('RequestJournal', () => {
     expect(taken.map((f) => f.split('/').at(-1)!.replace(/\.\d+\.ingesting$/, ''))).toEqual([reused]);
     journal.settle(taken);
     expect(readdirSync(dir)).toEqual([parent]);
+  });
+
+  it('a run whose file another process moved in meanwhile (it was stopped, taken for gone) goes on in a fresh file', () => {
+    const first = journal.begin(attempt('/a'));
+    const [name] = readdirSync(dir);
+    // Another process takes the file (rename), moves it into request_log and removes it.
+    renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
+    rmSync(join(dir, `${name!}.1.ingesting`));
+    journal.end(first, attempt('/a'), 200, 1);
+    const second = journal.begin(attempt('/b'));
+    journal.close();
+    const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
+    expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
   });
 
   it('two runs in one process: each file is taken once, and a run whose file was taken goes on in a fresh one', () => {

@@ -202,8 +202,19 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     weight: (q) => q.walk.rows,
     fullWeight: FULL_BATCH_ROWS,
     lingerMs: LOAD_LINGER_MS,
-    consume: async (batch) => {
+    consume: async (queued) => {
       await options.beforeLoads;
+      // A walk another run took over while this one was stopped (see SpoolWalk.stillOwned)
+      // is that run's to load, or already loaded by it.
+      const batch = queued.filter((q) => q.spooled.stillOwned());
+      for (const q of queued.filter((q) => !batch.includes(q))) {
+        overlapping = true;
+        handedOver++;
+        summary.windowsSkipped++;
+        const { metric, projectId, window } = q.walk;
+        options.onWindow?.({ kind: 'busy', metric, projectId, window, detail: 'another docpipe run took over this walk before it was loaded' });
+      }
+      if (batch.length === 0) return;
       const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {
@@ -292,7 +303,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         );
       } catch (error) {
         if (error instanceof WalkTakenOverError) {
-          // This run was stopped long enough to be taken for gone: the window is the other run's.
+          // This run was stopped long enough to be taken for gone: the window is the other
+          // run's, and from here on a window it may have loaded meanwhile is checked for.
+          overlapping = true;
           handedOver++;
           options.onWindow?.({ ...item, kind: 'busy', detail: message(error) });
           summary.windowsSkipped++;

@@ -311,6 +311,8 @@ export class SpoolWalk {
   private size: number | undefined;
   /** The open walk file as it was when this run opened it (its inode). */
   private opened: { ino: number; size: number } | undefined;
+  /** The walk file as this run left it when it last closed it. */
+  private left: { ino: number; size: number } | undefined;
 
   constructor(
     /** The folder of the window's project: the walk file is in it. */
@@ -408,9 +410,25 @@ export class SpoolWalk {
     }
   }
 
+  /**
+   * Whether the walk file is still as this run last left it: the same file (inode) at the
+   * size of its last write. True for a walk this run never wrote to.
+   */
+  stillOwned(): boolean {
+    const mine = this.fd !== undefined && this.opened !== undefined && this.size !== undefined ? { ino: this.opened.ino, size: this.size } : this.left;
+    if (mine === undefined) return true;
+    try {
+      const now = statSync(this.pagesFile);
+      return now.ino === mine.ino && now.size === mine.size;
+    } catch {
+      return false;
+    }
+  }
+
   /** Closes the walk file (a later write reopens it). */
   close(): void {
     this.fresh = false;
+    if (this.opened !== undefined && this.size !== undefined) this.left = { ino: this.opened.ino, size: this.size };
     this.size = undefined;
     this.opened = undefined;
     if (this.fd === undefined) return;

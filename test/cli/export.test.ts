@@ -387,6 +387,30 @@ describe('docpipe sync', () => {
     }
   });
 
+  it('a walk another run took over before this run loaded it is left to that run (not loaded twice, not a failure)', async () => {
+    // One page a window. The first window (2026-03-07) is walked and waits for the loader (a
+    // batch lingers up to 1 s for more windows); the next window's request is slow, and
+    // meanwhile another run that found this one's heartbeat stale takes the walk over.
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, skip: 1, delayMs: 1_500, times: 1 });
+    const first = h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
+    while (h.requests('/visitors') < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const walk = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-03-07', end: '2026-03-08' });
+    expect(walk.completed()).not.toBeNull();
+    const other = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
+    appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: other })}\n`);
+    const result = await first;
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1, windowsFailed: 0 });
+    expect(logLines(result).find((l) => l.window_start === '2026-03-07')).toMatchObject({
+      event: 'window skipped',
+      reason: 'another docpipe run took over this walk before it was loaded',
+    });
+    // The walk stays, the other run's to load.
+    expect(walk.owner()).toEqual(other);
+    expect(walk.completed()).not.toBeNull();
+    expect(await queryDb(h, `SELECT count(*) AS n FROM loaded_windows WHERE window_start = '2026-03-07'`)).toEqual([{ n: 0n }]);
+  });
+
   it.each([
     ['holds a walk in the spool', 'walk'],
     ['is recorded running in runs', 'run'],

@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
-import { Spool, spoolDirFor } from '../../src/spool/spool.js';
-import { logLines, startHarness, summaryOf, type Harness, queryDb } from './harness.js';
+import { Spool, spoolDirFor, type SpoolWalk } from '../../src/spool/spool.js';
+import type { ProcessRef } from '../../src/core/process-identity.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const HOUR = 3_600_000;
@@ -23,6 +24,32 @@ async function apiRows(h: Harness, metric: string, from: string, to: string): Pr
     for (const r of body[metric] ?? []) rows.set(r.path, r.total);
     if (!body.hasMore) return rows;
   }
+}
+
+/**
+ * Starts an export of [2026-03-05, 2026-03-08) whose second page request is slow; while it is
+ * in flight (after `check`), another run (a pod that found this one's heartbeat stale) takes
+ * over the walk of 2026-03-07 by appending its owner line.
+ */
+async function takenOverWhileSlow(
+  x: Harness,
+  check: (walk: SpoolWalk) => void,
+): Promise<{ first: Promise<CliResult>; walk: SpoolWalk; other: ProcessRef }> {
+  x.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, skip: 1, delayMs: 1_500, times: 1 });
+  const first = x.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
+  while (x.requests('/visitors') < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  const walk = new Spool(spoolDirFor(x.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-03-07', end: '2026-03-08' });
+  check(walk);
+  const other = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
+  appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: other })}\n`);
+  return { first, walk, other };
+}
+
+/** The export of takenOverWhileSlow ended well, leaving 2026-03-07 to the other run for `reason`. */
+function expectLeftToOther(result: CliResult, reason: string): void {
+  expect(result.code, result.stderr).toBe(0);
+  expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1, windowsFailed: 0 });
+  expect(logLines(result).find((l) => l.window_start === '2026-03-07')).toMatchObject({ event: 'window skipped', reason });
 }
 
 describe('docpipe export', () => {
@@ -363,21 +390,11 @@ describe('docpipe sync', () => {
     // slow; meanwhile another run (one that found this run's heartbeat stale) takes the walk over.
     const big = await startHarness(NOW, { site: { paths: 1_500 } });
     try {
-      big.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, skip: 1, delayMs: 1_500, times: 1 });
-      const first = big.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
-      while (big.requests('/visitors') < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(big.sandbox.requests.at(-1)!.query).toMatchObject({ dateFrom: '2026-03-07', offset: '250' });
-      const walk = new Spool(spoolDirFor(big.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-03-07', end: '2026-03-08' });
-      const other = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
-      appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: other })}\n`);
+      const { first, walk, other } = await takenOverWhileSlow(big, () =>
+        expect(big.sandbox.requests.at(-1)!.query).toMatchObject({ dateFrom: '2026-03-07', offset: '250' }),
+      );
       const taken = readFileSync(walk.pagesFile, 'utf8');
-      const result = await first;
-      expect(result.code, result.stderr).toBe(0);
-      expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1, windowsFailed: 0 });
-      expect(logLines(result).find((l) => l.window_start === '2026-03-07')).toMatchObject({
-        event: 'window skipped',
-        reason: 'another docpipe run took over the walk of visitors docs [2026-03-07, 2026-03-08)',
-      });
+      expectLeftToOther(await first, 'another docpipe run took over the walk of visitors docs [2026-03-07, 2026-03-08)');
       // The page that arrived after the takeover was not written; the walk is the other run's.
       expect(readFileSync(walk.pagesFile, 'utf8')).toBe(taken);
       expect(walk.owner()).toEqual(other);
@@ -391,20 +408,8 @@ describe('docpipe sync', () => {
     // One page a window. The first window (2026-03-07) is walked and waits for the loader (a
     // batch lingers up to 1 s for more windows); the next window's request is slow, and
     // meanwhile another run that found this one's heartbeat stale takes the walk over.
-    h.sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, skip: 1, delayMs: 1_500, times: 1 });
-    const first = h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-08']);
-    while (h.requests('/visitors') < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-    const walk = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, { start: '2026-03-07', end: '2026-03-08' });
-    expect(walk.completed()).not.toBeNull();
-    const other = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
-    appendFileSync(walk.pagesFile, `${JSON.stringify({ owner: other })}\n`);
-    const result = await first;
-    expect(result.code, result.stderr).toBe(0);
-    expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsSkipped: 1, windowsFailed: 0 });
-    expect(logLines(result).find((l) => l.window_start === '2026-03-07')).toMatchObject({
-      event: 'window skipped',
-      reason: 'another docpipe run took over this walk before it was loaded',
-    });
+    const { first, walk, other } = await takenOverWhileSlow(h, (w) => expect(w.completed()).not.toBeNull());
+    expectLeftToOther(await first, 'another docpipe run took over this walk before it was loaded');
     // The walk stays, the other run's to load.
     expect(walk.owner()).toEqual(other);
     expect(walk.completed()).not.toBeNull();

@@ -162,8 +162,9 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   const claims: SpoolClaim[] = pending.map((t) => t.claim);
   summary.threadsFromSpool = pending.length;
   const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
-    const batch = pending.splice(0, pending.length);
+    // A thread another run took over while this one was stopped is that run's to load.
+    const batch = pending.splice(0, pending.length).filter((t) => t.claim.stillHeld());
+    if (batch.length === 0) return;
     await store.write((tx) => loadThreads(tx, batch, options.runId));
     for (const t of batch) {
       rmSync(t.file, { force: true });
@@ -250,6 +251,12 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
           },
           ...(options.signal ? { signal: options.signal } : {}),
         });
+        if (!claim.stillHeld()) {
+          // Taken over while this run was stopped: the other run fetches and loads it.
+          overlapping = true;
+          done++;
+          continue;
+        }
         // On disk before the next request.
         writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
         pending.push({ projectId, threadId, file, claim });

@@ -155,6 +155,17 @@ export class SpoolClaim {
     return false;
   }
 
+  /**
+   * Whether this run still holds the claim: the file names this process. Another run takes a
+   * claim over only from a process it finds gone, so one stopped for longer than its heartbeat
+   * lasts (SIGSTOP, a suspended machine) finds, when it goes on, that it holds it no more.
+   */
+  stillHeld(): boolean {
+    if (!this.hold.held) return false;
+    const holder = readJson<{ owner?: ProcessRef }>(this.path)?.owner ?? null;
+    return holder !== null && isThisProcess(holder);
+  }
+
   /** Lets another run of this process take it; the file stays (a process that is gone holds nothing). */
   release(): void {
     this.hold.release();

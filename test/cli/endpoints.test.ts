@@ -3,7 +3,7 @@
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
  * event streams replaced per day window.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -335,6 +335,29 @@ describe('docpipe export assistant --threads', () => {
     const fetched = threadRequests().map((r) => decodeURIComponent(r.path.split('/threads/')[1] ?? ''));
     expect(fetched).toContain(ids[0]);
     expect(fetched).not.toContain(ids[1]);
+  });
+
+  it('a thread another run took over while this one was stopped is left to it: no body written, nothing loaded', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04'];
+    expect((await h.run(base)).code).toBe(0);
+    // The first thread's request is slow; meanwhile another run (a pod that found this one's
+    // heartbeat stale) takes its claim over.
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 1_500, times: 1 });
+    const first = h.run([...base, '--threads']);
+    while (threadRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const id = decodeURIComponent(threadRequests()[0]!.path.split('/threads/')[1] ?? '');
+    const claim = join(`${h.db}.spool`, 'threads', 'docs', `${encodeSegment(id)}.claim`);
+    const pod = { pid: 1, host: `pod-${process.pid}`, start: '4242.0badc0de.4026531999' };
+    writeFileSync(claim, `${JSON.stringify({ owner: pod })}\n`);
+    const result = await first;
+    expect(result.code, result.stdout).toBe(0);
+    expect(readFileSync(claim, 'utf8')).toContain('"host":"pod-');
+    expect(existsSync(claim.replace(/\.claim$/, '.jsonl'))).toBe(false);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM assistant_messages WHERE thread_id = '${id.replace(/'/g, "''")}'`)).toEqual([{ n: 0n }]);
+    // Every other thread was loaded.
+    const loaded = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT thread_id) AS n FROM assistant_messages`);
+    expect(Number(loaded[0]!.n)).toBe(threadRequests().length - 1);
   });
 
   it('is refused for other endpoints', async () => {

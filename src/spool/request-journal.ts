@@ -115,6 +115,9 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
   return [...byId.values()];
 }
 
+/** A run that has not written for this long checks that its file is still its own (a fifth of HEARTBEAT_STALE_MS). */
+const RECHECK_AFTER_MS = 60_000;
+
 /**
  * Files taken by a write of this process that has not committed yet, whichever run (journal)
  * took them: two runs in one process (a library caller's) must not move one file twice.
@@ -131,6 +134,8 @@ export class RequestJournal {
   private fd: number | undefined;
   /** The inode of the open file. */
   private ino = 0;
+  /** When this run last wrote to its file (monotonic ms). */
+  private lastWrite = 0;
   /** An end line not written yet (see above). */
   private pending = '';
   private flushScheduled = false;
@@ -195,8 +200,12 @@ export class RequestJournal {
   /** Writes `text` after any waiting end line, in one write. */
   private write(text: string): void {
     // A run stopped long enough to be taken for gone (./liveness.ts) finds its file moved
-    // into request_log by another run: its next lines go to a fresh file, not after it.
-    if (this.fd !== undefined && !this.stillMine()) this.letGo();
+    // into request_log by another run: its next lines go to a fresh file, not after it. Only
+    // a run that has not written for a while can have been taken for gone (its heartbeat
+    // beats while it runs), so the file is looked at only then, not at every attempt.
+    const now = performance.now();
+    if (this.fd !== undefined && now - this.lastWrite > RECHECK_AFTER_MS && !this.stillMine()) this.letGo();
+    this.lastWrite = now;
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       // The file names this process: processes elsewhere tell it alive by its heartbeat.

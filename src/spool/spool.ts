@@ -406,16 +406,15 @@ export class SpoolWalk {
     this.append(text);
   }
 
-  /** Throws WalkTakenOverError if the open walk file is no longer as this run left it (see appendOwned). */
+  /**
+   * Throws WalkTakenOverError if the open walk file is no longer as this run left it (see
+   * appendOwned). Another run's takeover always starts with its owner line appended to the
+   * file as it is (a claim), so a size other than this run's last is the sign, whatever that
+   * run did after (replaced the file on a restart, removed it after its load): one fstat.
+   */
   private checkOwned(): void {
-    if (this.fd === undefined || this.size === undefined || this.opened === undefined) return;
-    let now: { ino: number; size: number } | undefined;
-    try {
-      now = statSync(this.pagesFile);
-    } catch {
-      now = undefined; // removed: loaded by the other run
-    }
-    if (now?.ino !== this.opened.ino || now.size !== this.size) {
+    if (this.fd === undefined || this.size === undefined) return;
+    if (fstatSync(this.fd).size !== this.size) {
       this.close();
       throw new WalkTakenOverError(`another docpipe run took over the walk of ${this.series.metric} ${this.series.projectId} [${this.window.start}, ${this.window.end})`);
     }

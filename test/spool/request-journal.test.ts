@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { thisProcess } from '../../src/core/process-identity.js';
 import { Database } from '../../src/load/database.js';
 import { RequestLog } from '../../src/load/request-log.js';
@@ -106,17 +106,25 @@ describe('RequestJournal', () => {
     expect(readdirSync(dir)).toEqual([parent]);
   });
 
-  it('a run whose file another process moved in meanwhile (it was stopped, taken for gone) goes on in a fresh file', () => {
-    const first = journal.begin(attempt('/a'));
-    const [name] = readdirSync(dir);
-    // Another process takes the file (rename), moves it into request_log and removes it.
-    renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
-    rmSync(join(dir, `${name!}.1.ingesting`));
-    journal.end(first, attempt('/a'), 200, 1);
-    const second = journal.begin(attempt('/b'));
-    journal.close();
-    const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
-    expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
+  it('a run whose file another process moved in while it was stopped (taken for gone) goes on in a fresh file', () => {
+    // Only the clock that tells how long the run wrote nothing is fake.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const first = journal.begin(attempt('/a'));
+      const [name] = readdirSync(dir);
+      // Stopped for 6 minutes; meanwhile another process takes the file (rename), moves it
+      // into request_log and removes it.
+      vi.advanceTimersByTime(6 * 60_000);
+      renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
+      rmSync(join(dir, `${name!}.1.ingesting`));
+      journal.end(first, attempt('/a'), 200, 1);
+      const second = journal.begin(attempt('/b'));
+      journal.close();
+      const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
+      expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('two runs in one process: each file is taken once, and a run whose file was taken goes on in a fresh one', () => {

@@ -195,6 +195,19 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   if (ordered.length > 0) await budget.ready();
   options.onPlan?.({ toFetch: fetches.length, skipped: summary.windowsSkipped, fromSpool: recovered.length });
 
+  // Another run is going (a walk it holds, its record in runs, its request journal, or a
+  // window it claimed): before a window's first request, check that the other run has not
+  // loaded it since this run's plan (that would be a fetch thrown away).
+  let overlapping = othersActive || othersRunning;
+  let handedOver = 0;
+  /** A window left to another run (it walks it, loaded it, or took its walk over): skipped, and runs overlap. */
+  const handOver = (w: { metric: Metric; projectId: string; window: Window }, detail: string): void => {
+    overlapping = true;
+    handedOver++;
+    summary.windowsSkipped++;
+    options.onWindow?.({ kind: 'busy', metric: w.metric, projectId: w.projectId, window: w.window, detail });
+  };
+
   // Completed walks go to the loader; each batch is one short write, then its spool goes.
   const pipeline = new BoundedPipeline<QueuedLoad>({
     capacity: MAX_BATCH_WINDOWS * 2,
@@ -207,13 +220,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       // A walk another run took over while this one was stopped (see SpoolWalk.stillOwned)
       // is that run's to load, or already loaded by it.
       const batch = queued.filter((q) => q.spooled.stillOwned());
-      for (const q of queued.filter((q) => !batch.includes(q))) {
-        overlapping = true;
-        handedOver++;
-        summary.windowsSkipped++;
-        const { metric, projectId, window } = q.walk;
-        options.onWindow?.({ kind: 'busy', metric, projectId, window, detail: 'another docpipe run took over this walk before it was loaded' });
-      }
+      for (const q of queued.filter((q) => !batch.includes(q))) handOver(q.walk, 'another docpipe run took over this walk before it was loaded');
       if (batch.length === 0) return;
       const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
@@ -247,11 +254,6 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Walks this run holds until it removes them (loaded) or lets them go (at its end).
   const held: SpoolWalk[] = recovered.map((q) => q.spooled);
-  // Another run is going (a walk it holds, its record in runs, its request journal, or a
-  // window it claimed): before a window's first request, check that the other run has not
-  // loaded it since this run's plan (that would be a fetch thrown away).
-  let overlapping = othersActive || othersRunning;
-  let handedOver = 0;
   const loadedSincePlan = async (item: PlannedFetch): Promise<boolean> => {
     const now = await store.read((db) => readLoadedWindows(db, item.metric, item.projectId, item.window));
     const copy = now.get(windowKey(item.window));
@@ -269,10 +271,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
       const spooled = spool.walk(item, item.window);
       if (!spooled.claim()) {
-        overlapping = true;
-        handedOver++;
-        options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run is walking this window' });
-        summary.windowsSkipped++;
+        handOver(item, 'another docpipe run is walking this window');
         continue;
       }
       held.push(spooled);
@@ -282,9 +281,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         // Claimed first: the other run cannot be loading it now, so what the read finds is final.
         if (overlapping && (await loadedSincePlan(item))) {
           spooled.remove();
-          handedOver++;
-          options.onWindow?.({ ...item, kind: 'busy', detail: 'another docpipe run loaded this window after this run planned' });
-          summary.windowsSkipped++;
+          handOver(item, 'another docpipe run loaded this window after this run planned');
           continue;
         }
         walk = await walkWindow(
@@ -305,10 +302,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         if (error instanceof WalkTakenOverError) {
           // This run was stopped long enough to be taken for gone: the window is the other
           // run's, and from here on a window it may have loaded meanwhile is checked for.
-          overlapping = true;
-          handedOver++;
-          options.onWindow?.({ ...item, kind: 'busy', detail: message(error) });
-          summary.windowsSkipped++;
+          handOver(item, message(error));
           continue;
         }
         // The pages received so far stay in the spool; the next walk of the window resumes there.

@@ -16,6 +16,7 @@ import type { Executor } from './database.js';
 import {
   plural,
   runIsAlive,
+  runProcess,
   windowLabel,
   type DoctorFacts,
   type Finding,
@@ -148,8 +149,11 @@ export async function spoolRootOf(db: Executor): Promise<string> {
   return spoolDirFor(row?.path ?? ':memory:');
 }
 
-/** Runs recorded as `running`, with whether their process is alive (null: cannot be told from here). */
-export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
+/**
+ * Runs recorded as `running`, with whether their process is alive (null: cannot be told from
+ * here). `root`: the database's spool, when the caller knows it already (see spoolRootOf).
+ */
+export async function readRunFacts(db: Executor, root?: string): Promise<RunFacts[]> {
   const ownerColumns = await runOwnerColumns(db);
   const rows = await db.all<{
     run_id: string;
@@ -162,9 +166,12 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
     `SELECT run_id, command, epoch_ms(started_at) AS started_ms, ${ownerColumns}
        FROM runs WHERE status = 'running' ORDER BY started_at, run_id`,
   );
-  const check = rows.length === 0 ? () => null : await liveness(db);
+  if (rows.length === 0) return [];
+  const spool = root ?? (await spoolRootOf(db));
   return rows.map((r) => {
-    const alive = runIsAlive(r, check);
+    const ref = runProcess(r);
+    const how = ref && checkFor(ref, thisProcess());
+    const alive = runIsAlive(r, (p) => recordAlive(spool, p));
     return {
       runId: r.run_id,
       command: r.command,
@@ -172,10 +179,8 @@ export async function readRunFacts(db: Executor): Promise<RunFacts[]> {
       pid: r.pid,
       host: r.host,
       alive,
-      ...(r.pid !== null && r.process_start !== null && checkFor({ pid: r.pid, host: r.host ?? '', start: r.process_start }, thisProcess()) === 'heartbeat'
-        ? { byHeartbeat: true }
-        : {}),
-      ...(alive === false && r.pid !== null && r.host === thisProcess().host && isProcessAlive(r.pid) ? { pidReused: true } : {}),
+      ...(how === 'heartbeat' ? { byHeartbeat: true } : {}),
+      ...(alive === false && how === 'pid' && isProcessAlive(ref!.pid) ? { pidReused: true } : {}),
     };
   });
 }

@@ -133,14 +133,19 @@ export function windowLabel(w: { metric: Metric; projectId: string; window: Wind
   return `${w.metric} ${w.projectId} [${w.window.start}, ${w.window.end})`;
 }
 
+type RunOwner = { pid: number | null; host: string | null; process_start?: string | null };
+
+/** Pure: the process a `runs` row names; null for a run of release 0.1.0 (no pid recorded). */
+export function runProcess(run: RunOwner): ProcessRef | null {
+  if (run.pid === null) return null;
+  return { pid: run.pid, host: run.host ?? '', ...(run.process_start ? { start: run.process_start } : {}) };
+}
+
 /** Pure: whether a `running` run's process is alive, by `alive` (../spool/liveness.ts); null when it cannot be told. */
-export function runIsAlive(
-  run: { pid: number | null; host: string | null; process_start?: string | null },
-  alive: (ref: ProcessRef) => boolean | null,
-): boolean | null {
+export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef) => boolean | null): boolean | null {
+  const ref = runProcess(run);
   // Runs of release 0.1.0 recorded no pid: one still `running` was cut off.
-  if (run.pid === null) return false;
-  return alive({ pid: run.pid, host: run.host ?? '', ...(run.process_start ? { start: run.process_start } : {}) });
+  return ref === null ? false : alive(ref);
 }
 
 /** Grain, windows and orphans. */

@@ -17,10 +17,11 @@ export function newRunId(now: number): string {
  * are marked `crashed`; their ids are returned.
  */
 export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
-  const dead = (await readRunFacts(tx)).filter((r) => r.alive === false).map((r) => r.runId);
+  const root = await spoolRootOf(tx);
+  const dead = (await readRunFacts(tx, root)).filter((r) => r.alive === false).map((r) => r.runId);
   const me = thisProcess();
   // The row names this process: processes elsewhere tell it alive by its heartbeat.
-  startHeartbeat(await spoolRootOf(tx));
+  startHeartbeat(root);
   const crashed = await markRunsCrashed(tx, dead, now);
   await tx.run(
     `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start)

@@ -318,12 +318,8 @@ export class SpoolWalk {
   private fresh = false;
   /** This run's hold on the walk file, from its claim until it is removed or released. */
   private readonly hold: RunHold;
-  /** The size of the open walk file after this run's last write to it. */
-  private size: number | undefined;
-  /** The open walk file as it was when this run opened it (its inode). */
-  private opened: { ino: number; size: number } | undefined;
-  /** The walk file as this run left it when it last closed it. */
-  private left: { ino: number; size: number } | undefined;
+  /** The walk file as this run left it: its inode, and its size after this run's last write. */
+  private mark: { ino: number; size: number } | undefined;
 
   constructor(
     /** The folder of the window's project: the walk file is in it. */
@@ -388,11 +384,17 @@ export class SpoolWalk {
     this.fresh = false;
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
-      this.fd = openSync(this.pagesFile, 'a');
-      this.opened = undefined;
+      this.open('a');
     }
-    this.opened ??= fstatSync(this.fd);
-    this.size = (this.size ?? this.opened.size) + writeSync(this.fd, text);
+    const written = writeSync(this.fd!, text);
+    if (this.mark) this.mark.size += written;
+  }
+
+  /** Opens the walk file (`flags` as for openSync) and marks it as this run finds it. */
+  private open(flags: 'a' | 'ax'): void {
+    this.fd = openSync(this.pagesFile, flags);
+    const { ino, size } = fstatSync(this.fd);
+    this.mark = { ino, size };
   }
 
   /**
@@ -413,8 +415,8 @@ export class SpoolWalk {
    * run did after (replaced the file on a restart, removed it after its load): one fstat.
    */
   private checkOwned(): void {
-    if (this.fd === undefined || this.size === undefined) return;
-    if (fstatSync(this.fd).size !== this.size) {
+    if (this.fd === undefined || this.mark === undefined) return;
+    if (fstatSync(this.fd).size !== this.mark.size) {
       this.close();
       throw new WalkTakenOverError(`another docpipe run took over the walk of ${this.series.metric} ${this.series.projectId} [${this.window.start}, ${this.window.end})`);
     }
@@ -425,11 +427,10 @@ export class SpoolWalk {
    * size of its last write. True for a walk this run never wrote to.
    */
   stillOwned(): boolean {
-    const mine = this.fd !== undefined && this.opened !== undefined && this.size !== undefined ? { ino: this.opened.ino, size: this.size } : this.left;
-    if (mine === undefined) return true;
+    if (this.mark === undefined) return true;
     try {
       const now = statSync(this.pagesFile);
-      return now.ino === mine.ino && now.size === mine.size;
+      return now.ino === this.mark.ino && now.size === this.mark.size;
     } catch {
       return false;
     }
@@ -438,9 +439,6 @@ export class SpoolWalk {
   /** Closes the walk file (a later write reopens it). */
   close(): void {
     this.fresh = false;
-    if (this.opened !== undefined && this.size !== undefined) this.left = { ino: this.opened.ino, size: this.size };
-    this.size = undefined;
-    this.opened = undefined;
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
@@ -517,7 +515,7 @@ export class SpoolWalk {
     if (!lock.take()) return false;
     try {
       try {
-        this.fd = openSync(this.pagesFile, 'ax');
+        this.open('ax');
       } catch {
         // the file is there: its owner decides
       }

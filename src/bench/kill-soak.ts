@@ -13,7 +13,7 @@
  * Real parts throughout: docpipe processes (bin/docpipe.js), the sandbox over HTTP on
  * 127.0.0.1 in this process, DuckDB files. Prints a line a round and the totals; exits 1 on
  * the first broken promise, with what broke. SOAK_ROUNDS (default 10), SOAK_KILLS (kills a
- * round, default 3), SOAK_DAYS (daily windows, default 30), SOAK_PATHS (pages a day, default
+ * round, default 3), SOAK_RUNS (runs started at once for each kill, default 1), SOAK_DAYS (daily windows, default 30), SOAK_PATHS (pages a day, default
  * 6000: 24 requests a window), SOAK_SEED (the kill moments; default from the clock, printed).
  */
 import { spawn } from 'node:child_process';
@@ -32,6 +32,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'docpipe.js');
 const ROUNDS = Math.max(1, Number(process.env.SOAK_ROUNDS ?? 10));
 const KILLS = Math.max(1, Number(process.env.SOAK_KILLS ?? 3));
+const RUNS = Math.max(1, Number(process.env.SOAK_RUNS ?? 1));
 const DAYS = Math.max(1, Number(process.env.SOAK_DAYS ?? 30));
 const PATHS = Math.max(1, Number(process.env.SOAK_PATHS ?? 6000));
 const SEED = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
@@ -117,7 +118,7 @@ try {
   if (first.code !== 0) throw new Error(`the clean export exited ${String(first.code)}`);
   const minimum = sandbox.requests.length;
   const expected = await counts(clean);
-  console.log(`docpipe kill -9 soak: ${ROUNDS} rounds of ${KILLS} kills, ${DAYS} daily windows of ${PATHS} paths, seed ${SEED}`);
+  console.log(`docpipe kill -9 soak: ${ROUNDS} rounds of ${KILLS} kills of ${plural(RUNS, 'run')} at once, ${DAYS} daily windows of ${PATHS} paths, seed ${SEED}`);
   console.log(`clean export: ${minimum} requests, ${expected.rows} rows, ${Math.round(cleanMs)} ms`);
 
   let landed = 0;
@@ -127,13 +128,18 @@ try {
     const before = sandbox.requests.length;
     let kills = 0;
     for (let k = 0; k < KILLS; k++) {
-      const run = docpipe(exportArgs(sandbox, db));
-      // Anywhere in a run, start-up and the last load included: a clean run's length, less
-      // what earlier kills left it to do.
-      await new Promise((resolve) => setTimeout(resolve, fraction(round, k) * cleanMs));
-      if (run.child.exitCode === null && run.child.kill('SIGKILL')) kills++;
-      const exited = await run.done;
-      check(exited.signal === 'SIGKILL' || exited.code === 0, `round ${round}: a run exited ${String(exited.code)} before its kill`);
+      // SOAK_RUNS runs at once, as cron and a person at a terminal may start them, each
+      // killed at its own moment.
+      const runs = Array.from({ length: RUNS }, () => docpipe(exportArgs(sandbox, db)));
+      await Promise.all(
+        runs.map(async (run, r) => {
+          // Anywhere in a run, start-up and the last load included.
+          await new Promise((resolve) => setTimeout(resolve, fraction(round, k, r) * cleanMs));
+          if (run.child.exitCode === null && run.child.kill('SIGKILL')) kills++;
+          const exited = await run.done;
+          check(exited.signal === 'SIGKILL' || exited.code === 0, `round ${round}: a run exited ${String(exited.code)} before its kill`);
+        }),
+      );
     }
     const last = await docpipe(exportArgs(sandbox, db)).done;
     check(last.code === 0, `round ${round}: the run after the kills exited ${String(last.code)}`);

@@ -134,8 +134,9 @@ export class RequestJournal {
   private fd: number | undefined;
   /** The inode of the open file. */
   private ino = 0;
-  /** When this run last wrote to its file (monotonic ms). */
+  /** When this run last wrote to its file (monotonic ms, and wall-clock ms). */
   private lastWrite = 0;
+  private lastWriteWall = 0;
   /** An end line not written yet (see above). */
   private pending = '';
   private flushScheduled = false;
@@ -202,10 +203,15 @@ export class RequestJournal {
     // A run stopped long enough to be taken for gone (./liveness.ts) finds its file moved
     // into request_log by another run: its next lines go to a fresh file, not after it. Only
     // a run that has not written for a while can have been taken for gone (its heartbeat
-    // beats while it runs), so the file is looked at only then, not at every attempt.
+    // beats while it runs), so the file is looked at only then, not at every attempt. Both
+    // clocks tell: monotonic time stands still while the machine is suspended (Linux), and
+    // the wall clock may be set back; a SIGSTOP moves both.
     const now = performance.now();
-    if (this.fd !== undefined && now - this.lastWrite > RECHECK_AFTER_MS && !this.stillMine()) this.letGo();
+    const wall = Date.now();
+    const quiet = now - this.lastWrite > RECHECK_AFTER_MS || wall - this.lastWriteWall > RECHECK_AFTER_MS;
+    if (this.fd !== undefined && quiet && !this.stillMine()) this.letGo();
     this.lastWrite = now;
+    this.lastWriteWall = wall;
     if (this.fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       // The file names this process: processes elsewhere tell it alive by its heartbeat.

@@ -127,6 +127,25 @@ describe('RequestJournal', () => {
     }
   });
 
+  it('a run whose file was moved in while its machine was suspended goes on in a fresh file', () => {
+    // A suspended machine: the wall clock moves on (6 minutes), monotonic time does not.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const first = journal.begin(attempt('/a'));
+      const [name] = readdirSync(dir);
+      vi.setSystemTime(Date.now() + 6 * 60_000);
+      renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
+      rmSync(join(dir, `${name!}.1.ingesting`));
+      journal.end(first, attempt('/a'), 200, 1);
+      const second = journal.begin(attempt('/b'));
+      journal.close();
+      const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
+      expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('two runs in one process: each file is taken once, and a run whose file was taken goes on in a fresh one', () => {
     const other = new RequestJournal(dir, 'run-2');
     const first = other.begin(attempt('/a'));

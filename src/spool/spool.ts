@@ -49,9 +49,24 @@ import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
 
+let memorySpool: string | undefined;
+
+/**
+ * The spool of this process's `:memory:` databases. Nothing in it could be loaded after the
+ * process (its databases go with it), so it goes at exit rather than pile up in the temp folder.
+ */
+function memorySpoolDir(): string {
+  if (memorySpool === undefined) {
+    const dir = join(tmpdir(), `docpipe-memory-spool-${process.pid}`);
+    memorySpool = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return memorySpool;
+}
+
 /** The spool folder of a database file (`:memory:` databases get one per process). */
 export function spoolDirFor(dbPath: string): string {
-  if (dbPath === ':memory:') return join(tmpdir(), `docpipe-memory-spool-${process.pid}`);
+  if (dbPath === ':memory:') return memorySpoolDir();
   return `${dbPath}.spool`;
 }
 
@@ -171,9 +186,13 @@ export class SpoolClaim {
     this.hold.release();
   }
 
-  /** Gives the claim up: the file goes. */
+  /**
+   * Gives the claim up: the file goes, if it still names this process. One that another run
+   * took over while this one was stopped (see stillHeld) is that run's, and stays.
+   */
   remove(): void {
-    rmSync(this.path, { force: true });
+    const holder = readJson<{ owner?: ProcessRef }>(this.path)?.owner ?? null;
+    if (holder !== null && isThisProcess(holder)) rmSync(this.path, { force: true });
     this.release();
   }
 }
@@ -409,14 +428,16 @@ export class SpoolWalk {
   }
 
   /**
-   * Throws WalkTakenOverError if the open walk file is no longer as this run left it (see
+   * Throws WalkTakenOverError if the walk file is no longer as this run left it (see
    * appendOwned). Another run's takeover always starts with its owner line appended to the
    * file as it is (a claim), so a size other than this run's last is the sign, whatever that
-   * run did after (replaced the file on a restart, removed it after its load): one fstat.
+   * run did after (replaced the file on a restart, removed it after its load): one fstat of
+   * the open file, or a stat of the path when this run has closed it.
    */
   private checkOwned(): void {
-    if (this.fd === undefined || this.mark === undefined) return;
-    if (fstatSync(this.fd).size !== this.mark.size) {
+    if (this.mark === undefined) return;
+    const same = this.fd !== undefined ? fstatSync(this.fd).size === this.mark.size : this.stillOwned();
+    if (!same) {
       this.close();
       throw new WalkTakenOverError(`another docpipe run took over the walk of ${this.series.metric} ${this.series.projectId} [${this.window.start}, ${this.window.end})`);
     }
@@ -459,6 +480,7 @@ export class SpoolWalk {
     } catch {
       return; // no file: nothing to cut
     }
+    this.open('a'); // the file as this run leaves it
     if (file.owner !== null && file.ownerStart !== null && file.ownerStart >= at) this.append(line({ owner: file.owner }));
   }
 
@@ -483,6 +505,7 @@ export class SpoolWalk {
     // Earlier pages to drop: a new file with the state and the owner, in place at once.
     this.close();
     writeFileAtomic(this.pagesFile, line({ walk: state }) + (file.owner ? line({ owner: file.owner }) : ''));
+    this.open('a'); // the new file as this run leaves it: a takeover before the next page shows
   }
 
   complete(walk: CompletedWalk): void {
@@ -561,11 +584,17 @@ export class SpoolWalk {
     this.hold.release();
   }
 
-  /** Removes the walk: its load committed, or it was discarded. */
+  /**
+   * Removes the walk: its load committed, or it was discarded. A walk file another run took
+   * over meanwhile (this one was stopped: see appendOwned) is the other run's, and stays.
+   */
   remove(): void {
     this.close();
-    rmSync(this.pagesFile, { force: true });
-    rmSync(this.legacyDir, { recursive: true, force: true });
+    if (this.stillOwned()) {
+      rmSync(this.pagesFile, { force: true });
+      rmSync(this.legacyDir, { recursive: true, force: true });
+      this.mark = undefined; // no file of this run's now: a later walk starts afresh
+    }
     this.release();
   }
 
@@ -575,9 +604,12 @@ export class SpoolWalk {
    */
   async removeAsync(): Promise<void> {
     this.close();
-    await unlink(this.pagesFile).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    });
+    if (this.stillOwned()) {
+      await unlink(this.pagesFile).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      });
+      this.mark = undefined;
+    }
     this.release();
   }
 }

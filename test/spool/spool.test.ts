@@ -5,6 +5,8 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WalkTakenOverError } from '../../src/core/errors.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
@@ -222,6 +224,60 @@ describe('SpoolWalk', () => {
     appendFileSync(walk.pagesFile, other);
     expect(() => walk.begin({ ...state, walk: 2 })).toThrow(WalkTakenOverError);
     expect(readFileSync(walk.pagesFile, 'utf8').endsWith(other)).toBe(true);
+  });
+
+  it('a takeover after this run last let go of its file is seen too: after a restart, a cut, or a close', () => {
+    const other = line({ owner: { pid: 1, host: 'pod-b', start: '7.cccccccc.5' } });
+    for (const step of ['restart', 'cut', 'close'] as const) {
+      expect(walk.claim()).toBe(true);
+      walk.begin(state);
+      walk.writePage(0, '{"visitors":[]}');
+      walk.writePage(1, '{"visitors":[]}');
+      // Each lets go of the open file: a restart replaces it, a cut truncates and reopens it.
+      if (step === 'restart') walk.begin({ ...state, walk: 2 });
+      if (step === 'cut') walk.truncate(1);
+      if (step === 'close') walk.close();
+      // Stopped here, while the next page was requested; another run takes the walk over.
+      appendFileSync(walk.pagesFile, other);
+      const next = step === 'restart' ? 0 : 1;
+      expect(() => walk.writePage(next, '{"visitors":[]}'), step).toThrow(WalkTakenOverError);
+      expect(readFileSync(walk.pagesFile, 'utf8').endsWith(other), step).toBe(true);
+      rmSync(walk.pagesFile);
+      walk.release();
+    }
+  });
+
+  it('a walk or a claim another run took over stays when this run would remove it', async () => {
+    const other = line({ owner: { pid: 1, host: 'pod-b', start: '7.cccccccc.5' } });
+    for (const remove of [() => walk.remove(), () => walk.removeAsync()]) {
+      expect(walk.claim()).toBe(true);
+      walk.begin(state);
+      walk.writePage(0, '{"visitors":[]}');
+      appendFileSync(walk.pagesFile, other);
+      await remove();
+      expect(readFileSync(walk.pagesFile, 'utf8').endsWith(other)).toBe(true);
+      rmSync(walk.pagesFile);
+    }
+    const path = join(dir, 'thread-2.claim');
+    const claim = new SpoolClaim(path, dir);
+    expect(claim.take()).toBe(true);
+    writeFileSync(path, other);
+    expect(claim.stillHeld()).toBe(false);
+    claim.remove();
+    expect(readFileSync(path, 'utf8')).toBe(other);
+  });
+
+  it("an in-memory database's spool goes when its process exits", () => {
+    const spoolModule = pathToFileURL(fileURLToPath(new URL('../../dist/spool/spool.js', import.meta.url))).href;
+    const script = `import { mkdirSync, writeFileSync } from 'node:fs';
+      import { spoolDirFor } from ${JSON.stringify(spoolModule)};
+      const dir = spoolDirFor(':memory:');
+      mkdirSync(dir + '/walks/visitors', { recursive: true });
+      writeFileSync(dir + '/walks/visitors/x.jsonl', '');
+      console.log(dir);`;
+    const spool = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim();
+    expect(spool).toContain('docpipe-memory-spool-');
+    expect(existsSync(spool)).toBe(false);
   });
 
   it('remove leaves no walk behind', async () => {

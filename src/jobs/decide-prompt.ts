@@ -37,27 +37,31 @@ export function decidePrompt(entry: PromptEntry, row: LedgerRow | undefined, opt
     warning: null,
   });
   if (!row) return decision('submit', null, 'new prompt');
+  // docpipe's own `pending` never has a job id: a row with one holds the API's answer, even
+  // when the API calls its job's status `pending` too.
+  const localPending = row.status === 'pending' && row.jobId === null;
   // Nothing was ever sent for it: submit (the text the file has now).
-  if (row.status === 'pending' && !row.postStarted) return decision('submit', 'pending', 'not submitted yet');
+  if (localPending && !row.postStarted) return decision('submit', 'pending', 'not submitted yet');
 
   // Another run that is still going has this POST in flight: its outcome is that run's.
-  if (row.status === 'pending' && row.postStarted && row.postInFlight === true) {
+  if (localPending && row.postStarted && row.postInFlight === true) {
     return decision('taken', 'pending', 'being submitted by another run that is still going');
   }
-  const markUnknown = row.status === 'pending' && row.postStarted;
-  const status = markUnknown ? 'unknown' : row.status;
+  const markUnknown = localPending && row.postStarted;
+  // The API answered a POST but gave no job id to follow: a job may exist, so its outcome is
+  // unknown, and the prompt is never posted again blindly (DESIGN rule 7).
+  const noJob = !localPending && row.jobId === null && !isFinalStatus(row.status) && row.status !== 'unknown';
+  const status = markUnknown || noJob ? 'unknown' : row.status;
+  const why = markUnknown ? CUT_OFF : noJob ? `answered ${row.status} without a job id; outcome unknown` : 'outcome unknown';
   let result: PromptDecision;
   if (isFinalStatus(status)) {
     result = decision('skip', status, 'finished in an earlier run', markUnknown);
   } else if (status === 'unknown') {
     result = options.resubmitUnknown
-      ? decision('resubmit', status, `${markUnknown ? CUT_OFF : 'outcome unknown'}; submitting again (--resubmit-unknown)`, markUnknown)
-      : decision('skip', status, `${markUnknown ? CUT_OFF : 'outcome unknown'}; --resubmit-unknown to submit again`, markUnknown);
-  } else if (row.jobId !== null) {
-    result = decision('poll', status, 'submitted earlier; following it again', markUnknown);
+      ? decision('resubmit', status, `${why}; submitting again (--resubmit-unknown)`, markUnknown)
+      : decision('skip', status, `${why}; --resubmit-unknown to submit again`, markUnknown);
   } else {
-    // A status without a job to follow (e.g. an answer that had no id): nothing to poll.
-    result = decision('submit', status, 'no job to follow', markUnknown);
+    result = decision('poll', status, 'submitted earlier; following it again', markUnknown);
   }
   if (row.prompt !== entry.prompt && result.action !== 'submit' && result.action !== 'resubmit') {
     result.warning =

@@ -199,11 +199,12 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       return null;
     }
     submitted++;
-    await ledger.recordJob(projectId, entry.key, job, clock.now(), { submitted: true });
+    // An answer without an id leaves no job to follow, though one may exist: its outcome is
+    // unknown, written with the answer in one statement (whatever status the API gave).
+    const answer: AgentJob =
+      job.id === null ? { ...job, status: 'unknown', reason: `the API returned a job without an id (status ${job.status ?? 'none'})` } : job;
+    await ledger.recordJob(projectId, entry.key, answer, clock.now(), { submitted: true });
     event(entry, { kind: 'submitted', jobId: job.id });
-    if (job.id === null) {
-      await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'the API returned a job without an id' }, clock.now());
-    }
     // A job that is already over needs no polling.
     return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
   };

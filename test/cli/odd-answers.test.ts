@@ -111,6 +111,44 @@ describe('odd answers from the API', () => {
       expect(h.sandbox.jobs()).toHaveLength(3);
     });
 
+    it('a POST answered without a job id is unknown, and is posted again only with --resubmit-unknown', async () => {
+      writeFileSync(file, 'No id [pr]\n');
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/job' }, patch: { id: null, status: 'queued' } });
+      const result = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(result.code).toBe(1);
+      expect(await jobRows(h)).toMatchObject([{ status: 'unknown', error: 'the API returned a job without an id (status queued)' }]);
+      // A job may exist: the next run does not post it again...
+      const again = await h.run(['jobs', 'submit', file, ...FAST]);
+      expect(again.code).toBe(1);
+      expect(h.requests('/job', 'POST')).toBe(1);
+      // ...even when an earlier release left the API's status on the row.
+      const db = await Database.open(h.db);
+      await db.run(`UPDATE agent_jobs SET status = 'queued'`);
+      await db.close();
+      expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(1);
+      expect(h.requests('/job', 'POST')).toBe(1);
+      const resubmitted = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+      expect(resubmitted.code).toBe(0);
+      expect(h.requests('/job', 'POST')).toBe(2);
+    });
+
+    it('a job whose status the API calls pending, as docpipe calls a prompt not yet answered, is followed, not taken for cut off', async () => {
+      writeFileSync(file, 'Pending job [pr]\n');
+      // The POST answered with a job in the API's own `pending`, and the run was stopped before
+      // its first poll: the row holds the job's id and status, and its POST mark.
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/job' }, patch: { status: 'pending' } });
+      h.sandbox.addFault({ kind: 'server-error', status: 404, match: { method: 'GET', path: '/job/' } });
+      expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(1);
+      const db = await Database.open(h.db);
+      await db.run(`UPDATE agent_jobs SET status = 'pending', error = NULL`);
+      await db.close();
+      expect(await jobRows(h)).toMatchObject([{ status: 'pending', post_started: true }]);
+      const resumed = await h.run(['jobs', 'submit', file, ...FAST, '--resubmit-unknown']);
+      expect(resumed.code).toBe(0);
+      expect(h.requests('/job', 'POST')).toBe(1);
+      expect(await jobRows(h)).toMatchObject([{ status: 'completed', pr_link: expect.stringMatching(/\/pull\/\d+$/) }]);
+    });
+
     it('flags a prLink that is not a URL instead of storing it', async () => {
       writeFileSync(file, 'Bad link [pr]\n');
       h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { prLink: 'see the dashboard' }, times: Infinity });

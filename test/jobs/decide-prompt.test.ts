@@ -29,7 +29,11 @@ describe('decidePrompt', () => {
     ['a completed job', row({ status: 'completed', jobId: 'j1' }), true, 'skip', 'completed', false],
     ['a failed job', row({ status: 'failed', jobId: 'j1' }), false, 'skip', 'failed', false],
     ['a rejected prompt', row({ status: 'rejected' }), true, 'skip', 'rejected', false],
-    ['a status without a job id', row({ status: 'active' }), false, 'submit', 'active', false],
+    ['an answer without a job id (a job may exist)', row({ status: 'active', postStarted: true }), false, 'skip', 'unknown', false],
+    ['an answer without a job id, in a status the API does not document', row({ status: 'queued', postStarted: true }), false, 'skip', 'unknown', false],
+    ['an answer without a job id, with --resubmit-unknown', row({ status: 'queued', postStarted: true }), true, 'resubmit', 'unknown', false],
+    ['a job whose status the API calls pending too', row({ status: 'pending', jobId: 'j1', postStarted: true }), false, 'poll', 'pending', false],
+    ['a job whose status the API calls pending too, with --resubmit-unknown', row({ status: 'pending', jobId: 'j1', postStarted: true }), true, 'poll', 'pending', false],
   ] as const)('%s', (_name, existing, resubmitUnknown, action, status, markUnknown) => {
     const decision = decidePrompt(entry, existing, { resubmitUnknown });
     expect(decision).toMatchObject({ action, status, markUnknown, warning: null });

@@ -227,8 +227,12 @@ export function startEngine(): Promise<DuckDBInstance> {
 
 /** Aliases in use by attached files (lower case: DuckDB's names ignore case). */
 const aliases = new Set<string>();
-/** Catalog names the instance has of its own. */
-const RESERVED_ALIASES: ReadonlySet<string> = new Set([ENGINE_CATALOG, 'system', 'temp']);
+/**
+ * Names the instance has of its own: its catalogs, and the schemas that `USE` would find
+ * first (a file named `main.duckdb` is refused as `main`, and `pg_catalog.duckdb` would be
+ * the instance's schema of that name).
+ */
+const RESERVED_ALIASES: ReadonlySet<string> = new Set([ENGINE_CATALOG, 'system', 'temp', 'main', 'pg_catalog', 'information_schema']);
 
 /** The file's stem as its alias, as DuckDB names a file it opens; made unique in the process. */
 function aliasFor(path: string): string {

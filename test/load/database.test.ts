@@ -48,6 +48,17 @@ describe('Database: files attached to one instance', () => {
     } finally {
       await Promise.all([a.close(), b.close(), memory.close()]);
     }
+    // Files named like the instance's own catalog and schemas open under another alias, as
+    // they did before files were attached (docpipe 0.2.0).
+    for (const stem of ['main', 'pg_catalog', 'information_schema', 'system', 'temp']) {
+      const db = await Database.open(join(dir, `${stem}.duckdb`));
+      try {
+        expect(await currentDatabase(db)).toBe(`${stem}_2`);
+        expect(await db.all(`SELECT count(*)::INTEGER AS n FROM runs`)).toEqual([{ n: 0 }]);
+      } finally {
+        await db.close();
+      }
+    }
     // Closed, the alias is free again.
     const again = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
     try {

@@ -14,6 +14,7 @@ import { isEventStream } from '../api/endpoints.js';
 import type { Metric, Totals } from '../core/domain.js';
 import type { CompletedWalk } from '../spool/spool.js';
 import type { Executor } from './database.js';
+import { countLiteral, fitsBigint, roundedCount } from './count-sql.js';
 import { sqlString } from './sql-files.js';
 
 interface RowLoad {
@@ -30,7 +31,8 @@ interface RowLoad {
   counts?: readonly string[];
 }
 
-const count = (x: string): string => `floor(${x} + 0.5)::BIGINT`;
+/** A count as stored: rounded, NULL beyond 64 bits (flagged `count_out_of_range` on its window). */
+const count = roundedCount;
 
 /** The row tables of the metrics that have rows (caller stats has none). */
 export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
@@ -114,7 +116,7 @@ export interface EndpointLoad {
 
 const date = (day: string): string => `DATE ${sqlString(day)}`;
 const ts = (ms: number): string => `${sqlString(new Date(ms).toISOString())}::TIMESTAMPTZ`;
-const num = (totals: Totals, key: string): string => `${Number(totals[key] ?? 0)}::DOUBLE`;
+const num = (totals: Totals, key: string): string => countLiteral(totals[key] ?? 0);
 const windowOf = (w: CompletedWalk): string => `(${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)})`;
 
 /** The rows of every spooled page of `loads`, tagged with their window, first copy of each identity. */
@@ -125,9 +127,11 @@ function spooledRows(spec: RowLoad, loads: readonly EndpointLoad[], events: bool
     .map(({ file, walk }) => `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`)
     .join(', ');
   const columns = spec.columns.map(([column, sql]) => `${inItem(sql)} AS ${column}`).join(', ');
-  const nonIntegral = (spec.counts ?? []).map((c) => `${inItem(c)} <> floor(${inItem(c)})`).join(' OR ') || 'false';
+  const nonIntegral = (spec.counts ?? []).map((c) => `(${fitsBigint(inItem(c))} AND ${inItem(c)} <> floor(${inItem(c)}))`).join(' OR ') || 'false';
+  const outOfRange = (spec.counts ?? []).map((c) => `(${inItem(c)} IS NOT NULL AND NOT ${fitsBigint(inItem(c))})`).join(' OR ') || 'false';
   return `
-    SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral
+    SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral,
+           coalesce(${outOfRange}, false) AS out_of_range
       FROM (SELECT unnest(body.${spec.array}) AS r, generate_subscripts(body.${spec.array}, 1) AS i, page, filename
               FROM read_json(${list}, format = 'newline_delimited', filename = true,
                              columns = {page: 'INTEGER', body: 'STRUCT(${spec.array} ${spec.item}[])'})) j
@@ -152,20 +156,27 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_rows AS ${spooledRows(spec, loads, events)}`);
     if (events) await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_rows)`);
     await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_rows`);
-    const flagged = await tx.all<{ p: string; s: string; e: string; n: bigint }>(
-      `SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, count(*) AS n
-         FROM docpipe_staged_rows WHERE non_integral GROUP BY ALL`,
+    const flagged = await tx.all<{ p: string; s: string; e: string; odd: bigint; big: bigint }>(
+      `SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
+              count(*) FILTER (WHERE non_integral) AS odd, count(*) FILTER (WHERE out_of_range) AS big
+         FROM docpipe_staged_rows WHERE non_integral OR out_of_range GROUP BY ALL`,
     );
     await tx.run(`DROP TABLE docpipe_staged_rows`);
+    const rowsOf = (n: bigint): string => `${n} row${n === 1n ? '' : 's'}`;
     for (const f of flagged) {
       const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
-      if (load) warnings.get(load.walk)?.push(`${f.n} row${f.n === 1n ? '' : 's'} non_integral (stored rounded)`);
+      if (!load) continue;
+      if (f.odd > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.odd)} non_integral (stored rounded)`);
+      if (f.big > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.big)} count_out_of_range (stored as NULL)`);
     }
   }
   // Window totals are counts too.
   for (const { walk } of loads) {
-    const odd = Object.entries(walk.totals).filter(([, v]) => !Number.isInteger(v));
+    const fits = (v: number | null): boolean => v !== null && Math.abs(v) < 2 ** 63;
+    const odd = Object.entries(walk.totals).filter(([, v]) => fits(v) && !Number.isInteger(v));
     if (odd.length > 0) warnings.get(walk)?.push(`totals non_integral (stored rounded): ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const big = Object.entries(walk.totals).filter(([, v]) => v !== null && !fits(v));
+    if (big.length > 0) warnings.get(walk)?.push(`totals count_out_of_range (stored as NULL): ${big.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (metric === 'searches') {
     const values = loads

@@ -13,6 +13,7 @@ import { PAGE_METRICS, windowKey, type Counts, type LoadedWindow, type Metric, t
 import { loadEndpointWindows } from './endpoint-store.js';
 import type { CompletedWalk } from '../spool/spool.js';
 import type { Executor } from './database.js';
+import { countLiteral, fitsBigint, roundedCount } from './count-sql.js';
 import { sqlString } from './sql-files.js';
 
 export const METRIC_TABLES = {
@@ -23,34 +24,24 @@ export const METRIC_TABLES = {
 /** The row-quality flags, as `flags` lists them (comma-separated). */
 export const ROW_FLAGS = ['non_integral', 'negative', 'total_out_of_bounds', 'count_missing', 'count_out_of_range'] as const;
 
-/** Whether a raw count (DOUBLE) fits a BIGINT: not NULL, finite and below 2^63 in size. */
-const fits = (x: string): string => `(abs(${x}) < 9223372036854775807::DOUBLE)`;
-
-/**
- * A count as stored: rounded half up, like the API's integers would be; NULL when it is
- * missing or no BIGINT can hold it (beyond 64 bits, infinite), so one such count never fails
- * the window's load.
- */
-const rounded = (x: string): string => `CASE WHEN ${fits(x)} THEN floor(${x} + 0.5)::BIGINT END`;
-
 /**
  * SQL for a row's flags from its raw counts (DOUBLE expressions): NULL for a clean row, else
  * e.g. `non_integral,total_out_of_bounds`. Uniques must satisfy max(human, ai) <= total <=
  * human + ai; a row that does not is kept and flagged, never dropped.
  */
 export function flagsSql(human: string, ai: string, total: string): string {
-  const [h, a, t] = [rounded(human), rounded(ai), rounded(total)];
+  const [h, a, t] = [roundedCount(human), roundedCount(ai), roundedCount(total)];
   const raw = [human, ai, total];
   // Nearly every row is clean: one cheap test for it skips building the list (a NULL count
   // fails the test and gets the list).
   const clean = `(${raw.map((x) => `${x} = floor(${x})`).join(' AND ')} AND least(${human}, ${ai}) >= 0
-      AND ${total} >= greatest(${human}, ${ai}) AND ${total} <= ${human} + ${ai} AND ${fits(total)})`;
+      AND ${total} >= greatest(${human}, ${ai}) AND ${total} <= ${human} + ${ai} AND ${fitsBigint(total)})`;
   return `CASE WHEN ${clean} THEN NULL ELSE nullif(concat_ws(',',
-      CASE WHEN ${raw.map((x) => `(${fits(x)} AND ${x} <> floor(${x}))`).join(' OR ')} THEN 'non_integral' END,
+      CASE WHEN ${raw.map((x) => `(${fitsBigint(x)} AND ${x} <> floor(${x}))`).join(' OR ')} THEN 'non_integral' END,
       CASE WHEN least(${h}, ${a}, ${t}) < 0 THEN 'negative' END,
       CASE WHEN ${t} < greatest(${h}, ${a}) OR ${t} > ${h} + ${a} THEN 'total_out_of_bounds' END,
       CASE WHEN ${raw.map((x) => `${x} IS NULL`).join(' OR ')} THEN 'count_missing' END,
-      CASE WHEN ${raw.map((x) => `NOT ${fits(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '') END`;
+      CASE WHEN ${raw.map((x) => `NOT ${fitsBigint(x)}`).join(' OR ')} THEN 'count_out_of_range' END), '') END`;
 }
 
 /** A completed walk and its spool file of pages (one JSON line a page), ready to load. */
@@ -73,13 +64,7 @@ export async function readLoadedWindows(db: Executor, metric: Metric, projectId:
 
 const ts = (ms: number): string => sqlString(new Date(ms).toISOString());
 const date = (day: string): string => `DATE ${sqlString(day)}`;
-/** A count as a DOUBLE literal: NULL and infinities kept, for the SQL to flag. */
-function countSql(value: number | null): string {
-  if (value === null || Number.isNaN(value)) return 'NULL::DOUBLE';
-  if (!Number.isFinite(value)) return value > 0 ? `'inf'::DOUBLE` : `'-inf'::DOUBLE`;
-  return `${value}::DOUBLE`;
-}
-const countsSql = (c: Counts): string => [c.human, c.ai, c.total].map(countSql).join(', ');
+const countsSql = (c: Counts): string => [c.human, c.ai, c.total].map(countLiteral).join(', ');
 
 /** The rows of every spooled page of `loads`, tagged with their window, as a SELECT. */
 function spooledRows(metric: PageMetric, loads: readonly WindowLoad[], dedupe: boolean): string {
@@ -95,7 +80,7 @@ function spooledRows(metric: PageMetric, loads: readonly WindowLoad[], dedupe: b
     : `SELECT unnest(body.${array}) AS r, filename`;
   const select = `
     SELECT m.project_id, m.window_start, m.window_end, j.r.path AS path,
-           ${rounded('j.r.human')} AS human, ${rounded('j.r.ai')} AS ai, ${rounded('j.r.total')} AS total,
+           ${roundedCount('j.r.human')} AS human, ${roundedCount('j.r.ai')} AS ai, ${roundedCount('j.r.total')} AS total,
            m.run_id, ${flagsSql('j.r.human', 'j.r.ai', 'j.r.total')} AS flags
       FROM (${rows}
               FROM read_json(${list}, format = 'newline_delimited', filename = true,
@@ -156,7 +141,7 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): P
       .join(', ');
     const totalFlags = await tx.all<{ project_id: string; s: string; e: string; flags: string | null }>(
       `INSERT OR REPLACE INTO ${tables.totals} (project_id, window_start, window_end, human, ai, total, extracted_at, run_id, flags)
-       SELECT p, s, e, ${rounded('h')}, ${rounded('a')}, ${rounded('t')}, x, r, ${flagsSql('h', 'a', 't')}
+       SELECT p, s, e, ${roundedCount('h')}, ${roundedCount('a')}, ${roundedCount('t')}, x, r, ${flagsSql('h', 'a', 't')}
          FROM (VALUES ${totals}) v(p, s, e, h, a, t, x, r)
        RETURNING project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e, flags`,
     );

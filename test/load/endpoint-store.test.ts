@@ -54,6 +54,31 @@ describe('loading searches, feedback and assistant windows', () => {
     expect(bookkeeping).toEqual({ metric: 'searches', warnings: warnings.get(load.walk) });
   });
 
+  it('counts beyond 64 bits or infinite are stored as NULL with a warning, and never fail the load', async () => {
+    // JSON.parse (and the walk's schema) take 1e20 and 1e400; a BIGINT cannot hold either.
+    const load = spooled('searches', day('2026-03-02', '2026-03-03'), [
+      { searches: [search('api key', 1e20), search('sso', 2)], totalSearches: 1e20, nextCursor: null },
+    ], { totalSearches: 1e20 });
+    const feedback = spooled('feedback-by-page', day('2026-03-02', '2026-03-03'), [
+      { feedback: [{ path: '/a', thumbsUp: 1, thumbsDown: 0, code: 0, total: 1 }, { path: '/b', thumbsUp: 1e20, thumbsDown: 0, code: 0, total: 1e20 }] },
+    ]);
+    const stats = spooled('caller-stats', day('2026-03-02', '2026-03-03'), [{ web: 1, api: 0, other: 0, total: 1 }], { web: Infinity, api: 0, other: 0, total: 1 });
+    const warnings = await db.transaction((tx) => loadWindows(tx, [load, feedback, stats]));
+    expect(warnings.get(load.walk)).toEqual(['1 row count_out_of_range (stored as NULL)', 'totals count_out_of_range (stored as NULL): totalSearches 100000000000000000000']);
+    expect(warnings.get(feedback.walk)).toEqual(['1 row count_out_of_range (stored as NULL)']);
+    expect(warnings.get(stats.walk)).toContain('totals count_out_of_range (stored as NULL): web Infinity');
+    expect(await db.all(`SELECT search_query, hits FROM searches ORDER BY search_query`)).toEqual([
+      { search_query: 'api key', hits: null },
+      { search_query: 'sso', hits: 2n },
+    ]);
+    expect(await db.all(`SELECT total_searches FROM search_totals`)).toEqual([{ total_searches: null }]);
+    expect(await db.all(`SELECT path, thumbs_up, total FROM feedback_by_page ORDER BY path`)).toEqual([
+      { path: '/a', thumbs_up: 1n, total: 1n },
+      { path: '/b', thumbs_up: null, total: null },
+    ]);
+    expect(await db.all(`SELECT web, total FROM assistant_caller_stats`)).toEqual([{ web: null, total: 1n }]);
+  });
+
   it('events: a window replaces its events, and an event that moved to another window is not doubled', async () => {
     const conv = (id: string, ts: string) => ({
       id, timestamp: ts, query: `q ${id}`, response: 'r', sources: [{ title: 'T', url: 'https://d/x' }],

@@ -19,8 +19,8 @@ import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import type { Store } from '../load/store.js';
 import { otherRunsLive } from '../load/runs.js';
-import { loadWindows, readLoadedWindows } from '../load/window-store.js';
-import { claimCompletedWalks, scanWalks, windowLoadOf } from '../load/spool-recovery.js';
+import { readLoadedWindows } from '../load/window-store.js';
+import { claimCompletedWalks, loadSpooledWalks, scanWalks } from '../load/spool-recovery.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
 import { walkWindow, type WalkOptions } from './page-walker.js';
@@ -222,7 +222,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       const batch = queued.filter((q) => q.spooled.stillOwned());
       for (const q of queued.filter((q) => !batch.includes(q))) handOver(q.walk, 'another docpipe run took over this walk before it was loaded');
       if (batch.length === 0) return;
-      const warnings = await store.write((tx) => loadWindows(tx, batch.map(windowLoadOf)));
+      const warnings = await loadSpooledWalks(store, batch);
       await Promise.all(batch.map((q) => q.spooled.removeAsync()));
       for (const q of batch) {
         const w = q.walk;

@@ -20,7 +20,7 @@ import { otherRunsLive } from '../load/runs.js';
 import { sqlString } from '../load/sql-files.js';
 import type { Store } from '../load/store.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
-import { encodeSegment, SpoolClaim, writeFileAtomic, type Spool } from '../spool/spool.js';
+import { encodeSegment, SpoolClaim, wellFormedJson, writeFileAtomic, type Spool } from '../spool/spool.js';
 
 /** Threads loaded per write. */
 const LOAD_BATCH = 50;
@@ -258,7 +258,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
           continue;
         }
         // On disk before the next request.
-        writeFileAtomic(file, `{"body":${JSON.stringify(JSON.parse(body))}}\n`);
+        writeFileAtomic(file, `{"body":${wellFormedJson(body)}}\n`);
         pending.push({ projectId, threadId, file, claim });
         if (pending.length >= LOAD_BATCH) await flush();
       } catch (error) {

@@ -26,10 +26,10 @@ import {
   type WalkFacts,
   type WindowFacts,
 } from './doctor.js';
-import { claimCompletedWalks, findCompletedWalks, windowLoadOf } from './spool-recovery.js';
+import { claimCompletedWalks, findCompletedWalks, loadSpooledWalks } from './spool-recovery.js';
 import { sqlString } from './sql-files.js';
 import type { Store } from './store.js';
-import { METRIC_TABLES, loadWindows, readLoadedWindows } from './window-store.js';
+import { METRIC_TABLES, readLoadedWindows } from './window-store.js';
 
 const toNumber = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
 
@@ -337,7 +337,7 @@ async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
   }));
   if (claimed.toLoad.length > 0) {
     try {
-      await ctx.store.write((tx) => loadWindows(tx, claimed.toLoad.map(windowLoadOf)));
+      await loadSpooledWalks(ctx.store, claimed.toLoad);
     } finally {
       // Not loaded: the walks stay in the spool, free for the next run of this process.
       for (const c of claimed.toLoad) c.spooled.release();

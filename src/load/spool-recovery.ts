@@ -6,8 +6,10 @@
  * and which the database has already overtaken.
  */
 import type { LoadedWindow } from '../core/domain.js';
+import { DatabaseBusyError, InterruptedError } from '../core/errors.js';
 import { isLiveOther, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
-import type { WindowLoad } from './window-store.js';
+import type { Store } from './store.js';
+import { loadWindows, type WindowLoad } from './window-store.js';
 
 /** A completed walk and its folder in the spool. */
 export interface SpooledCompletion {
@@ -82,4 +84,23 @@ export function claimCompletedWalks(
 /** What the loader (./window-store.ts) needs of a completed walk in the spool. */
 export function windowLoadOf(c: SpooledCompletion): WindowLoad {
   return { walk: c.walk, file: c.spooled.pagesFile };
+}
+
+/**
+ * Loads completed walks in one short write; returns the warnings recorded per window. DuckDB's
+ * JSON reader refuses some bodies that JSON.parse, which the walk checked each page with,
+ * takes: a lone surrogate escape (text cut in the middle of a character), a key given twice.
+ * One such page fails its whole batch, and would fail it again in every later run (the walk
+ * stays in the spool, loaded first). So a load that fails for any reason but a held file or
+ * an interruption is tried once more, its walk files rewritten as JSON.parse read them.
+ */
+export async function loadSpooledWalks(store: Store, walks: readonly SpooledCompletion[]): Promise<Map<CompletedWalk, string[]>> {
+  const load = (): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, walks.map(windowLoadOf)));
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof DatabaseBusyError || error instanceof InterruptedError) throw error;
+    for (const { spooled } of walks) spooled.rewriteAsParsed();
+    return await load();
+  }
 }

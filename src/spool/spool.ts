@@ -70,6 +70,26 @@ export function spoolDirFor(dbPath: string): string {
   return `${dbPath}.spool`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD');
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(LONE_SURROGATE, '\uFFFD'), wellFormed(v)]));
+  }
+  return value;
+}
+
+/**
+ * JSON text as JSON.parse reads it, in a form DuckDB's stricter reader takes too: a key given
+ * twice keeps its last value (as JSON.parse does), and a lone surrogate escape (`"\ud800"`,
+ * from text cut in the middle of a character) becomes U+FFFD. Throws what JSON.parse throws.
+ */
+export function wellFormedJson(text: string): string {
+  return JSON.stringify(wellFormed(JSON.parse(text)));
+}
+
 /** A project id as one safe folder name (ids are the API's, not ours: `/`, `.` and `..` included). */
 export function encodeSegment(value: string): string {
   return encodeURIComponent(value).replace(/\./g, '%2E').replace(/\*/g, '%2A');
@@ -455,6 +475,33 @@ export class SpoolWalk {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Rewrites the walk file as JSON.parse read its pages (wellFormedJson), for DuckDB's reader,
+   * which refuses some bodies JSON.parse takes; a line that does not parse stays as it is. A
+   * walk another run took over is left alone.
+   */
+  rewriteAsParsed(): void {
+    if (!this.stillOwned()) return;
+    let text: string;
+    try {
+      text = readFileSync(this.pagesFile, 'utf8');
+    } catch {
+      return;
+    }
+    const lines = text.split('\n').map((l) => {
+      if (l === '') return l;
+      try {
+        return wellFormedJson(l);
+      } catch {
+        return l;
+      }
+    });
+    this.close();
+    writeFileAtomic(this.pagesFile, lines.join('\n'));
+    this.open('a'); // the new file as this run leaves it
+    this.close();
   }
 
   /** Closes the walk file (a later write reopens it). */

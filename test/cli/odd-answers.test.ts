@@ -169,6 +169,24 @@ describe('odd answers from the API', () => {
     });
   });
 
+  it('loads a page that JSON.parse takes and DuckDB\'s reader does not: a lone surrogate escape, a key given twice', async () => {
+    // A path cut in the middle of a character, and a row that names its path twice (JSON.parse keeps the last).
+    const body =
+      '{"totals":{"human":3,"ai":0,"total":3},"visitors":[' +
+      '{"path":"/caf\\ud83d","human":1,"ai":0,"total":1},' +
+      '{"path":"/first","path":"/second","human":2,"ai":0,"total":2}],"hasMore":false}';
+    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body, times: 1 });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 2, windowsFailed: 0 });
+    // The window the odd page came in (the most recent first): its rows as JSON.parse read them.
+    expect(await rows(h, `SELECT path, human FROM page_visitors WHERE window_start = '2026-03-02' ORDER BY human`)).toEqual([
+      { path: '/caf\uFFFD', human: 1n },
+      { path: '/second', human: 2n },
+    ]);
+    expect((await h.run(['doctor'])).code).toBe(0);
+  });
+
   it('stores counts beyond 64 bits, infinite or null as NULL with a flag, and loads the window (item 11)', async () => {
     const body =
       '{"totals":{"human":1e400,"ai":3,"total":4},"visitors":[' +

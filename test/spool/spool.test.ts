@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WalkTakenOverError } from '../../src/core/errors.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
-import { parseWalkFile, Spool, SpoolClaim, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
+import { parseWalkFile, Spool, SpoolClaim, wellFormedJson, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
 const state = { walk: 1, startedAt: 5, pagesBefore: 0, requestsBefore: 0 };
@@ -265,6 +265,13 @@ describe('SpoolWalk', () => {
     expect(claim.stillHeld()).toBe(false);
     claim.remove();
     expect(readFileSync(path, 'utf8')).toBe(other);
+  });
+
+  it('wellFormedJson: as JSON.parse reads the text, with lone surrogates (values and keys) as U+FFFD and pairs kept', () => {
+    const text = '{"a":"x\\ud800y","a":"last","b":[{"\\udc00k":"\\ud83d\\ude00"}],"n":1e2}';
+    expect(wellFormedJson(text)).toBe('{"a":"last","b":[{"\uFFFDk":"\u{1F600}"}],"n":100}');
+    expect(wellFormedJson('{"path":"/caf\\ud83d"}')).toBe('{"path":"/caf\uFFFD"}');
+    expect(() => wellFormedJson('{"torn":')).toThrow(SyntaxError);
   });
 
   it("an in-memory database's spool goes when its process exits", () => {

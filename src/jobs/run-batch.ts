@@ -203,7 +203,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     // unknown, written with the answer in one statement (whatever status the API gave).
     const answer: AgentJob =
       job.id === null ? { ...job, status: 'unknown', reason: `the API returned a job without an id (status ${job.status ?? 'none'})` } : job;
-    await ledger.recordJob(projectId, entry.key, answer, clock.now(), { submitted: true });
+    try {
+      await ledger.recordJob(projectId, entry.key, answer, clock.now(), { submitted: true });
+    } catch (error) {
+      // The ledger keeps the POST mark: the next run calls the prompt unknown and does not
+      // post it again. The job's id is in the log, for the user to follow it by hand.
+      event(entry, { kind: 'warning', message: `job ${job.id ?? '(no id)'} was created but could not be recorded: ${message(error)}` });
+      throw error;
+    }
     event(entry, { kind: 'submitted', jobId: job.id });
     // A job that is already over needs no polling.
     return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
@@ -213,6 +220,18 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const before = await ledger.byKey(projectId);
 
   const handle = async (entry: PromptEntry): Promise<void> => {
+    try {
+      await handleEntry(entry);
+    } catch (error) {
+      // A ledger write that failed (the file held past --lock-timeout, say) stops the batch:
+      // no prompt is submitted after it, and the batch ends with that reason, its other jobs
+      // ending as they do on any stop. Thrown out of here, it would leave the other prompts
+      // going on in the background of a run that had already reported its end.
+      state.stop ??= { reason: stopReasonOf(error) ?? 'fatal', cause: error };
+    }
+  };
+
+  const handleEntry = async (entry: PromptEntry): Promise<void> => {
     const existing = before.get(entry.key);
     const decision = decidePrompt(entry, existing, { resubmitUnknown: options.resubmitUnknown ?? false });
     if (decision.warning) event(entry, { kind: 'warning', message: decision.warning });

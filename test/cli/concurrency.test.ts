@@ -548,6 +548,32 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(ledger.map((r) => r.status)).toEqual(Array(6).fill('completed'));
   });
 
+  it('a job batch that meets the file held past --lock-timeout stops submitting and exits 75; no prompt is posted twice', async () => {
+    await start({ faults: [{ kind: 'slow', match: { method: 'POST' }, delayMs: 500, times: Infinity }] });
+    const file = join(dir, 'prompts.txt');
+    writeFileSync(file, Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`).join('\n'));
+    const submit = ['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.5', '--concurrency', '1'];
+    await Database.with(db, {}, () => Promise.resolve());
+    // While the first POST is on its way, a reader takes the file for 1.5 s: the batch's write
+    // of the answer waits 0.5 s (--lock-timeout) and gives up.
+    const held = await holder(db, 1_500);
+    const batch = docpipe([...submit, '--lock-timeout', '0.5']);
+    await pollUntil(() => sandbox.requests.some((r) => r.method === 'POST'), 'the first POST');
+    await held.take();
+    const stopped = await batch.done;
+    await held.done;
+    expect(stopped.code, stopped.stderr).toBe(75);
+    // It stopped submitting there: the other prompts did not go on once the reader let go.
+    expect(sandbox.jobs()).toHaveLength(1);
+    const warning = logLines(stopped).find((l) => l.event === 'job warning');
+    expect(warning?.message).toMatch(new RegExp(`^job ${sandbox.jobs()[0]!.id} was created but could not be recorded`));
+    // The next run posts each other prompt once; the job whose answer was not recorded is unknown, not posted again.
+    const rerun = await docpipe(submit).done;
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(sandbox.jobs()).toHaveLength(6);
+    expect(summaryOf(rerun)).toMatchObject({ submitted: 5, counts: { completed: 5, unknown: 1 } });
+  });
+
   it('a writer waits for a reader that holds the file, logging database busy, and exits 0', async () => {
     await start();
     const setup = await docpipe(exportArgs('2026-02-28', '2026-03-01')).done;

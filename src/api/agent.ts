@@ -56,7 +56,7 @@ export function getAgentJob(client: HttpClient, projectId: string, id: string, s
 
 /**
  * POST a follow-up message to a job; the answer is the job, working again. Not idempotent:
- * only retried where the server provably received nothing.
+ * only retried where the server provably received nothing. `hooks` as for createAgentJob.
  */
 export function sendAgentMessage(
   client: HttpClient,
@@ -64,8 +64,9 @@ export function sendAgentMessage(
   jobId: string,
   prompt: string,
   signal?: AbortSignal,
+  hooks: Pick<RequestOptions<AgentJob>, 'beforeSend' | 'afterSend'> = {},
 ): Promise<AgentJob> {
-  return postPrompt(client, `${jobPath(projectId, jobId)}/message`, prompt, signal);
+  return postPrompt(client, `${jobPath(projectId, jobId)}/message`, prompt, signal, hooks);
 }
 
 /** The job id the key check asks for; no job has it. */

@@ -99,9 +99,10 @@ export class MessageLedger {
   }
 
   /**
-   * Written before the POST, as this run's: only if the row is still as `seen` (absent, or not
-   * written since it was read), since another run of the same messages at once may have taken
-   * it meanwhile. Returns whether this run has it (and may send it).
+   * The message's turn has come: `pending`, not yet posted (a message that then waits for the
+   * hourly budget and is killed there is provably not sent), and this run's: only if the row
+   * is still as `seen` (absent, or not written since it was read), since another run of the
+   * same messages at once may have taken it meanwhile. Returns whether this run has it.
    */
   markPending(
     projectId: string,
@@ -115,7 +116,7 @@ export class MessageLedger {
       ? this.store.claim(
           `INSERT INTO agent_messages (project_id, message_key, job_id, prompt_key, prompt, status, source_file, attempts, polls,
                                        updated_at, run_id, post_started_at)
-           VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 1, 0, $now::TIMESTAMPTZ, $run, $now::TIMESTAMPTZ)
+           VALUES ($p, $k, $job, $pk, $prompt, 'pending', $file, 0, 0, $now::TIMESTAMPTZ, $run, NULL)
            ON CONFLICT (project_id, message_key) DO NOTHING RETURNING message_key`,
           params,
         )
@@ -123,12 +124,34 @@ export class MessageLedger {
           `UPDATE agent_messages SET
              job_id = $job, prompt_key = $pk, prompt = $prompt, status = 'pending',
              status_after = NULL, job_status = NULL, pr_link = NULL, sent_at = NULL, finished_at = NULL, error = NULL,
-             source_file = $file, attempts = attempts + 1, polls = 0,
-             updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = $now::TIMESTAMPTZ
+             source_file = $file, polls = 0,
+             updated_at = $now::TIMESTAMPTZ, run_id = $run, post_started_at = NULL
            WHERE project_id = $p AND message_key = $k AND epoch_us(updated_at) IS NOT DISTINCT FROM $written
            RETURNING message_key`,
           { ...params, written: seen.writtenUs ?? null },
         );
+  }
+
+  /**
+   * Just before a POST attempt goes out, after any wait for the budget: from here its outcome
+   * is unknown until the answer. Only while the message is still this run's: false if another
+   * run took it since `markPending`, and then nothing may be sent.
+   */
+  markPosting(projectId: string, messageKey: string, now: number): Promise<boolean> {
+    return this.store.claim(
+      `UPDATE agent_messages SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1, updated_at = $now::TIMESTAMPTZ
+       WHERE project_id = $p AND message_key = $k AND run_id = $run AND status = 'pending'
+       RETURNING message_key`,
+      { p: projectId, k: messageKey, now: ts(now), run: this.runId },
+    );
+  }
+
+  /** An attempt provably sent nothing (429, 503): the message is not being posted any more. */
+  async clearPosting(projectId: string, messageKey: string, now: number): Promise<void> {
+    await this.store.run(
+      `UPDATE agent_messages SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND message_key = $k`,
+      { p: projectId, k: messageKey, now: ts(now) },
+    );
   }
 
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */

@@ -11,8 +11,8 @@ import { sendAgentMessage } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { HttpError, type ExitCode } from '../core/errors.js';
-import { runExitCode, type StopReason } from '../core/outcome.js';
+import { HttpError, PromptTakenError, type ExitCode } from '../core/errors.js';
+import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { followJob } from './follow-job.js';
 import type { JobLedger } from './ledger.js';
 import { isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
@@ -120,8 +120,19 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     }
     let job: AgentJob;
     try {
-      job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal);
+      // Marked as being posted only once the budget let the attempt go, and no longer once an
+      // answer proves nothing was sent (429, 503), as a job's POST is (./run-batch.ts).
+      job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal, {
+        beforeSend: async () => {
+          if (!(await messages.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`message ${entry.key} was taken by another run`);
+        },
+        afterSend: (status) => (status === 429 || status === 503 ? messages.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
+      });
     } catch (error) {
+      if (error instanceof PromptTakenError) {
+        taken(entry);
+        return 'halt';
+      }
       // A 404 here is about this message's job (no such job), not about every message.
       const kind = error instanceof HttpError && error.status === 404 ? 'rejected' : classifySubmitError(error, projectId);
       if (kind === 'unknown') {
@@ -179,7 +190,13 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   await Promise.all(
     [...byJob.values()].map((list) =>
       limit(async () => {
-        for (const entry of list) if (!(await handle(entry))) return;
+        try {
+          for (const entry of list) if (!(await handle(entry))) return;
+        } catch (error) {
+          // A ledger write that failed (the file held past --lock-timeout, say) stops the run:
+          // no message is sent after it (see runBatch).
+          state.stop ??= { reason: stopReasonOf(error) ?? 'fatal', cause: error };
+        }
       }),
     ),
   );

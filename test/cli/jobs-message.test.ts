@@ -2,6 +2,7 @@
  * `docpipe jobs message`: follow-up messages against the sandbox over HTTP, the
  * `agent_messages` table, and the agent budget they share with job creation.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -240,6 +241,45 @@ describe('docpipe jobs message', () => {
     const traffic = jobTraffic(h, job.job_id).slice(polls);
     expect(traffic.length).toBeGreaterThan(0);
     expect(traffic.every((t) => t === 'GET poll')).toBe(true);
+  });
+
+  it('marks a message as being posted only just before its POST: one killed while it waited for the budget is sent later', async () => {
+    const job = await jobOf('Check /installation');
+    const file = join(h.dir, 'messages.jsonl');
+    // One job's messages go one after the other: the second waits for the first to be sent and followed.
+    writeFileSync(file, `{"id":"m1","jobId":"${job.job_id}","prompt":"One [nopr]"}\n{"id":"m2","jobId":"${job.job_id}","prompt":"Two [nopr]"}\n`);
+    // A real process on the real clock: the second message waits an hour for its budget slot.
+    const child = spawn(
+      process.execPath,
+      ['bin/docpipe.js', 'jobs', 'message', '--file', file, '--project', 'docs', '--poll-interval', '0.05', '--jobs-per-hour', '1', '--db', h.db, '--base-url', h.sandbox.url],
+      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('waiting for the hourly budget')) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`child ended before waiting for the budget: ${stderr}`)));
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    const posted = h.sandbox.requests.filter((r) => r.path.endsWith('/message')).length;
+    expect(posted).toBe(1);
+    const rows = await all<{ message_key: string; status: string; post_started: boolean }>(
+      h.db,
+      'SELECT message_key, status, post_started_at IS NOT NULL AS post_started FROM agent_messages ORDER BY message_key',
+    );
+    // The one that waited was never sent: not posted, so not unknown.
+    expect(rows).toEqual([
+      { message_key: 'm1', status: 'sent', post_started: true },
+      { message_key: 'm2', status: 'pending', post_started: false },
+    ]);
+    const result = await h.run(['jobs', 'message', '--file', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.sandbox.requests.filter((r) => r.path.endsWith('/message'))).toHaveLength(2);
   });
 
   it('shares the per-project hourly budget with job creation: a message after a full hour of submissions waits', async () => {

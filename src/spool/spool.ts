@@ -30,6 +30,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  linkSync,
   type Dirent,
   openSync,
   mkdirSync,
@@ -161,6 +162,9 @@ class RunHold {
  * short lock around writing the walk file's owner; an assistant thread's lasts until the
  * thread is loaded.
  */
+/** Names the files this process sets aside (SpoolClaim.setAside) apart. */
+let asideCount = 0;
+
 export class SpoolClaim {
   private readonly hold: RunHold;
 
@@ -182,11 +186,40 @@ export class SpoolClaim {
         this.hold.take();
         return true;
       } catch {
-        const holder = readJson<{ owner?: ProcessRef }>(this.path)?.owner ?? null;
+        const text = readText(this.path);
+        if (text === null) continue; // gone meanwhile: try again
+        const holder = parseJson<{ owner?: ProcessRef }>(text)?.owner ?? null;
         if (holder !== null ? isLiveOther(holder, this.root) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
-        rmSync(this.path, { force: true });
+        if (!this.setAside(text)) return false;
       }
     }
+    return false;
+  }
+
+  /**
+   * Takes the claim file of a process that is gone out of the way: renamed first, then
+   * removed only if it is the file judged (`judged`, its text). Two runs that judge one dead
+   * claim at once must not both take it: removing by path, the second would remove the claim
+   * the first had just made. A claim that turns out to be another's is put back (unless a
+   * third run made one meanwhile), and this run does not take it.
+   */
+  private setAside(judged: string): boolean {
+    const aside = `${this.path}.${process.pid}-${++asideCount}.aside`;
+    try {
+      renameSync(this.path, aside);
+    } catch {
+      return true; // moved by another run meanwhile: try to make one
+    }
+    if (readText(aside) === judged) {
+      rmSync(aside, { force: true });
+      return true;
+    }
+    try {
+      linkSync(aside, this.path);
+    } catch {
+      // a claim made meanwhile stands
+    }
+    rmSync(aside, { force: true });
     return false;
   }
 
@@ -677,12 +710,25 @@ function readLegacy(dir: string): WalkFile | null {
   return file;
 }
 
-function readJson<T>(path: string): T | null {
+function readText(path: string): string | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    return readFileSync(path, 'utf8');
   } catch {
     return null;
   }
+}
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+function readJson<T>(path: string): T | null {
+  const text = readText(path);
+  return text === null ? null : parseJson<T>(text);
 }
 
 function entries(dir: string): Dirent[] {

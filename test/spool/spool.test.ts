@@ -2,7 +2,7 @@
  * The walk file: one append-only file a window walk (walk, owner, page and done lines). Pure
  * parsing, then the file operations on a real temp dir.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -190,6 +190,25 @@ describe('SpoolWalk', () => {
     writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: `1.${thisProcess().start?.split('.').slice(1).join('.')}` } }));
     expect(a.take()).toBe(process.platform === 'linux');
     a.remove();
+  });
+
+  it('two runs that judge one dead claim at once do not both take it: the second leaves the claim the first made', () => {
+    const path = join(dir, 'thread-3.claim');
+    const dead = line({ owner: { pid: 999_999, host: hostname() } });
+    writeFileSync(path, dead);
+    // Run B read the dead claim and judged it; before it set it aside, run C (here the parent
+    // process, alive) set it aside and made its own.
+    const made = line({ owner: { pid: process.ppid, host: hostname() } });
+    writeFileSync(path, made);
+    const b = new SpoolClaim(path, dir) as unknown as { setAside(judged: string): boolean };
+    expect(b.setAside(dead)).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(made);
+    expect(readdirSync(dir).filter((f) => f.startsWith('thread-3'))).toEqual(['thread-3.claim']);
+    // The claim it judged is still there: set aside and removed, for a claim of its own.
+    writeFileSync(path, dead);
+    expect(b.setAside(dead)).toBe(true);
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.startsWith('thread-3'))).toEqual([]);
   });
 
   it('a walk another run took over while this one was stopped gets nothing more from this one: grown, replaced or removed', () => {

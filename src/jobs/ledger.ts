@@ -141,6 +141,36 @@ export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promi
   return (await db.all(sql, params)).map(toRow);
 }
 
+/** A ledger of POSTs: jobs by prompt key, or follow-up messages by message key. */
+export interface PostRows {
+  table: 'agent_jobs' | 'agent_messages';
+  key: 'prompt_key' | 'message_key';
+}
+const JOB_ROWS: PostRows = { table: 'agent_jobs', key: 'prompt_key' };
+
+/**
+ * A row's POST mark, set just before an attempt goes out (after any wait for the budget),
+ * only while the row is `pending` and this run's; counts the attempt. False if another run
+ * took the row since, and then nothing may be sent.
+ */
+export function markPosting(store: Store, rows: PostRows, at: { projectId: string; key: string; runId: string; now: number }): Promise<boolean> {
+  return store.claim(
+    `UPDATE ${rows.table} SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1, updated_at = $now::TIMESTAMPTZ
+     WHERE project_id = $p AND ${rows.key} = $k AND run_id = $run AND status = 'pending'
+     RETURNING ${rows.key}`,
+    { p: at.projectId, k: at.key, now: ts(at.now), run: at.runId },
+  );
+}
+
+/** Clears a row's POST mark: an answer proved the attempt created nothing (429, 503). */
+export async function clearPosting(store: Store, rows: PostRows, at: { projectId: string; key: string; now: number }): Promise<void> {
+  await store.run(`UPDATE ${rows.table} SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND ${rows.key} = $k`, {
+    p: at.projectId,
+    k: at.key,
+    now: ts(at.now),
+  });
+}
+
 export class JobLedger {
   constructor(
     private readonly store: Store,
@@ -201,21 +231,12 @@ export class JobLedger {
    * may be sent.
    */
   markPosting(projectId: string, promptKey: string, now: number): Promise<boolean> {
-    return this.store.claim(
-      `UPDATE agent_jobs SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1,
-         updated_at = $now::TIMESTAMPTZ
-       WHERE project_id = $p AND prompt_key = $k AND run_id = $run AND status = 'pending'
-       RETURNING prompt_key`,
-      { p: projectId, k: promptKey, now: ts(now), run: this.runId },
-    );
+    return markPosting(this.store, JOB_ROWS, { projectId, key: promptKey, runId: this.runId, now });
   }
 
   /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
-  async clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
-    await this.store.run(
-      `UPDATE agent_jobs SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND prompt_key = $k`,
-      { p: projectId, k: promptKey, now: ts(now) },
-    );
+  clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
+    return clearPosting(this.store, JOB_ROWS, { projectId, key: promptKey, now });
   }
 
   /**

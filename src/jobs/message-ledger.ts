@@ -5,7 +5,7 @@
  * write (Store.run), like the job ledger's.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
-import { TERMINAL_SQL, markPostsInFlight } from './ledger.js';
+import { TERMINAL_SQL, clearPosting, markPosting, markPostsInFlight, type PostRows } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
 
@@ -77,6 +77,8 @@ function toRow(r: Record<string, unknown>): MessageRow {
   };
 }
 
+const MESSAGE_ROWS: PostRows = { table: 'agent_messages', key: 'message_key' };
+
 export class MessageLedger {
   constructor(
     private readonly store: Store,
@@ -138,20 +140,12 @@ export class MessageLedger {
    * run took it since `markPending`, and then nothing may be sent.
    */
   markPosting(projectId: string, messageKey: string, now: number): Promise<boolean> {
-    return this.store.claim(
-      `UPDATE agent_messages SET post_started_at = $now::TIMESTAMPTZ, attempts = coalesce(attempts, 0) + 1, updated_at = $now::TIMESTAMPTZ
-       WHERE project_id = $p AND message_key = $k AND run_id = $run AND status = 'pending'
-       RETURNING message_key`,
-      { p: projectId, k: messageKey, now: ts(now), run: this.runId },
-    );
+    return markPosting(this.store, MESSAGE_ROWS, { projectId, key: messageKey, runId: this.runId, now });
   }
 
   /** An attempt provably sent nothing (429, 503): the message is not being posted any more. */
-  async clearPosting(projectId: string, messageKey: string, now: number): Promise<void> {
-    await this.store.run(
-      `UPDATE agent_messages SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND message_key = $k`,
-      { p: projectId, k: messageKey, now: ts(now) },
-    );
+  clearPosting(projectId: string, messageKey: string, now: number): Promise<void> {
+    return clearPosting(this.store, MESSAGE_ROWS, { projectId, key: messageKey, now });
   }
 
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */

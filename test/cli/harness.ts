@@ -1,4 +1,5 @@
 /** Runs the CLI in-process against a real sandbox on 127.0.0.1, with a fake clock only. */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,4 +88,29 @@ export function logLines(result: CliResult): Record<string, unknown>[] {
 /** Runs SQL on the test database (opened, then closed again so that the next command gets the file). */
 export function queryDb<T extends Record<string, unknown>>(h: Pick<Harness, 'db'>, sql: string): Promise<T[]> {
   return Database.with(h.db, {}, (db) => db.all<T>(sql));
+}
+
+/**
+ * Runs `docpipe ...` as a real process on the real clock (with the sandbox's URL and key and
+ * the test database) and kills it with SIGKILL once its log shows `line`; resolves when it
+ * is gone. Rejects if it ends before that.
+ */
+export async function killWhenLogged(h: Pick<Harness, 'db' | 'sandbox'>, args: string[], line: string): Promise<void> {
+  const child = spawn(process.execPath, ['bin/docpipe.js', ...args, '--db', h.db, '--base-url', h.sandbox.url], {
+    env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes(line)) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    child.once('exit', () => reject(new Error(`docpipe ended before logging '${line}': ${stderr}`)));
+  });
+  await exited;
 }

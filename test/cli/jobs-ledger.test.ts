@@ -1,12 +1,10 @@
 /** Job ledger states and the one decision per prompt (issue 8, items 12 and 14). */
-import { spawn } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
-import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { logLines, startHarness, type Harness } from './harness.js';
+import { killWhenLogged, logLines, startHarness, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
@@ -45,23 +43,7 @@ describe('the job ledger', () => {
   it('marks a prompt as being posted only just before its POST: one killed while it waited for the budget is submitted later', async () => {
     writeFileSync(file, '{"id":"a","prompt":"First [pr]"}\n{"id":"b","prompt":"Second [pr]"}\n');
     // A real process on the real clock: the second prompt waits an hour for its budget slot.
-    const child = spawn(
-      process.execPath,
-      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--concurrency', '1', '--jobs-per-hour', '1', '--db', h.db, '--base-url', h.sandbox.url],
-      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('waiting for the hourly budget')) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      child.once('exit', () => reject(new Error(`child ended before waiting for the budget: ${stderr}`)));
-    });
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killWhenLogged(h, ['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--concurrency', '1', '--jobs-per-hour', '1'], 'waiting for the hourly budget');
     expect(h.sandbox.jobs()).toHaveLength(1);
     expect(await ledger(h)).toMatchObject([
       { prompt_key: 'a', status: 'completed', post_started: true },
@@ -81,23 +63,7 @@ describe('the job ledger', () => {
   it('a prompt killed while it waited out a 429 is not unknown: the 429 proved nothing was created', async () => {
     writeFileSync(file, '{"id":"a","prompt":"Only [pr]"}\n');
     h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, retryAfter: '30' });
-    const child = spawn(
-      process.execPath,
-      ['bin/docpipe.js', 'jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05', '--db', h.db, '--base-url', h.sandbox.url],
-      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('retrying request')) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      child.once('exit', () => reject(new Error(`child ended before the retry wait: ${stderr}`)));
-    });
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killWhenLogged(h, ['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.05'], 'retrying request');
     expect(h.requests('/job', 'POST')).toBe(1);
     expect(await ledger(h)).toMatchObject([{ prompt_key: 'a', status: 'pending', post_started: false }]);
     const result = await h.run(['jobs', 'submit', file, ...FAST]);

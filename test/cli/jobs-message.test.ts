@@ -2,7 +2,6 @@
  * `docpipe jobs message`: follow-up messages against the sandbox over HTTP, the
  * `agent_messages` table, and the agent budget they share with job creation.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+import { killWhenLogged, logLines, startHarness, summaryOf, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const FAST = ['--project', 'docs', '--poll-interval', '0.5'];
@@ -249,23 +248,7 @@ describe('docpipe jobs message', () => {
     // One job's messages go one after the other: the second waits for the first to be sent and followed.
     writeFileSync(file, `{"id":"m1","jobId":"${job.job_id}","prompt":"One [nopr]"}\n{"id":"m2","jobId":"${job.job_id}","prompt":"Two [nopr]"}\n`);
     // A real process on the real clock: the second message waits an hour for its budget slot.
-    const child = spawn(
-      process.execPath,
-      ['bin/docpipe.js', 'jobs', 'message', '--file', file, '--project', 'docs', '--poll-interval', '0.05', '--jobs-per-hour', '1', '--db', h.db, '--base-url', h.sandbox.url],
-      { env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('waiting for the hourly budget')) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      child.once('exit', () => reject(new Error(`child ended before waiting for the budget: ${stderr}`)));
-    });
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killWhenLogged(h, ['jobs', 'message', '--file', file, '--project', 'docs', '--poll-interval', '0.05', '--jobs-per-hour', '1'], 'waiting for the hourly budget');
     const posted = h.sandbox.requests.filter((r) => r.path.endsWith('/message')).length;
     expect(posted).toBe(1);
     const rows = await all<{ message_key: string; status: string; post_started: boolean }>(

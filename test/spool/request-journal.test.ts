@@ -106,34 +106,20 @@ describe('RequestJournal', () => {
     expect(readdirSync(dir)).toEqual([parent]);
   });
 
-  it('a run whose file another process moved in while it was stopped (taken for gone) goes on in a fresh file', () => {
+  it.each([
+    // SIGSTOP: both clocks move on; only the monotonic one is faked here.
+    ['stopped', () => vi.useFakeTimers({ toFake: ['performance'] }), () => vi.advanceTimersByTime(6 * 60_000)],
+    // A suspended machine: the wall clock moves on, monotonic time does not.
+    ['suspended', () => vi.useFakeTimers({ toFake: ['Date'] }), () => vi.setSystemTime(Date.now() + 6 * 60_000)],
+  ] as const)('a run whose file another process moved in while it was %s (taken for gone) goes on in a fresh file', (_how, fake, sixMinutes) => {
     // Only the clock that tells how long the run wrote nothing is fake.
-    vi.useFakeTimers({ toFake: ['performance'] });
+    fake();
     try {
       const first = journal.begin(attempt('/a'));
       const [name] = readdirSync(dir);
-      // Stopped for 6 minutes; meanwhile another process takes the file (rename), moves it
-      // into request_log and removes it.
-      vi.advanceTimersByTime(6 * 60_000);
-      renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
-      rmSync(join(dir, `${name!}.1.ingesting`));
-      journal.end(first, attempt('/a'), 200, 1);
-      const second = journal.begin(attempt('/b'));
-      journal.close();
-      const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
-      expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('a run whose file was moved in while its machine was suspended goes on in a fresh file', () => {
-    // A suspended machine: the wall clock moves on (6 minutes), monotonic time does not.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      const first = journal.begin(attempt('/a'));
-      const [name] = readdirSync(dir);
-      vi.setSystemTime(Date.now() + 6 * 60_000);
+      // 6 minutes pass; meanwhile another process takes the file (rename), moves it into
+      // request_log and removes it.
+      sixMinutes();
       renameSync(join(dir, name!), join(dir, `${name!}.1.ingesting`));
       rmSync(join(dir, `${name!}.1.ingesting`));
       journal.end(first, attempt('/a'), 200, 1);

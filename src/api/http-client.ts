@@ -252,7 +252,9 @@ export class HttpClient {
         }
       },
       {
-        retries: this.options.retries,
+        // The retries are counted below: p-retry ends at its count whatever shouldConsumeRetry
+        // says, which would end a request at a Retry-After wait after the last backoff.
+        retries: Number.POSITIVE_INFINITY,
         // Every wait happens below, on the injectable clock, so that it is logged and tests
         // can fake it; p-retry itself never sleeps.
         minTimeout: 0,
@@ -262,10 +264,10 @@ export class HttpClient {
         // not happen to a POST that may have created something.
         ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
         // A server-specified wait uses no retry; backoff does. Both are bounded.
-        onFailedAttempt: async ({ error, attemptNumber, retriesLeft, retriesConsumed }) => {
+        onFailedAttempt: async ({ error, attemptNumber, retriesConsumed }) => {
           const decision = decideRetry(error, idempotent);
           if (decision.action === 'abort') return;
-          if (decision.action === 'backoff' && retriesLeft === 0) return; // the last attempt failed
+          if (decision.action === 'backoff' && retriesConsumed >= this.options.retries) throw error; // the last attempt failed
           if (decision.action === 'wait' && ++waits > maxRetryAfterWaits) throw error;
           const delay: RetryDelay =
             decision.action === 'wait'

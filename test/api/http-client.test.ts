@@ -51,6 +51,15 @@ describe('HttpClient against the sandbox', () => {
     expect(retries).toBe(1); // two attempts, one retry between them
   });
 
+  it('waits a Retry-After that comes after the last backoff retry, and tries again', async () => {
+    sandbox.addFault({ kind: 'server-error', times: 2 });
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: '5', times: 1 });
+    const result = await fetchAnalyticsPage(client({ retries: 2 }), page);
+    expect(result.page.rows.length).toBeGreaterThan(0);
+    expect(sandbox.requests.map((r) => r.status)).toEqual([500, 500, 429, 200]);
+    expect(clock.sleeps.at(-1)).toBe(5_000);
+  });
+
   it('gives up at once on a Retry-After longer than the cap', async () => {
     sandbox.addFault({ kind: 'rate-limit', retryAfter: '3600' });
     const error = await fetchAnalyticsPage(client(), page).catch((e: unknown) => e);

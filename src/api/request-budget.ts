@@ -2,7 +2,8 @@
  * The request budget: at most `perHour` requests in any sliding hour for a scope (the
  * analytics budget is per organization), at most `maxRequests` in this run, and never a wait
  * longer than `maxWaitMs`. Its memory is the request log in the database, so a cron run that
- * starts right after another still sees the hour's requests.
+ * starts right after another still sees the hour's requests, and one that runs beside
+ * another reads it again before each request.
  */
 import { systemClock, type Clock } from '../core/clock.js';
 import { formatDuration } from '../core/duration.js';
@@ -29,6 +30,12 @@ export function planRequestSlot(times: readonly number[], now: number, perHour: 
 export interface RequestHistory {
   /** Start times (ms) of the scope's requests since `sinceMs`. */
   requestTimes(scope: string, sinceMs: number): Promise<number[]>;
+  /**
+   * Whether another run may be spending the budget right now (its requests since the last
+   * read are not in it): the budget then reads the history again before each request.
+   * Meant to be cheap when nothing changed.
+   */
+  othersAtWork?(): boolean;
 }
 
 export interface RequestBudgetOptions {
@@ -120,6 +127,9 @@ export class RequestBudget {
       const hint = this.hints.cap ? `; ${this.hints.cap}` : '';
       throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
     }
+    // Another run at work on the same budget (a cron sync beside a backfill): what it spent
+    // since this run last read the history counts too.
+    if (this.history?.othersAtWork?.()) this.loaded = false;
     for (;;) {
       await this.ready();
       const wait = this.slotWait(this.clock.now());

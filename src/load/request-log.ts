@@ -4,10 +4,14 @@
  * share one exact hourly budget.
  */
 import type { RequestHistory } from '../api/request-budget.js';
-import type { RequestJournal } from '../spool/request-journal.js';
+import { statSync } from 'node:fs';
+import { otherRunsJournalling, type RequestJournal } from '../spool/request-journal.js';
 import type { Store } from './store.js';
 
 export class RequestLog implements RequestHistory {
+  /** The requests folder as last looked at: its mtime, and whether another live run journals there. */
+  private seen: { mtimeMs: number; others: boolean } | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly journal: RequestJournal,
@@ -18,14 +22,19 @@ export class RequestLog implements RequestHistory {
   async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
     const skipDatabase = this.newDatabase;
     this.newDatabase = false; // later reads find this run's own requests moved there
-    const rows = skipDatabase ? [] : await this.store.read((db) =>
-      db.all<{ id: string | null; ms: number | bigint }>(
-        `SELECT request_id AS id, epoch_ms(started_at) AS ms FROM request_log
-          WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,
-        { scope, since: new Date(sinceMs).toISOString() },
-      ),
-    );
-    const lines = this.journal.lines();
+    // The journals are read while the file is held: another process moves journal lines
+    // into the table only in a write, and removes them from its journal after the commit,
+    // so every line is found in one place or the other (or both: counted once, by id).
+    const { rows, lines } = skipDatabase
+      ? { rows: [], lines: this.journal.lines() }
+      : await this.store.read(async (db) => ({
+          rows: await db.all<{ id: string | null; ms: number | bigint }>(
+            `SELECT request_id AS id, epoch_ms(started_at) AS ms FROM request_log
+              WHERE scope = $scope AND started_at > $since::TIMESTAMPTZ`,
+            { scope, since: new Date(sinceMs).toISOString() },
+          ),
+          lines: this.journal.lines(),
+        }));
     // An attempt withdrawn before it was sent was no request, and one whose connection was
     // never made left the scope when it ended: neither counts, even if its start is in the table.
     const notCounted = new Set(lines.flatMap((l) => (l.withdrawn || l.scope !== scope ? [l.id] : [])));
@@ -34,5 +43,21 @@ export class RequestLog implements RequestHistory {
       .filter((l) => l.scope === scope && l.started_ms > sinceMs && !inDatabase.has(l.id) && !notCounted.has(l.id))
       .map((l) => l.started_ms);
     return [...rows.filter((r) => r.id === null || !notCounted.has(r.id)).map((r) => Number(r.ms)), ...journalled];
+  }
+
+  /**
+   * Whether another live run keeps a journal beside this run's: it is making requests now.
+   * One stat of the requests folder; its files are listed again only when it changed (a
+   * journal made, moved in or removed).
+   */
+  othersAtWork(): boolean {
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(this.journal.dir).mtimeMs;
+    } catch {
+      return false;
+    }
+    if (this.seen?.mtimeMs !== mtimeMs) this.seen = { mtimeMs, others: otherRunsJournalling(this.journal.dir, this.journal.runId) };
+    return this.seen.others;
   }
 }

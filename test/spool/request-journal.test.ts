@@ -4,6 +4,9 @@ import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RequestBudget } from '../../src/api/request-budget.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { BudgetExhaustedError } from '../../src/core/errors.js';
 import { thisProcess } from '../../src/core/process-identity.js';
 import { Database } from '../../src/load/database.js';
 import { RequestLog } from '../../src/load/request-log.js';
@@ -153,6 +156,40 @@ describe('RequestJournal', () => {
     journal.settle(takenHere);
     other.settle(takenThere);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('two runs at once share one hourly budget: each reads the other\'s requests before each of its own', async () => {
+    const scope = 'analytics@http://127.0.0.1';
+    const clock = new ManualClock(10_000);
+    const a = loggedRun(dir, 'run-a');
+    const b = loggedRun(dir, 'run-b');
+    const budget = (run: typeof a) => new RequestBudget({ scope, perHour: 10, maxWaitMs: 0, clock, history: run.log });
+    const [budgetA, budgetB] = [budget(a), budget(b)];
+    /** A request as the session makes it: a slot, then its start line before it is sent. */
+    const request = async (run: typeof a, spend: RequestBudget, path: string): Promise<void> => {
+      await spend.acquire();
+      run.runJournal.begin(at(path, clock.now()));
+      clock.advance(1);
+    };
+    // Both planned on an empty hour; A goes first, and moves some of its lines in with a load.
+    await Promise.all([budgetA.ready(), budgetB.ready()]);
+    for (let i = 0; i < 3; i++) await request(a, budgetA, `/a${i}`);
+    await a.store.write(async () => undefined);
+    for (let i = 3; i < 6; i++) await request(a, budgetA, `/a${i}`);
+    // B has the hour's other 4 slots, not 10; then A has none either.
+    let spentB = 0;
+    for (;;) {
+      try {
+        await request(b, budgetB, `/b${spentB}`);
+        spentB++;
+      } catch (error) {
+        expect(error).toBeInstanceOf(BudgetExhaustedError);
+        break;
+      }
+    }
+    expect(spentB).toBe(4);
+    await expect(request(a, budgetA, '/a6')).rejects.toThrow(BudgetExhaustedError);
+    expect((await a.log.requestTimes(scope, 0)).length).toBe(10);
   });
 
   it('an attempt withdrawn before it was sent leaves request_log and the hour, whether or not its start was moved in already', async () => {

@@ -63,6 +63,16 @@ export function startTicksFromStat(stat: string): string | undefined {
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
+/** A process's state (`R`, `S`, `Z`, ...: field 3 of /proc/<pid>/stat); undefined when it cannot be read. */
+function stateOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Pure: the parts of a start. */
 export function parseStart(start: string): { ticks: string; boot: string; namespace?: string } {
   const [ticks = '', boot = '', namespace] = start.split('.');
@@ -114,6 +124,9 @@ export function isProcessAlive(pid: number, start?: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // A zombie has exited: only its parent has not collected it yet (a container's first
+  // process that is no init, say), and it takes signals like a live one.
+  if (stateOf(pid) === 'Z') return false;
   if (start === undefined) return true;
   const now = processStart(pid);
   if (now === undefined) return true;

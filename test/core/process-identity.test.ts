@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { checkFor, isProcessAlive, isThisProcess, processStart, startTicksFromStat, thisProcess } from '../../src/core/process-identity.js';
@@ -76,5 +77,23 @@ describe.runIf(linux)('process identity (Linux)', () => {
       await once(child, 'exit');
     }
     expect(isProcessAlive(child.pid!)).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('a zombie (exited, not yet collected by its parent) is not alive', async () => {
+    // The shell starts a short sleep and becomes a long one, which never collects it.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [chunk] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const pid = Number(chunk.toString().trim());
+      // Exited (a zombie) once its sleep is over: up to 5 s on a busy machine.
+      for (let waited = 0; !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')) && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /);
+      expect(isProcessAlive(pid)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+      await once(parent, 'exit');
+    }
   });
 });

@@ -12,6 +12,16 @@ import { BudgetExhaustedError } from '../core/errors.js';
 export const HOUR_MS = 3_600_000;
 
 /**
+ * How much later than its hour a request leaves this budget. A request is stamped here just
+ * before it is sent, a server stamps it when it arrives: one that took longer to arrive (a
+ * new connection's handshake) than the request an hour after it would otherwise still be in
+ * the server's hour when that one arrives, and be answered 429.
+ */
+export const SLOT_MARGIN_MS = 2_000;
+/** The hour as docpipe's budget counts it (the limiter, `status`, the backlog's ETA). */
+export const BUDGET_WINDOW_MS = HOUR_MS + SLOT_MARGIN_MS;
+
+/**
  * Pure: how long to wait before one more request may start, given the start times of the
  * requests already made (any order) and the hourly allowance.
  */
@@ -106,7 +116,7 @@ export class RequestBudget {
   /** Reads the hour's requests from the history, unless read since the last wait (the first acquire does it otherwise). */
   async ready(): Promise<void> {
     if (this.loaded) return;
-    const since = this.clock.now() - HOUR_MS;
+    const since = this.clock.now() - BUDGET_WINDOW_MS;
     this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
     this.head = 0;
     this.loaded = true;
@@ -170,7 +180,7 @@ export class RequestBudget {
    * million requests an hour would otherwise rescan the hour before each one).
    */
   private slotWait(now: number): number {
-    while (this.head < this.times.length && (this.times[this.head] ?? 0) <= now - HOUR_MS) this.head++;
+    while (this.head < this.times.length && (this.times[this.head] ?? 0) <= now - BUDGET_WINDOW_MS) this.head++;
     if (this.head > 1_024 && this.head * 2 > this.times.length) {
       this.times = this.times.slice(this.head);
       this.head = 0;
@@ -178,6 +188,6 @@ export class RequestBudget {
     const limit = Math.floor(this.perHour);
     if (this.times.length - this.head < limit) return 0;
     const blocking = this.times[this.times.length - limit] ?? now;
-    return Math.max(0, blocking + HOUR_MS - now);
+    return Math.max(0, blocking + BUDGET_WINDOW_MS - now);
   }
 }

@@ -9,7 +9,7 @@
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { MAX_PAGE_SIZE } from '../api/analytics.js';
 import { ENDPOINTS } from '../api/endpoints.js';
-import { HOUR_MS } from '../api/request-budget.js';
+import { BUDGET_WINDOW_MS } from '../api/request-budget.js';
 import { decideWindow, isSettled } from './plan-export.js';
 import { closedUntil, parseDay, type Grain } from './windows.js';
 
@@ -158,11 +158,11 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
  */
 export function planEta(times: readonly number[], now: number, perHour: number, count: number): number {
   const limit = Math.floor(perHour);
-  const starts = times.filter((t) => t > now - HOUR_MS).sort((a, b) => a - b);
+  const starts = times.filter((t) => t > now - BUDGET_WINDOW_MS).sort((a, b) => a - b);
   let at = now;
   for (let i = 0; i < count; i++) {
     const blocking = starts[starts.length - limit];
-    if (blocking !== undefined) at = Math.max(at, blocking + HOUR_MS);
+    if (blocking !== undefined) at = Math.max(at, blocking + BUDGET_WINDOW_MS);
     starts.push(at);
   }
   return at;

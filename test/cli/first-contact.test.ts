@@ -157,7 +157,7 @@ describe('stopping on the budget, and an API that enforces its limits', () => {
     expect(hourly.code).toBe(75);
     const message = String(summaryOf(hourly).stopMessage);
     expect(message).toBe(
-      'hourly request budget spent (2 per hour); next slot in 3600 s (1 h, at 2026-03-10T07:00Z); ' +
+      'hourly request budget spent (2 per hour); next slot in 3602 s (1 h, at 2026-03-10T07:00Z); ' +
         'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
     );
     const text = await h.run([...DAYS, '--max-requests', '1', '--log-format', 'text']);

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
 import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -95,14 +96,14 @@ describe('--wait: one process for a backfill that takes hours', () => {
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(2 * HOUR);
     const waits = logLines(result).filter((l) => l.event === 'waiting for the hourly budget');
     expect(waits).toHaveLength(2);
-    expect(waits[0]).toMatchObject({ level: 'info', used_last_hour: 5, per_hour: 5, wait_ms: HOUR });
+    expect(waits[0]).toMatchObject({ level: 'info', used_last_hour: 5, per_hour: 5, wait_ms: HOUR + SLOT_MARGIN_MS });
   });
 
   it('--max-wait bounds a wait: longer stops with exit 75 and the next run carries on', async () => {
     const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait', '--max-wait', '30m']);
     expect(result.code).toBe(75);
     expect(h.requests('/visitors')).toBe(5);
-    expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3600 s/);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3602 s/);
     const bad = await h.run([...WEEK, '--wait', '--max-wait', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("docpipe: invalid --max-wait 'soon': expected a duration such as 90s, 45m, 6h or 2d");

@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
 import type { StatusReport } from '../../src/cli/commands/status.js';
 import { planEta, planSeriesStatus, grainOf, pagesForRows } from '../../src/extract/backlog.js';
 import { startHarness, type Harness } from './harness.js';
@@ -62,10 +63,10 @@ describe('docpipe status', () => {
     expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', runsLeft: 3, check: null });
 
     // At 10 an hour, 5 more go now and the other 8 an hour after the first five.
-    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:00Z', budget: { freeNow: 5 } });
+    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 } });
     // Half an hour later at 5 an hour, the next slot frees when the first request is an hour old.
     h.clock.advance(HOUR / 2);
-    expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:00Z' });
+    expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:02Z' });
 
     const text = await h.run(['status', file]);
     expect(text.stdout).toMatch(/backlog: 7 windows, about 13 requests; done by 2026-03-10T06:30:00Z at 100 requests\/h/);
@@ -202,12 +203,13 @@ describe('backlog planners', () => {
     const now = 10 * HOUR;
     expect(planEta([], now, 100, 0)).toBe(now);
     expect(planEta([], now, 100, 100)).toBe(now);
-    expect(planEta([], now, 100, 101)).toBe(now + HOUR);
-    expect(planEta([], now, 100, 250)).toBe(now + 2 * HOUR);
+    // An hour, and the margin for a server that stamped the request later (SLOT_MARGIN_MS).
+    expect(planEta([], now, 100, 101)).toBe(now + HOUR + SLOT_MARGIN_MS);
+    expect(planEta([], now, 100, 250)).toBe(now + 2 * (HOUR + SLOT_MARGIN_MS));
     // 3 used a quarter of an hour ago: the 3rd request past the free ones waits for them.
     const used = [now - HOUR / 4, now - HOUR / 4, now - HOUR / 4];
     expect(planEta(used, now, 5, 2)).toBe(now);
-    expect(planEta(used, now, 5, 3)).toBe(now + (3 * HOUR) / 4);
+    expect(planEta(used, now, 5, 3)).toBe(now + (3 * HOUR) / 4 + SLOT_MARGIN_MS);
     expect(planEta([now - 2 * HOUR], now, 1, 1)).toBe(now); // older than an hour: forgotten
   });
 });

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { checkBaseUrl } from '../../api/http-client.js';
-import { HOUR_MS, planRequestSlot } from '../../api/request-budget.js';
+import { BUDGET_WINDOW_MS, planRequestSlot } from '../../api/request-budget.js';
 import type { Window } from '../../core/domain.js';
 import { formatDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/errors.js';
@@ -136,7 +136,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       const scope = `analytics@${checkBaseUrl(args.baseUrl).origin}`;
       const times = await new RequestLog(new Store(args.db, options), new RequestJournal(spool.requestsDir, 'status')).requestTimes(
         scope,
-        now - HOUR_MS,
+        now - BUDGET_WINDOW_MS,
       );
 
       const filter = projectsOf(args);
@@ -157,7 +157,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       });
 
       const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
-      const usedLastHour = times.filter((t) => t > now - HOUR_MS).length;
+      const usedLastHour = times.filter((t) => t > now - BUDGET_WINDOW_MS).length;
       const backlogRequests = statuses.reduce((n, s) => n + s.backlogRequests, 0);
       const perRun = pipeline?.config.maxRequestsPerRun;
       const report: StatusReport = {
@@ -169,7 +169,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
           requestsPerHour: perHour,
           usedLastHour,
           freeNow: Math.max(0, Math.floor(perHour) - usedLastHour),
-          nextSlotAt: iso(now + planRequestSlot(times, now, perHour)),
+          nextSlotAt: iso(now + planRequestSlot(times, now, perHour, BUDGET_WINDOW_MS)),
         },
         lastRun,
         spool: {

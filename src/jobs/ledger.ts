@@ -294,6 +294,8 @@ export class JobLedger {
     promptKey: string,
     outcome: { status?: LocalStatus; error: string | null; submitted?: boolean; nothingCreated?: boolean },
     now: number,
+    /** Only if the row is still as read (not written since): what was judged from it may be stale. */
+    seen?: LedgerRow,
   ): Promise<void> {
     await this.store.run(
       `UPDATE agent_jobs SET
@@ -304,10 +306,11 @@ export class JobLedger {
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
-       WHERE project_id = $p AND prompt_key = $k`,
+       WHERE project_id = $p AND prompt_key = $k${seen ? ' AND epoch_us(updated_at) IS NOT DISTINCT FROM $written' : ''}`,
       {
         p: projectId,
         k: promptKey,
+        ...(seen ? { written: seen.writtenUs ?? null } : {}),
         nothing: outcome.nothingCreated ?? false,
         status: outcome.status ?? null,
         error: outcome.error,

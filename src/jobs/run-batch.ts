@@ -238,7 +238,9 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (decision.markUnknown && decision.action === 'skip') {
       // An earlier run was cut off between marking the POST and learning its fate. (A prompt
       // submitted again with --resubmit-unknown is claimed as it was read, and goes `pending`.)
-      await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now());
+      // Only if no other run wrote the row since it was read (one with --resubmit-unknown may
+      // have taken the prompt, and be submitting it now).
+      await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, clock.now(), existing);
     }
     if (decision.action === 'taken') {
       taken(entry);

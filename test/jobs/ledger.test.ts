@@ -123,6 +123,24 @@ describe('JobLedger: two runs of the same prompts claim each prompt once', () =>
     expect(await a.markPosting('docs', 'k1', NOW + 4)).toBe(false);
     expect(await b.markPosting('docs', 'k1', NOW + 4)).toBe(true);
   });
+
+  it('a prompt read as cut off mid-POST is called unknown only if no run took it since', async () => {
+    const earlier = new JobLedger(new Store(path), 'run-0');
+    await earlier.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    await earlier.markPosting('docs', 'k1', NOW);
+    const a = new JobLedger(new Store(path), 'run-a');
+    const b = new JobLedger(new Store(path), 'run-b');
+    const seenByA = await a.get('docs', 'k1');
+    // B (with --resubmit-unknown) takes the prompt and is posting it when A writes what it judged.
+    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 1, await b.get('docs', 'k1'))).toBe(true);
+    expect(await b.markPosting('docs', 'k1', NOW + 2)).toBe(true);
+    await a.recordOutcome('docs', 'k1', { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, NOW + 3, seenByA);
+    expect(await a.get('docs', 'k1')).toMatchObject({ status: 'pending', error: null, postStarted: true });
+    // As read, it is: then it is unknown.
+    const seen = await a.get('docs', 'k1');
+    await a.recordOutcome('docs', 'k1', { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, NOW + 4, seen);
+    expect(await a.get('docs', 'k1')).toMatchObject({ status: 'unknown' });
+  });
 });
 
 describe('MessageLedger: two runs of the same messages claim each message once', () => {

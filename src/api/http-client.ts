@@ -330,6 +330,7 @@ export class HttpClient {
         status = response.status;
       } catch (error) {
         if (inFlight?.aborted) throw interrupted(inFlight);
+        if (error instanceof DataError) throw error; // the transport's own verdict on the body
         if (timedOut()) {
           throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
         }

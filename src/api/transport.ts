@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { DataError } from '../core/errors.js';
 
 export interface TransportRequest {
   method: string;
@@ -26,8 +27,15 @@ function responseClosedEarly(): Error {
   return Object.assign(new Error('the connection closed before the response ended'), { code: 'ECONNRESET' });
 }
 
+/**
+ * The largest body read, 64 MiB: a page of 250 rows is about 50 KB, and a body beyond what a
+ * string can hold (about 512 MiB) would otherwise fail where nothing catches it, ending the
+ * process at the same window on every run.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 /** A transport with its own keep-alive agents (idle sockets do not hold the process open). */
-export function createNodeTransport(maxSockets = 8): Transport {
+export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTES): Transport {
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets }),
     'https:': new https.Agent({ keepAlive: true, maxSockets }),
@@ -40,19 +48,32 @@ export function createNodeTransport(maxSockets = 8): Transport {
       const options = { method: request.method, headers, agent: isHttps ? agents['https:'] : agents['http:'], signal: request.signal };
       const onResponse = (response: http.IncomingMessage): void => {
         const chunks: Buffer[] = [];
+        let bytes = 0;
         let ended = false;
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes <= maxBodyBytes) return void chunks.push(chunk);
+          ended = true; // settled here: the close that follows is not an early end
+          chunks.length = 0;
+          response.destroy();
+          const cap = maxBodyBytes >= 1024 * 1024 ? `${Math.round(maxBodyBytes / 1024 / 1024)} MiB` : `${maxBodyBytes} bytes`;
+          reject(new DataError(`${request.method} ${url.pathname}${url.search} returned a body larger than ${cap}; not read`));
+        });
         response.on('end', () => {
           ended = true;
           const raw = response.headers;
-          resolve({
-            status: response.statusCode ?? 0,
-            header: (name) => {
-              const value = raw[name.toLowerCase()];
-              return Array.isArray(value) ? value[0] : value;
-            },
-            text: Buffer.concat(chunks).toString('utf8'),
-          });
+          try {
+            resolve({
+              status: response.statusCode ?? 0,
+              header: (name) => {
+                const value = raw[name.toLowerCase()];
+                return Array.isArray(value) ? value[0] : value;
+              },
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
         });
         response.on('error', reject);
         response.on('close', () => {

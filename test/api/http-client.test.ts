@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentJob } from '../../src/api/agent.js';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
 import { HttpClient, attemptSignal, type HttpClientOptions } from '../../src/api/http-client.js';
+import { createNodeTransport } from '../../src/api/transport.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { ApiUnreachableError, DataError, HttpError, InterruptedError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -58,6 +59,16 @@ describe('HttpClient against the sandbox', () => {
     expect(result.page.rows.length).toBeGreaterThan(0);
     expect(sandbox.requests.map((r) => r.status)).toEqual([500, 500, 429, 200]);
     expect(clock.sleeps.at(-1)).toBe(5_000);
+  });
+
+  it('refuses a body larger than the cap without reading it all, as a data error that is not retried', async () => {
+    const small = client({ transport: createNodeTransport(8, 1024) });
+    const error = await fetchAnalyticsPage(small, page).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataError);
+    expect((error as Error).message).toMatch(/^GET \/v1\/analytics\/docs\/visitors\?.* returned a body larger than 1024 bytes; not read$/);
+    expect(sandbox.requests).toHaveLength(1);
+    // The client goes on with the next request.
+    await expect(fetchAnalyticsPage(client(), page)).resolves.toMatchObject({ page: { hasMore: expect.any(Boolean) } });
   });
 
   it('gives up at once on a Retry-After longer than the cap', async () => {

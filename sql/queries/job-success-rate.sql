@@ -1,7 +1,7 @@
 -- Agent job outcomes per project: how many prompts ended in each way, and the success rate
 -- of the jobs that finished. A job succeeded when it is `completed`; `pr_rate` is the share of
 -- finished jobs that opened a pull request (a completed job may have none: no change needed,
--- or a direct commit). Jobs still running (active, pending) or whose fate is not known
+-- or a direct commit; a job sent a follow-up message is running again, and keeps its link). Jobs still running (active, pending) or whose fate is not known
 -- (unknown, timed_out) are counted but left out of the rates.
 -- May: add counts across projects and batches.
 SELECT project_id,
@@ -16,7 +16,7 @@ SELECT project_id,
        count(*) FILTER (WHERE status IN ('completed', 'failed', 'archived', 'rejected')) AS finished,
        round(count(*) FILTER (WHERE status = 'completed')
              / nullif(count(*) FILTER (WHERE status IN ('completed', 'failed', 'archived', 'rejected')), 0), 4) AS success_rate,
-       round(count(*) FILTER (WHERE pr_link IS NOT NULL)
+       round(count(*) FILTER (WHERE pr_link IS NOT NULL AND status IN ('completed', 'failed', 'archived', 'rejected'))
              / nullif(count(*) FILTER (WHERE status IN ('completed', 'failed', 'archived', 'rejected')), 0), 4) AS pr_rate
 FROM agent_jobs
 GROUP BY project_id

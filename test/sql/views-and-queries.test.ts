@@ -6,6 +6,7 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../cli/harness.js';
+import { Database } from '../../src/load/database.js';
 import { MISSING_WEEK, PROJECT, buildFixture, runQueryFile, select } from '../cli/analytics-fixture.js';
 
 interface WindowRow {
@@ -274,8 +275,15 @@ describe('sql/queries', () => {
   });
 
   it('job-success-rate.sql: outcomes and rates from the ledger', async () => {
+    // A job sent a follow-up message runs again and keeps its link: no finished job, no PR share.
+    const running = { project_id: PROJECT, prompt_key: 'follow-up', prompt: 'x', status: 'active', pr_link: 'https://github.com/acme/docs/pull/9' };
+    await Database.with(h.db, {}, (db) =>
+      db.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, pr_link, attempts, polls, updated_at)
+              VALUES ($project_id, $prompt_key, $prompt, $status, $pr_link, 1, 1, now())`, running),
+    );
     const rows = await runQueryFile(h, 'job-success-rate.sql');
-    const jobs = await select(h, 'SELECT status, pr_link FROM agent_jobs');
+    await Database.with(h.db, {}, (db) => db.run(`DELETE FROM agent_jobs WHERE prompt_key = 'follow-up'`));
+    const jobs = [...(await select(h, 'SELECT status, pr_link FROM agent_jobs')), running];
     const count = (f: (j: (typeof jobs)[number]) => boolean): number => jobs.filter(f).length;
     const finished = count((j) => ['completed', 'failed', 'archived', 'rejected'].includes(String(j.status)));
     expect(finished).toBe(5);
@@ -289,7 +297,7 @@ describe('sql/queries', () => {
         archived: count((j) => j.status === 'archived'),
         finished,
         success_rate: expect.closeTo(count((j) => j.status === 'completed') / finished, 4),
-        pr_rate: expect.closeTo(count((j) => j.pr_link !== null) / finished, 4),
+        pr_rate: expect.closeTo(count((j) => j.pr_link !== null && ['completed', 'failed', 'archived', 'rejected'].includes(String(j.status))) / finished, 4),
       }),
     ]);
     expect(rows[0]).toMatchObject({ completed: 3, failed: 1, archived: 1 });

@@ -1,5 +1,5 @@
 /** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -154,5 +154,21 @@ describe('docpipe dump', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses an --out that cannot be written with exit 2, naming it: dump to a file, report to a folder', async () => {
+    const file = join(h.dir, 'not-a-folder.txt');
+    writeFileSync(file, 'x');
+    const cases: [string[], string][] = [
+      [['dump', '--out', file], `docpipe: invalid --out '${file}': it is a file; expected a folder`],
+      [['dump', '--out', join(file, 'lake')], `docpipe: invalid --out '${join(file, 'lake')}': ${file} is a file; expected a folder`],
+      [['report', '--out', h.dir], `docpipe: invalid --out '${h.dir}': it is a folder; expected a file name`],
+      [['report', '--out', join(file, 'r.html')], `docpipe: invalid --out '${join(file, 'r.html')}': ${file} is a file; expected a file name`],
+    ];
+    for (const [args, line] of cases) {
+      const result = await h.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim()).toBe(line);
+    }
   });
 });

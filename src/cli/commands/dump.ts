@@ -4,9 +4,7 @@
  * engines beyond one machine. Reads the database read-only; a re-run replaces the partitions
  * it covers. `--project` and a range (`--last`, `--from/--to`) narrow what is rewritten.
  */
-import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { UsageError } from '../../core/errors.js';
 import { DUMP_FORMATS, monthSpan, type DumpFilter, type DumpFormat } from '../../dump/plan-dump.js';
 import { runDump } from '../../dump/run-dump.js';
 import { resolveRange } from '../../extract/relative-range.js';
@@ -16,6 +14,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
 import { withCurrentSchema } from '../session.js';
+import { checkOutPath } from '../out-path.js';
 
 function builder(yargs: Argv) {
   return yargs
@@ -32,7 +31,7 @@ export function dumpCommand(ctx: CliContext): CommandModule {
     describe: 'write the analytics tables and agent_jobs as hive-partitioned Parquet (or CSV), for DuckDB, Spark, Trino, BigQuery',
     builder,
     handler: async (args) => {
-      if (!args.out.trim()) throw new UsageError(`invalid --out '${args.out}': expected a folder`);
+      const out = checkOutPath(args.out, 'folder');
       const ranged = args.last !== undefined || args.from !== undefined || args.to !== undefined;
       const range = ranged ? resolveRange(args, 'day', ctx.io.clock.now()) : undefined;
       if (range) planWindows(range.from, range.to, 'range'); // checks the dates
@@ -42,7 +41,6 @@ export function dumpCommand(ctx: CliContext): CommandModule {
         const months = monthSpan(range);
         logger.info('range', { ...(range.last ? { last: range.last } : {}), from: range.from, to: range.to, months_from: months.from, months_to: months.to });
       }
-      const out = resolve(args.out);
       const tables = await withCurrentSchema(ctx, args, (db) =>
         runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) }),
       );

@@ -2,16 +2,17 @@
  * `docpipe report [--out FILE] [--last 30d | --from D --to D]`: reads the database (read-only),
  * renders the charts to SVG and writes one self-contained HTML page; prints its path.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { UsageError } from '../../core/errors.js';
 import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
 import { readReportData } from '../../report/report-data.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { withCurrentSchema } from '../session.js';
+import { checkOutPath } from '../out-path.js';
+import { writeFileAtomic } from '../../spool/spool.js';
 
 export const DEFAULT_REPORT_PATH = 'data/report.html';
 const DEFAULT_LAST = '30d';
@@ -30,19 +31,19 @@ export function reportCommand(ctx: CliContext): CommandModule {
     describe: 'write a self-contained HTML page with charts (visitors, AI share, top pages, views, weeks, jobs)',
     builder,
     handler: async (args) => {
-      if (!args.out.trim()) throw new UsageError(`invalid --out '${args.out}': expected a file name`);
+      const out = checkOutPath(args.out, 'file');
       const now = ctx.io.clock.now();
       const range = resolveRange(args, 'day', now, DEFAULT_LAST);
       planWindows(range.from, range.to, 'range'); // checks the dates
       const data = await withCurrentSchema(ctx, args, (db) =>
         readReportData(db, { projects: args.project ?? [], from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), nowMs: now }),
       );
-      const out = resolve(args.out);
       mkdirSync(dirname(out), { recursive: true });
       // Loaded here, not at start-up: the chart library is large, and every other command
       // (a cron sync, a reader's query) would pay for parsing it.
       const { renderReportHtml } = await import('../../report/render-html.js');
-      writeFileSync(out, renderReportHtml(data));
+      // Whole or not at all: a reader (or a crash) never finds half a page.
+      writeFileAtomic(out, renderReportHtml(data));
       const logger = loggerFor(ctx.io, args);
       const summary = { path: out, from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), projects: data.projects.map((p) => p.projectId) };
       if (logger.format === 'json') ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'report', ...summary }) + '\n');

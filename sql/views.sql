@@ -204,12 +204,15 @@ COMMENT ON COLUMN latest_top_pages.visitors IS 'Unique visitors of the page over
 COMMENT ON COLUMN latest_top_pages.ai_share IS 'ai / visitors, 0..1.';
 COMMENT ON COLUMN latest_top_pages.views IS 'Page views of the page over the same window; NULL when views were not exported for that window.';
 
+-- The path of a page URL (`https://docs.acme.com/quickstart` -> `/quickstart`); NULL for none.
+CREATE OR REPLACE MACRO page_path_of(url) AS nullif(regexp_replace(url, '^[a-z]+://[^/]+', ''), '');
+
 -- Unanswered assistant questions by category and by the page they were asked on (the path of
 -- page_url; NULL when the API captured no page). The documentation gaps, most asked first.
 CREATE OR REPLACE VIEW unanswered_questions AS
 SELECT project_id,
        query_category,
-       nullif(regexp_replace(page_url, '^[a-z]+://[^/]+', ''), '') AS page_path,
+       page_path_of(page_url) AS page_path,
        count(*) AS unanswered,
        min("timestamp") AS first_asked,
        max("timestamp") AS last_asked,

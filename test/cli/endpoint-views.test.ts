@@ -18,6 +18,9 @@ describe('views over the other endpoints', () => {
       const result = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-06']);
       expect(result.code, result.stderr).toBe(0);
     }
+    // A second project's conversations, on pages of the same paths.
+    const guides = await h.run(['export', 'assistant', '--project', 'guides', '--from', '2026-03-02', '--to', '2026-03-06']);
+    expect(guides.code, guides.stderr).toBe(0);
   });
   afterAll(async () => {
     await h.close();
@@ -59,9 +62,18 @@ describe('views over the other endpoints', () => {
     const prompts = await h.run(['query', '--file', 'sql/queries/prompts-unanswered-questions.sql', '--format', 'json']);
     expect(prompts.code, prompts.stderr).toBe(0);
     const rows = jsonRows(prompts.stdout) as { id: string; prompt: string }[];
-    const pages = await queryDb<{ n: bigint }>(h, `SELECT count(DISTINCT page_path) AS n FROM unanswered_questions WHERE page_path IS NOT NULL`);
-    expect(rows).toHaveLength(Number(pages[0]?.n));
+    // One prompt per project and page: a page's questions in one project are not another's.
+    const pages = await queryDb<{ project_id: string; page_path: string; n: bigint }>(
+      h,
+      `SELECT project_id, page_path, sum(unanswered) AS n FROM unanswered_questions WHERE page_path IS NOT NULL GROUP BY ALL`,
+    );
+    expect(new Set(pages.map((p) => p.project_id))).toEqual(new Set(['docs', 'guides']));
+    expect(rows).toHaveLength(pages.length);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    for (const p of pages) {
+      const row = rows.find((r) => r.id === `unanswered:${p.project_id}:${p.page_path}`);
+      expect(row?.prompt, `${p.project_id} ${p.page_path}`).toContain(`(${p.n} unanswered in total)`);
+    }
     expect(rows[0]?.prompt).toMatch(/^Readers asked the docs assistant these questions on the page \/.+\?/);
   });
 });

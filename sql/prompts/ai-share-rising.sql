@@ -12,7 +12,7 @@ weeks AS (
          row_number() OVER (PARTITION BY project_id ORDER BY window_start DESC) AS age
   FROM loaded_windows
   WHERE metric = 'visitors' AND window_end - window_start = 7 AND isodow(window_start) = 1
-    AND window_end <= current_date
+    AND window_complete(window_end, fetched_at)
 ),
 this_week AS (SELECT * FROM weeks WHERE age = 1),
 last_week AS (

@@ -1,5 +1,5 @@
 -- The top pages of the newest complete window: per project, the most recent window of
--- `window_days` days (1 = daily, 7 = weekly) that has ended (UTC), by unique visitors.
+-- `window_days` days (1 = daily, 7 = weekly) that is complete (ended, UTC, and fetched after), by unique visitors.
 -- Edit `settings` to change the window size or how many pages.
 --
 --   docpipe jobs from-query --file sql/prompts/top-pages.sql \
@@ -8,7 +8,8 @@ WITH settings AS (SELECT 1 AS window_days, 10 AS top_n),
 newest AS (
   SELECT lw.project_id, max(lw.window_start) AS window_start
   FROM loaded_windows lw, settings s
-  WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days AND lw.window_end <= current_date
+  WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days
+    AND window_complete(lw.window_end, lw.fetched_at)
   GROUP BY lw.project_id
 ),
 ranked AS (

@@ -9,7 +9,8 @@ windows AS (
   SELECT lw.project_id, lw.window_start, lw.window_end,
          row_number() OVER (PARTITION BY lw.project_id ORDER BY lw.window_start DESC) AS age
   FROM loaded_windows lw, settings s
-  WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days AND lw.window_end <= current_date
+  WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days
+    AND window_complete(lw.window_end, lw.fetched_at)
 ),
 newest AS (SELECT * FROM windows WHERE age = 1),
 previous AS (

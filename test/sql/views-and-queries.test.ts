@@ -274,6 +274,16 @@ describe('sql/queries', () => {
     expect(Number(byWeek.get('2026-03-02')!.visitors_change_pct)).toBeCloseTo((100 * (b.total - a.total)) / a.total, 1);
   });
 
+  it('the prompt queries take only complete windows: not today, fetched while it ran', async () => {
+    // The fixture's newest day (2026-03-10) was fetched at 06:00 that day: partial counts.
+    const top = await runQueryFile(h, '../prompts/top-pages.sql');
+    expect(new Set(top.map((r) => day(r.window_start)))).toEqual(new Set(['2026-03-09']));
+    const vanished = await runQueryFile(h, '../prompts/vanished-pages.sql');
+    for (const r of vanished) expect(day(r.newest_window_start)).toBe('2026-03-09');
+    const rising = await runQueryFile(h, '../prompts/ai-share-rising.sql');
+    for (const r of rising) expect(day(r.week_start)).toBe('2026-03-02'); // the week of 03-09 is running
+  });
+
   it('job-success-rate.sql: outcomes and rates from the ledger', async () => {
     // A job sent a follow-up message runs again and keeps its link: no finished job, no PR share.
     const running = { project_id: PROJECT, prompt_key: 'follow-up', prompt: 'x', status: 'active', pr_link: 'https://github.com/acme/docs/pull/9' };

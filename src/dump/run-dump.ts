@@ -1,10 +1,12 @@
 /**
  * Writes the dump: each table is copied by DuckDB into a staging folder inside the output
- * folder, then the partitions in scope are swapped in (old ones removed, new ones renamed into
- * place), so the lake holds each row once however often the dump runs.
+ * folder, then the partitions in scope are swapped in one by one (the old one renamed aside,
+ * the new one renamed into place), so the lake holds each row once however often the dump
+ * runs. The replaced partitions are removed when the dump is done; a dump that did not finish
+ * has its set-aside partitions put back by the next one (or by itself on an error).
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 
@@ -56,11 +58,45 @@ function pruneEmpty(root: string, dir = root): void {
   if (dir !== root && readdirSync(dir).length === 0) rmdirSync(dir);
 }
 
+/** Where a dump keeps the partitions it replaces until it is done: inside its staging folder. */
+const ASIDE = '.aside';
+const STAGING_PREFIX = '.docpipe-staging-';
+
+/**
+ * What a dump that did not finish (a crash, kill -9) left: a partition it had set aside and
+ * not yet replaced goes back into place, and its staging folder goes. The lake is then as it
+ * was before that dump, but for the partitions it had swapped in already (rows as of then).
+ */
+function recoverEarlierDumps(out: string, keep: string): void {
+  for (const name of subdirs(out)) {
+    if (!name.startsWith(STAGING_PREFIX) || name === keep) continue;
+    const aside = join(out, name, ASIDE);
+    for (const table of subdirs(aside)) {
+      for (const part of listPartitions(join(aside, table))) {
+        const live = join(out, table, part.dir);
+        if (existsSync(live)) continue;
+        mkdirSync(dirname(live), { recursive: true });
+        renameSync(join(aside, table, part.dir), live);
+      }
+    }
+    rmSync(join(out, name), { recursive: true, force: true });
+  }
+}
+
 export async function runDump(db: Executor, options: DumpOptions): Promise<DumpedTable[]> {
-  const staging = join(options.out, `.docpipe-staging-${options.runId}`);
+  const stagingName = `${STAGING_PREFIX}${options.runId}`;
+  const staging = join(options.out, stagingName);
+  mkdirSync(options.out, { recursive: true });
+  recoverEarlierDumps(options.out, stagingName);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const results: DumpedTable[] = [];
+  /** Moves a partition of the lake into the staging folder (renames: no copy, no gap but the rename). */
+  const setAside = (table: string, dir: string): void => {
+    const aside = join(staging, ASIDE, table, dir);
+    mkdirSync(dirname(aside), { recursive: true });
+    renameSync(join(options.out, table, dir), aside);
+  };
   try {
     for (const table of DUMP_TABLES) {
       const stagedDir = join(staging, table.name);
@@ -68,19 +104,27 @@ export async function runDump(db: Executor, options: DumpOptions): Promise<Dumpe
       const rows = Number(counted?.n ?? 0);
       if (rows > 0) await db.run(copySql(table, options.filter, stagedDir, options.format));
       const tableDir = join(options.out, table.name);
-      for (const old of listPartitions(tableDir)) {
-        if (inScope(old, options.filter)) rmSync(join(tableDir, old.dir), { recursive: true, force: true });
-      }
       const staged = listPartitions(stagedDir);
+      const replaced = new Set(staged.map((part) => part.dir));
+      // Each partition swapped on its own: the old one aside, the new one in its place, so a
+      // crash leaves at most one partition out of place (put back by the next dump).
       for (const part of staged) {
+        if (existsSync(join(tableDir, part.dir))) setAside(table.name, part.dir);
         mkdirSync(join(tableDir, part.dir, '..'), { recursive: true });
         renameSync(join(stagedDir, part.dir), join(tableDir, part.dir));
+      }
+      // Partitions in scope that have no rows now.
+      for (const old of listPartitions(tableDir)) {
+        if (inScope(old, options.filter) && !replaced.has(old.dir)) setAside(table.name, old.dir);
       }
       if (existsSync(tableDir)) pruneEmpty(tableDir);
       results.push({ table: table.name, rows, partitions: staged.length });
     }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
+  } catch (error) {
+    // What was set aside and not replaced goes back: the lake as it was, but for what was swapped in.
+    recoverEarlierDumps(options.out, '');
+    throw error;
   }
+  rmSync(staging, { recursive: true, force: true });
   return results;
 }

@@ -1,5 +1,6 @@
 /** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -154,6 +155,34 @@ describe('docpipe dump', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('a dump killed between setting a partition aside and swapping its new copy in loses nothing: the next dump puts it back', async () => {
+    const out = join(h.dir, 'crash-lake');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    const whole = await lakeCounts(out);
+    // A real process, killed (SIGKILL) at the rename that would put a new partition in place
+    // of one just set aside.
+    const preload = join(h.dir, 'kill-at-swap.cjs');
+    writeFileSync(preload, `const fs = require('node:fs');
+const { syncBuiltinESMExports } = require('node:module');
+const rename = fs.renameSync;
+let aside = 0;
+fs.renameSync = (from, to) => {
+  if (String(to).includes('/.aside/')) aside++;
+  else if (aside >= 2 && String(from).includes('.docpipe-staging-')) process.kill(process.pid, 'SIGKILL');
+  return rename(from, to);
+};
+syncBuiltinESMExports();
+`);
+    const killed = spawnSync(process.execPath, ['-r', preload, 'bin/docpipe.js', 'dump', '--out', out, '--db', h.db], { encoding: 'utf8' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await lakeCounts(out)).not.toEqual(whole); // a partition is missing from the lake
+    // A dump of another project's rows only: it does not rewrite the missing partition, but
+    // puts it back from where the killed dump set it aside, and leaves no staging behind.
+    expect((await h.run(['dump', '--out', out, '--project', OTHER])).code).toBe(0);
+    expect(await lakeCounts(out)).toEqual(whole);
+    expect(readdirSync(out).filter((name) => name.startsWith('.docpipe-staging-'))).toEqual([]);
   });
 
   it('refuses an --out that cannot be written with exit 2, naming it: dump to a file, report to a folder', async () => {

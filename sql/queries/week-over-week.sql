@@ -1,7 +1,8 @@
 -- Week over week, site-wide, from weekly windows only (export --window week): unique visitors,
 -- AI share and page views of each week against the week before. Every week between the first
 -- and the last weekly window loaded is listed; a week with no weekly window says so in `note`
--- and has no figures (they are never made up from days).
+-- and has no figures (they are never made up from days); a week fetched before it ended (the
+-- running one) has its partial figures but no change against the week before.
 -- May: compare a week with the week before. May not: sum weekly visitors into a month (use
 -- monthly_site).
 WITH bounds AS (
@@ -21,12 +22,12 @@ weeks AS (
 SELECT project_id, week_start, CAST(week_start + 7 AS DATE) AS week_end,
        visitors_total,
        lag(visitors_total) OVER w AS previous_visitors,
-       round(100.0 * (visitors_total - lag(visitors_total) OVER w) / nullif(lag(visitors_total) OVER w, 0), 1) AS visitors_change_pct,
+       CASE WHEN complete THEN round(100.0 * (visitors_total - lag(visitors_total) OVER w) / nullif(lag(visitors_total) OVER w, 0), 1) END AS visitors_change_pct,
        ai_share,
-       round(ai_share - lag(ai_share) OVER w, 4) AS ai_share_change,
+       CASE WHEN complete THEN round(ai_share - lag(ai_share) OVER w, 4) END AS ai_share_change,
        views_total,
        complete,
-       round(100.0 * (views_total - lag(views_total) OVER w) / nullif(lag(views_total) OVER w, 0), 1) AS views_change_pct,
+       CASE WHEN complete THEN round(100.0 * (views_total - lag(views_total) OVER w) / nullif(lag(views_total) OVER w, 0), 1) END AS views_change_pct,
        CASE
          WHEN NOT loaded THEN 'no weekly window loaded: export visitors --window week'
          WHEN NOT complete THEN 'partial: the week was fetched before it ended'

@@ -267,6 +267,8 @@ describe('sql/queries', () => {
     expect(byWeek.get(MISSING_WEEK)).toMatchObject({ visitors_total: null, note: expect.stringMatching(/no weekly window loaded/) });
     expect(byWeek.get('2026-02-23')).toMatchObject({ previous_visitors: null, note: expect.stringMatching(/week before/) });
     expect(byWeek.get('2026-03-09')!.note).toMatch(/partial/);
+    // A partial week's figures are not compared with a whole week's.
+    expect(byWeek.get('2026-03-09')).toMatchObject({ visitors_change_pct: null, ai_share_change: null, views_change_pct: null });
     expect(byWeek.get('2026-03-02')!.note).toBeNull();
     const weekly = (start: string): WindowRow => visitorTotals.find((w) => w.window_start === start && daysBetween(w.window_start, w.window_end) === 7)!;
     const [a, b] = [weekly('2026-02-23'), weekly('2026-03-02')];

@@ -230,7 +230,12 @@ export function parseEndpointPage(metric: Metric, json: unknown, context: string
     throw error;
   }
   if (ENDPOINTS[metric].paging === 'cursor' && page.hasMore && !page.nextCursor) {
-    throw new DataError(`${context} returned an unexpected body (hasMore is true but nextCursor is null)`);
+    throw new DataError(`${context} returned an unexpected body (hasMore is true but nextCursor is ${page.nextCursor === '' ? 'empty' : 'null'})`);
+  }
+  // An empty cursor names no page: sent back, it would read as the first page again (and the
+  // walk would take the API for one that ignores its cursor, which stops the run).
+  if (ENDPOINTS[metric].paging === 'cursor-until-null' && page.nextCursor === '') {
+    throw new DataError(`${context} returned an unexpected body (nextCursor is empty: expected a cursor, or null on the last page)`);
   }
   return page;
 }

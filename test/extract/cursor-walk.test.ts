@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
-import { nextPosition, type PagePosition } from '../../src/api/endpoints.js';
+import { nextPosition, parseEndpointPage, type PagePosition } from '../../src/api/endpoints.js';
 import { HttpClient } from '../../src/api/http-client.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Metric } from '../../src/core/domain.js';
-import { BudgetExhaustedError, HttpError } from '../../src/core/errors.js';
+import { BudgetExhaustedError, DataError, HttpError } from '../../src/core/errors.js';
 import { walkWindow } from '../../src/extract/page-walker.js';
 import { SANDBOX_API_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { Spool, type SpoolWalk } from '../../src/spool/spool.js';
@@ -119,6 +119,16 @@ describe('a server that ignores the cursor', () => {
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('parseEndpointPage', () => {
+  it('an empty cursor is a bad body, not a page to ask for: the window fails, the run goes on', () => {
+    const searches = { searches: [], totalSearches: 0, nextCursor: '' };
+    expect(() => parseEndpointPage('searches', searches, 'GET /searches')).toThrow(DataError);
+    expect(() => parseEndpointPage('searches', searches, 'GET /searches')).toThrow(/nextCursor is empty: expected a cursor, or null on the last page/);
+    expect(() => parseEndpointPage('feedback', { feedback: [], nextCursor: '', hasMore: true }, 'GET /feedback')).toThrow(/hasMore is true but nextCursor is empty/);
+    expect(parseEndpointPage('searches', { ...searches, nextCursor: null }, 'GET /searches')).toMatchObject({ hasMore: false });
   });
 });
 

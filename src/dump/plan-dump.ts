@@ -14,6 +14,11 @@ export interface DumpTable {
   name: string;
   /** The UTC date a row is filed under. */
   dateSql: string;
+  /**
+   * Dumped whole whatever the range (only `--project` narrows it): a row's date can move to
+   * another month, and a ranged dump would leave its old copy in a month outside the range.
+   */
+  whole?: boolean;
 }
 
 /** The four analytics tables by window start; jobs by when they were created (or queued). */
@@ -22,7 +27,8 @@ export const DUMP_TABLES: readonly DumpTable[] = [
   { name: 'page_visitors', dateSql: 'window_start' },
   { name: 'view_totals', dateSql: 'window_start' },
   { name: 'page_views', dateSql: 'window_start' },
-  { name: 'agent_jobs', dateSql: 'CAST(coalesce(created_at, submitted_at, updated_at) AS DATE)' },
+  // A job's date moves when a prompt queued in one month is submitted in the next; the ledger is small.
+  { name: 'agent_jobs', dateSql: 'CAST(coalesce(created_at, submitted_at, updated_at) AS DATE)', whole: true },
 ];
 
 export const PARTITION_COLUMNS = ['project_id', 'year', 'month'] as const;
@@ -49,6 +55,11 @@ export function monthSpan(range: { from: string; to: string }): MonthSpan {
 }
 
 /** The rows of one table that a dump writes, with its partition columns. */
+/** Pure: what of `filter` applies to `table` (a table dumped whole keeps only the projects). */
+export function scopeOf(table: DumpTable, filter: DumpFilter): DumpFilter {
+  return table.whole ? { projects: filter.projects } : filter;
+}
+
 export function selectSql(table: DumpTable, filter: DumpFilter): string {
   const where: string[] = [];
   if (filter.projects.length > 0) where.push(`project_id IN (${filter.projects.map(sqlString).join(', ')})`);

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
-import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, scopeOf, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 
 export interface DumpOptions {
   out: string;
@@ -100,9 +100,10 @@ export async function runDump(db: Executor, options: DumpOptions): Promise<Dumpe
   try {
     for (const table of DUMP_TABLES) {
       const stagedDir = join(staging, table.name);
-      const [counted] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${selectSql(table, options.filter)})`);
+      const filter = scopeOf(table, options.filter);
+      const [counted] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${selectSql(table, filter)})`);
       const rows = Number(counted?.n ?? 0);
-      if (rows > 0) await db.run(copySql(table, options.filter, stagedDir, options.format));
+      if (rows > 0) await db.run(copySql(table, filter, stagedDir, options.format));
       const tableDir = join(options.out, table.name);
       const staged = listPartitions(stagedDir);
       const replaced = new Set(staged.map((part) => part.dir));
@@ -115,7 +116,7 @@ export async function runDump(db: Executor, options: DumpOptions): Promise<Dumpe
       }
       // Partitions in scope that have no rows now.
       for (const old of listPartitions(tableDir)) {
-        if (inScope(old, options.filter) && !replaced.has(old.dir)) setAside(table.name, old.dir);
+        if (inScope(old, filter) && !replaced.has(old.dir)) setAside(table.name, old.dir);
       }
       if (existsSync(tableDir)) pruneEmpty(tableDir);
       results.push({ table: table.name, rows, partitions: staged.length });

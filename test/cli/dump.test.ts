@@ -185,6 +185,23 @@ syncBuiltinESMExports();
     expect(readdirSync(out).filter((name) => name.startsWith('.docpipe-staging-'))).toEqual([]);
   });
 
+  it('a ranged dump rewrites the job ledger whole: a job whose date moved to another month is neither lost nor doubled', async () => {
+    const out = join(h.dir, 'jobs-lake');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    // A prompt queued in January and submitted now is filed under its creation: it moves month.
+    const moved = async (created: string): Promise<void> =>
+      Database.with(h.db, {}, (db) => db.run(`UPDATE agent_jobs SET created_at = '${created}'::TIMESTAMPTZ WHERE prompt_key = (SELECT min(prompt_key) FROM agent_jobs)`));
+    await moved('2026-01-15T10:00:00Z');
+    try {
+      expect((await h.run(['dump', '--out', out])).code).toBe(0);
+      await moved('2026-03-05T10:00:00Z');
+      expect((await h.run(['dump', '--out', out, '--from', '2026-03-01', '--to', '2026-03-11'])).code).toBe(0);
+      expect((await lakeCounts(out)).agent_jobs).toEqual((await dbCounts()).agent_jobs);
+    } finally {
+      await moved('2026-03-05T10:00:00Z');
+    }
+  });
+
   it('refuses an --out that cannot be written with exit 2, naming it: dump to a file, report to a folder', async () => {
     const file = join(h.dir, 'not-a-folder.txt');
     writeFileSync(file, 'x');

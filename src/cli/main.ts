@@ -122,12 +122,33 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
 /** Every command and subcommand name, to tell which word of the command line was mistyped. */
 const COMMAND_WORDS = new Set(['export', 'sync', 'query', 'jobs', 'sandbox', 'doctor', 'submit', 'list']);
 
+/** The options before a command that take no value (the rest take the word after them). */
+const FLAG_OPTIONS = new Set(['--verbose', '--help', '-h', '--version', '-V']);
+
+/**
+ * Pure: the word of the command line that stands where a command should: the first that is
+ * neither an option nor an option's value. An option's value (the key after --api-key, a
+ * path after --db) is never taken for a mistyped command, so it is never echoed.
+ */
+export function typedCommand(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return argv[i + 1];
+    if (!arg.startsWith('-')) {
+      if (!COMMAND_WORDS.has(arg)) return arg;
+      continue;
+    }
+    if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !arg.startsWith('--no-')) i++; // its value
+  }
+  return undefined;
+}
+
 /** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
 function usageMessage(message: string, argv: readonly string[]): string {
   const line = message.replace(/\s*\n\s*/g, ' ').trim();
   const suggestion = /^Did you mean (.+)\?$/.exec(line);
   if (!suggestion) return line;
-  const typed = argv.find((arg) => !arg.startsWith('-') && !COMMAND_WORDS.has(arg));
+  const typed = typedCommand(argv);
   return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
 }
 

@@ -104,6 +104,14 @@ describe('first contact: help, version, did you mean', () => {
     const sub = await bare(['jobs', 'sumbit', 'file.txt']);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toBe("docpipe: unknown command 'sumbit': did you mean 'submit'?\n");
+    // An option's value before the typo is not what was typed: the key is never echoed.
+    const keyed = await bare(['--api-key', 'mint_SECRETKEY123', '--db', '/tmp/x.duckdb', 'synk']);
+    expect(keyed.code).toBe(2);
+    expect(keyed.stderr).toBe("docpipe: unknown command 'synk': did you mean 'sync'?\n");
+    const verbose = await bare(['--verbose', '--api-key', 'mint_SECRETKEY123', 'synk']);
+    expect(verbose.stderr).toContain("unknown command 'synk'");
+    expect(verbose.stderr).not.toContain('SECRET');
+    expect((await bare(['--api-key=mint_SECRETKEY123', 'synk'])).stderr).not.toContain('SECRET');
   });
 });
 

@@ -22,6 +22,7 @@ import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from '../lib/session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
 import { numberOption } from './options.js';
+import { neutralise } from '../core/neutralise.js';
 
 export interface RunCliOptions {
   io?: CliIo;
@@ -37,7 +38,8 @@ function describeError(error: unknown, verbose: boolean): string {
     const first = error.cause.message.split('\n')[0];
     if (first && error.name === 'DatabaseError') text += ` (${first})`;
   }
-  return text.replace(/\s*\n\s*/g, ' ');
+  // One line, and inert on a terminal: an error may carry the API's words.
+  return neutralise(text.replace(/\s*\n\s*/g, ' '));
 }
 
 /** The version of this package, read from package.json (beside both src/ and dist/). */

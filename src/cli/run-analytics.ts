@@ -9,6 +9,7 @@ import { commonOf } from './common-options.js';
 import type { CliContext } from './context.js';
 import { loggerFor, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
+import { neutralise } from '../core/neutralise.js';
 
 export { DEFAULT_REQUESTS_PER_HOUR };
 
@@ -45,17 +46,19 @@ export function formatSummary(s: AnalyticsResult): string {
     `${s.retries} retries`,
     `${s.warnings} warnings`,
   ];
+  // The stop's text may carry the API's words (an error body): shown inert on a terminal.
+  const stopMessage = neutralise(s.stopMessage ?? '');
   const tail =
     s.stopped === 'budget'
-      ? `\nstopped early on the request budget (${s.stopMessage ?? ''}); ${windows(s.windowsLeft)} left for the next run`
+      ? `\nstopped early on the request budget (${stopMessage}); ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'failing'
-        ? `\nstopped: ${s.stopMessage ?? ''}; ${windows(s.windowsLeft)} left for the next run`
+        ? `\nstopped: ${stopMessage}; ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'locked'
-        ? `\nstopped: ${s.stopMessage ?? ''}; received pages are kept in the spool for the next run`
+        ? `\nstopped: ${stopMessage}; received pages are kept in the spool for the next run`
       : s.stopped === 'interrupted'
         ? `\ninterrupted; ${windows(s.windowsLeft)} left, everything loaded so far is saved`
         : s.stopped === 'fatal'
-          ? `\nstopped: ${s.stopMessage ?? ''}`
+          ? `\nstopped: ${stopMessage}`
           : '';
   const threads = s.threads
     ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsLeft} left`

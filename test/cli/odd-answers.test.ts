@@ -64,6 +64,20 @@ describe('odd answers from the API', () => {
       expect(await jobRows(h)).toMatchObject([{ status: 'completed', pr_link: expect.stringMatching(/\/pull\/\d+$/) }]);
     });
 
+    it('shows the server text inert on a terminal: control characters escaped in the summary and in status', async () => {
+      const text = '\u001b]0;PWNED\u0007\u001b[31mRED\r\nlevel=info fake line \u202e';
+      h.sandbox.addFault({ kind: 'body', status: 403, match: { path: '/visitors' }, body: JSON.stringify({ error: text }), times: Infinity });
+      const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--log-format', 'text']);
+      expect(result.code).toBe(1);
+      const status = await h.run(['status', '--log-format', 'text']);
+      for (const out of [result.stdout, result.stderr, status.stdout]) {
+        expect(out).not.toMatch(/[\u001b\u0007\r\u202e]/);
+        expect(out).not.toMatch(/^level=info fake/m);
+      }
+      expect(result.stdout).toContain('\\x1b]0;PWNED\\x07\\x1b[31mRED');
+      expect(status.stdout).toContain('\\x1b]0;PWNED');
+    });
+
     it('fails the window of an export with the server text', async () => {
       h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body: '{"error":"Analytics warehouse offline"}', times: Infinity });
       const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);

@@ -31,6 +31,7 @@ import { commandHelp } from '../help.js';
 import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
 import { DEFAULT_REQUESTS_PER_HOUR } from '../run-analytics.js';
 import { readerOptions } from '../session.js';
+import { neutralise } from '../../core/neutralise.js';
 
 const STATUS_FORMATS = ['table', 'json'] as const;
 type StatusFormat = (typeof STATUS_FORMATS)[number];
@@ -221,9 +222,9 @@ function renderStatus(r: StatusReport, now: number): string {
       `${run.status ?? '?'}${run.exitCode === null ? '' : `, exit ${run.exitCode}`}`,
       summary.windowsLoaded === undefined ? '' : `${summary.windowsLoaded} windows loaded`,
       summary.requests === undefined ? '' : `${summary.requests} requests`,
-      summary.stopMessage ? `stopped: ${summary.stopMessage}` : '',
+      summary.stopMessage ? `stopped: ${neutralise(summary.stopMessage)}` : '',
     ].filter((f) => f !== '');
-    lines.push(`last run: ${run.command ?? '?'} at ${run.startedAt ?? '?'}: ${facts.join(', ')}`);
+    lines.push(`last run: ${neutralise(run.command ?? '?')} at ${run.startedAt ?? '?'}: ${facts.join(', ')}`);
   } else {
     lines.push('last run: none');
   }

@@ -1,4 +1,5 @@
 /** The lines under a job or message batch's table: what came of it, and why it stopped early. */
+import { neutralise } from '../../core/neutralise.js';
 
 /** `3 completed, 1 failed`: a batch's outcomes as a person reads them. */
 export function countsLine(counts: Readonly<Record<string, number>>): string {
@@ -10,16 +11,18 @@ export function countsLine(counts: Readonly<Record<string, number>>): string {
  * stopped doing; `left`: what a fatal stop leaves for the next run). Empty when it ran out.
  */
 export function stopLine(run: { stopped: string | null; stopMessage: string | null }, verb: string, left: string): string {
+  // The API's words (an error body) shown inert on a terminal.
+  const stopMessage = neutralise(run.stopMessage ?? '');
   switch (run.stopped) {
     case 'budget':
-      return `\nstopped ${verb} on the request budget (${run.stopMessage ?? ''}); run again to continue`;
+      return `\nstopped ${verb} on the request budget (${stopMessage}); run again to continue`;
     case 'interrupted':
       return '\ninterrupted; everything so far is saved, run again to resume';
     case 'fatal':
-      return `\nstopped: ${run.stopMessage ?? ''}; ${left}, run again to continue`;
+      return `\nstopped: ${stopMessage}; ${left}, run again to continue`;
     case null:
       return '';
     default:
-      return `\nstopped: ${run.stopMessage ?? ''}; run again to continue`;
+      return `\nstopped: ${stopMessage}; run again to continue`;
   }
 }

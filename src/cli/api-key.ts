@@ -16,7 +16,12 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
 function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
   // Given twice (flag and env, or two flags), the last one wins.
   const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
-  if (typeof given === 'string' && given.trim()) return given.trim();
+  // The command line beats the environment, as for every option: an --api-key-file typed
+  // there wins over a DOCPIPE_API_KEY the environment holds (a cron's, a shell's).
+  const keyFromEnv = given === process.env.DOCPIPE_API_KEY;
+  const fileTyped = args.apiKeyFile !== undefined && args.apiKeyFile !== process.env.DOCPIPE_API_KEY_FILE;
+  const fileFirst = keyFromEnv && fileTyped;
+  if (!fileFirst && typeof given === 'string' && given.trim()) return given.trim();
   if (args.apiKeyFile) {
     try {
       const key = readFileSync(args.apiKeyFile, 'utf8').trim();

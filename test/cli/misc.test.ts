@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +86,27 @@ describe('docpipe query, sandbox and the shell', () => {
     const empty = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-03', '--to', '2026-03-04', '--api-key-file', keyFile], { withKey: false });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/--api-key-file '.*key' is empty/);
+  });
+
+  it('an --api-key-file on the command line wins over a DOCPIPE_API_KEY in the environment', async () => {
+    const keyFile = join(h.dir, 'right.key');
+    writeFileSync(keyFile, 'mint_sandbox_local_key\n');
+    const args = ['bin/docpipe.js', 'export', 'views', '--project', 'docs', '--from', '2026-03-03', '--to', '2026-03-04', '--base-url', h.sandbox.url];
+    // A real process (the sandbox answers from this one, so not spawnSync), with a wrong key in its environment.
+    const run = (extra: string[]): Promise<{ code: number | null; out: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [...args, ...extra], { env: { ...process.env, DOCPIPE_API_KEY: 'mint_wrong_key' } });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        child.once('exit', (code) => resolve({ code, out }));
+      });
+    const withFile = await run(['--api-key-file', keyFile, '--db', join(h.dir, 'keys-1.duckdb')]);
+    expect(withFile.code, withFile.out).toBe(0);
+    // Without the file, the environment's key is the one sent (and refused).
+    const fromEnv = await run(['--db', join(h.dir, 'keys-2.duckdb')]);
+    expect(fromEnv.code, fromEnv.out).toBe(1);
+    expect(fromEnv.out).toMatch(/401/);
   });
 
   it('reads options from DOCPIPE_ variables', () => {

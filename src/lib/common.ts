@@ -3,7 +3,7 @@
  * logger and the interrupt signal. Public options are all optional but the key, each with a
  * documented default, and normalised once here.
  */
-import { DEFAULT_BASE_URL, type HttpClientOptions } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, checkBaseUrl, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -56,9 +56,12 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
     throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
   }
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+  // Checked before anything is written: a run that cannot talk to the API records nothing.
+  if (needsKey) checkBaseUrl(baseUrl);
   return {
     apiKey,
-    baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+    baseUrl,
     workspace: { db: options.db ?? DEFAULT_DB_PATH, lockTimeout: lockTimeoutMs / 1000 },
     maxRequests: max,
     logger: options.logger ?? silentLogger,

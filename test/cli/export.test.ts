@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -341,6 +341,12 @@ describe('docpipe export', () => {
     const plain = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--base-url', 'http://docs.example.com']);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/refusing to send the API key over plain http to 'docs.example.com'/);
+    // Refused before anything was written: no run left running, and no database made.
+    expect(await queryDb(h, `SELECT * FROM runs WHERE status = 'running'`)).toEqual([]);
+    const fresh = join(h.dir, 'never.duckdb');
+    const none = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--base-url', 'http://docs.example.com', '--db', fresh]);
+    expect(none.code).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
     const dump = await queryDb<{ t: string }>(h, `SELECT string_agg(COLUMNS(*)::VARCHAR, '|') AS t FROM request_log`);
     expect(JSON.stringify(dump)).not.toContain(secret);
     expect(JSON.stringify(await queryDb(h, 'SELECT * FROM runs'))).not.toContain(secret);

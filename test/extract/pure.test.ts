@@ -40,6 +40,12 @@ describe('planClosedWindows', () => {
     expect(planClosedWindows('2026-09-01', 'month', now).at(-1)).toEqual({ start: '2026-10-01', end: '2026-11-01' });
     expect(planClosedWindows('2026-11-22', 'day', now)).toEqual([]);
   });
+  it('plans a pipeline that has run for more than ten years (the guard is for a typed range)', () => {
+    const later = Date.parse('2036-11-10T06:00:00Z');
+    const days = planClosedWindows('2026-11-01', 'day', later);
+    expect(days).toHaveLength(3662);
+    expect(days.at(-1)).toEqual({ start: '2036-11-09', end: '2036-11-10' });
+  });
 });
 
 describe('checkPipelineConfig', () => {

@@ -207,26 +207,64 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   const verbose = argv.includes('--verbose');
   // A bare `docpipe` shows the help.
   const args = argv.length === 0 ? ['--help'] : argv;
-  const parser = buildParser(ctx, args).middleware((parsed) => {
-    if (keyOnCommandLine(argv)) {
-      loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {
-        detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',
-      });
-    }
-  });
-  if (!asksForHelp(args)) skipHelpCache(parser);
-  try {
+  const parse = async (): Promise<ExitCode> => {
+    const parser = buildParser(ctx, args).middleware((parsed) => {
+      if (keyOnCommandLine(argv)) {
+        loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {
+          detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',
+        });
+      }
+    });
+    if (!asksForHelp(args)) skipHelpCache(parser);
     // With a callback yargs neither prints nor exits: help and version go to our stdout.
     let shown = '';
     await parser.parseAsync(args, {}, (_error, _parsed, output) => {
       shown = output;
     });
-    if (shown) io.stdout(`${shown}\n`);
+    if (shown) ctx.io.stdout(`${shown}\n`);
     return ctx.exitCode;
+  };
+  const ignored: Record<string, string> = {};
+  try {
+    try {
+      return await parse();
+    } catch (error) {
+      // A DOCPIPE_ variable of an option this command does not have (DOCPIPE_WAIT, set for
+      // a sync, in a cron environment a status check shares) is not a mistake on this
+      // command line: the command runs without it.
+      const strays = error instanceof UsageError ? envOnlyUnknowns(error.message, argv) : [];
+      if (strays.length === 0) throw error;
+      for (const name of strays) {
+        ignored[name] = process.env[name] ?? '';
+        delete process.env[name];
+      }
+      return await parse();
+    }
   } catch (error) {
     io.stderr(`docpipe: ${describeError(error, verbose)}\n`);
     return exitCodeOf(error);
   } finally {
+    Object.assign(process.env, ignored);
     if (onSignal) for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
+}
+
+/**
+ * Pure over the environment: the DOCPIPE_ variables behind yargs' "Unknown argument(s): a,
+ * b" that were not typed (an unknown option typed on the command line stays an error, and
+ * is then the only one named).
+ */
+function envOnlyUnknowns(message: string, argv: readonly string[]): string[] {
+  const match = /^Unknown arguments?: (.+)$/.exec(message);
+  if (!match) return [];
+  const squash = (name: string): string => name.replace(/[-_]/g, '').toLowerCase();
+  const typed = new Set(argv.filter((a) => a.startsWith('--')).map((a) => squash(a.slice(2).split('=')[0] ?? '')));
+  const vars = Object.keys(process.env).filter((k) => k.startsWith('DOCPIPE_'));
+  const found: string[] = [];
+  for (const name of match[1]!.split(',').map((n) => n.trim())) {
+    if (typed.has(squash(name))) continue;
+    const variable = vars.find((k) => squash(k.slice('DOCPIPE_'.length)) === squash(name));
+    if (variable !== undefined && !found.includes(variable)) found.push(variable);
+  }
+  return found;
 }

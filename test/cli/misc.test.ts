@@ -109,6 +109,19 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(fromEnv.out).toMatch(/401/);
   });
 
+  it('ignores a DOCPIPE_ variable of an option the command does not have; a typed unknown option is still an error', () => {
+    const file = join(h.dir, 'p2.txt');
+    writeFileSync(file, 'hello\n');
+    // A cron environment shared by a sync (--wait) and this batch, and a variable of nothing.
+    const env = { ...process.env, DOCPIPE_PROJECT: 'docs', DOCPIPE_DB: join(h.dir, 'env2.duckdb'), DOCPIPE_WAIT: 'true', DOCPIPE_SOMETHING_ELSE: '1' };
+    const ok = spawnSync(process.execPath, ['bin/docpipe.js', 'jobs', 'submit', file, '--dry-run'], { encoding: 'utf8', env });
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/1 would be submitted/);
+    const typed = spawnSync(process.execPath, ['bin/docpipe.js', 'jobs', 'submit', file, '--dry-run', '--wait'], { encoding: 'utf8', env });
+    expect(typed.status).toBe(2);
+    expect(typed.stderr.trim()).toBe('docpipe: Unknown argument: wait');
+  });
+
   it('reads options from DOCPIPE_ variables', () => {
     const file = join(h.dir, 'p.txt');
     writeFileSync(file, 'hello\n');

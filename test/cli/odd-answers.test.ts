@@ -71,6 +71,7 @@ describe('odd answers from the API', () => {
       expect(result.code).toBe(1);
       const status = await h.run(['status', '--log-format', 'text']);
       for (const out of [result.stdout, result.stderr, status.stdout]) {
+        // eslint-disable-next-line no-control-regex -- the test looks for them
         expect(out).not.toMatch(/[\u001b\u0007\r\u202e]/);
         expect(out).not.toMatch(/^level=info fake/m);
       }

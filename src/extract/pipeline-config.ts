@@ -47,6 +47,20 @@ type Fields = { [K in keyof typeof FIELDS]: z.infer<(typeof FIELDS)[K]> };
  * Pure: each field checked on its own, so that one bad field does not hide the others; the
  * rules then run on every field that passed.
  */
+/** The value at `path` inside `root` (undefined where there is none). */
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** ` (got "visitor")`: the bad value as the file has it, clipped; nothing for a missing one. */
+function gotOf(value: unknown): string {
+  if (value === undefined) return '';
+  const text = JSON.stringify(value) ?? String(value);
+  return ` (got ${text.length > 60 ? `${text.slice(0, 57)}...` : text})`;
+}
+
 export function checkPipelineConfig(json: unknown): PipelineCheck {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { config: undefined, warnings: [], errors: ['(top level): expected a JSON object'] };
@@ -62,7 +76,7 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
   for (const name of known as (keyof Fields)[]) {
     const parsed = FIELDS[name].safeParse(input[name]);
     if (parsed.success) (raw as Record<string, unknown>)[name] = parsed.data;
-    else errors.push(...parsed.error.issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}`));
+    else errors.push(...parsed.error.issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}${gotOf(valueAt(input[name], i.path))}`));
   }
 
   const projects = [...new Set((raw.projects ?? []).map((p) => p.trim()))];

@@ -62,6 +62,13 @@ describe('checkPipelineConfig', () => {
     const bad = checkPipelineConfig({ projects: [], start: 'x', extra: 1 });
     expect(bad.errors.length).toBeGreaterThanOrEqual(2);
   });
+  it('names the bad value as the file has it', () => {
+    const check = checkPipelineConfig({ projects: ['a'], start: '2026-01-01', metrics: ['visitors', 'visitor'], lookbackDays: -1 });
+    expect(check.errors).toEqual([
+      expect.stringMatching(/^metrics\.1: .* \(got "visitor"\)$/),
+      expect.stringMatching(/^lookbackDays: .* \(got -1\)$/),
+    ]);
+  });
 });
 
 describe('orderAllFetches', () => {

@@ -49,18 +49,18 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
       const onResponse = (response: http.IncomingMessage): void => {
         const chunks: Buffer[] = [];
         let bytes = 0;
-        let ended = false;
+        let settled = false;
         response.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
           if (bytes <= maxBodyBytes) return void chunks.push(chunk);
-          ended = true; // settled here: the close that follows is not an early end
+          settled = true; // the close that follows is not an early end
           chunks.length = 0;
           response.destroy();
           const cap = maxBodyBytes >= 1024 * 1024 ? `${Math.round(maxBodyBytes / 1024 / 1024)} MiB` : `${maxBodyBytes} bytes`;
           reject(new DataError(`${request.method} ${url.pathname}${url.search} returned a body larger than ${cap}; not read`));
         });
         response.on('end', () => {
-          ended = true;
+          settled = true;
           const raw = response.headers;
           try {
             resolve({
@@ -77,7 +77,7 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
         });
         response.on('error', reject);
         response.on('close', () => {
-          if (!ended) reject(responseClosedEarly());
+          if (!settled) reject(responseClosedEarly());
         });
       };
       const req = isHttps ? https.request(url, options, onResponse) : http.request(url, options, onResponse);

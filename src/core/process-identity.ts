@@ -58,16 +58,19 @@ function currentBoot(): string | null {
  * parentheses itself.
  */
 export function startTicksFromStat(stat: string): string | undefined {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = fields[19]; // fields[0] is field 3 (the state)
+  const ticks = statFields(stat)[19]; // [0] is field 3 (the state)
   return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
 }
 
-/** A process's state (`R`, `S`, `Z`, ...: field 3 of /proc/<pid>/stat); undefined when it cannot be read. */
-function stateOf(pid: number): string | undefined {
+/** Pure: the fields of `/proc/<pid>/stat` from field 3 (the state: `R`, `S`, `Z`, ...) on. */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The text of `/proc/<pid>/stat`; undefined when it cannot be read (no such process, not Linux). */
+function readStat(pid: number): string | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
@@ -81,14 +84,14 @@ export function parseStart(start: string): { ticks: string; boot: string; namesp
 
 /** A process on this host and in this pid namespace: `<ticks>.<boot>`; undefined when it cannot be read. */
 export function processStart(pid: number): string | undefined {
+  return startOf(readStat(pid));
+}
+
+/** `<ticks>.<boot>` from a stat text; undefined when either cannot be read. */
+function startOf(stat: string | undefined): string | undefined {
   const boot = currentBoot();
-  if (boot === null) return undefined;
-  try {
-    const ticks = startTicksFromStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    return ticks === undefined ? undefined : `${ticks}.${boot}`;
-  } catch {
-    return undefined;
-  }
+  const ticks = stat === undefined ? undefined : startTicksFromStat(stat);
+  return boot === null || ticks === undefined ? undefined : `${ticks}.${boot}`;
 }
 
 /** This process's pid namespace (its inode number); undefined when it cannot be read. */
@@ -124,11 +127,12 @@ export function isProcessAlive(pid: number, start?: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = readStat(pid);
   // A zombie has exited: only its parent has not collected it yet (a container's first
   // process that is no init, say), and it takes signals like a live one.
-  if (stateOf(pid) === 'Z') return false;
+  if (stat !== undefined && statFields(stat)[0] === 'Z') return false;
   if (start === undefined) return true;
-  const now = processStart(pid);
+  const now = startOf(stat);
   if (now === undefined) return true;
   const { ticks, boot } = parseStart(start);
   return now === `${ticks}.${boot}`;

@@ -8,6 +8,9 @@
 /** Whether a raw count (DOUBLE) fits a BIGINT: not NULL, finite and below 2^63 in size. */
 export const fitsBigint = (x: string): string => `(abs(${x}) < 9223372036854775807::DOUBLE)`;
 
+/** fitsBigint for a count in hand (the walk's totals): a number below 2^63 in size. */
+export const countFits = (value: number | null): boolean => value !== null && Math.abs(value) < 2 ** 63;
+
 /**
  * A count as stored: rounded half up, like the API's integers would be; NULL when it is
  * missing or no BIGINT can hold it (beyond 64 bits, infinite), so one such count never fails

@@ -14,7 +14,7 @@ import { isEventStream } from '../api/endpoints.js';
 import type { Metric, Totals } from '../core/domain.js';
 import type { CompletedWalk } from '../spool/spool.js';
 import type { Executor } from './database.js';
-import { countLiteral, fitsBigint, roundedCount } from './count-sql.js';
+import { countFits, countLiteral, fitsBigint, roundedCount } from './count-sql.js';
 import { sqlString } from './sql-files.js';
 
 interface RowLoad {
@@ -172,10 +172,9 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
   }
   // Window totals are counts too.
   for (const { walk } of loads) {
-    const fits = (v: number | null): boolean => v !== null && Math.abs(v) < 2 ** 63;
-    const odd = Object.entries(walk.totals).filter(([, v]) => fits(v) && !Number.isInteger(v));
+    const odd = Object.entries(walk.totals).filter(([, v]) => countFits(v) && !Number.isInteger(v));
     if (odd.length > 0) warnings.get(walk)?.push(`totals non_integral (stored rounded): ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    const big = Object.entries(walk.totals).filter(([, v]) => v !== null && !fits(v));
+    const big = Object.entries(walk.totals).filter(([, v]) => v !== null && !countFits(v));
     if (big.length > 0) warnings.get(walk)?.push(`totals count_out_of_range (stored as NULL): ${big.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (metric === 'searches') {

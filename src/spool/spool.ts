@@ -533,8 +533,8 @@ export class SpoolWalk {
     });
     this.close();
     writeFileAtomic(this.pagesFile, lines.join('\n'));
-    this.open('a'); // the new file as this run leaves it
-    this.close();
+    const { ino, size } = statSync(this.pagesFile); // the new file as this run leaves it
+    this.mark = { ino, size };
   }
 
   /** Closes the walk file (a later write reopens it). */

@@ -1,6 +1,7 @@
 -- Pages that had unique visitors in the newest complete weekly window but none in the week
 -- before ('new'), and pages that had some the week before but none now ('vanished'), per
 -- project. Presence is read from each weekly window (export --window week), not from days.
+-- The week before must be loaded and complete: a project without it has no row.
 -- May: count pages. May not: add the visitors of the two weeks.
 WITH weeks AS (
   SELECT project_id, window_start, window_end,
@@ -8,20 +9,21 @@ WITH weeks AS (
   FROM window_status
   WHERE metric = 'visitors' AND grain = 'week' AND complete
 ),
+-- The newest complete week and the week just before it (the one that ends where it starts).
+pair AS (
+  SELECT l.project_id, l.window_start AS week, l.window_end AS week_end, b.window_start AS previous_week
+  FROM weeks l JOIN weeks b ON b.project_id = l.project_id AND b.window_end = l.window_start
+  WHERE l.age = 1
+),
 cur AS (
-  SELECT p.project_id, p.path, p.total, w.window_start
-  FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end)
-  WHERE w.age = 1 AND p.total > 0
+  SELECT p.project_id, p.path, p.total
+  FROM page_visitors p JOIN pair w ON p.project_id = w.project_id AND p.window_start = w.week AND p.window_end = w.week_end
+  WHERE p.total > 0
 ),
 prev AS (
-  SELECT p.project_id, p.path, p.total, w.window_start
-  FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end)
-  WHERE w.age = 2 AND p.total > 0
-),
-pair AS (
-  SELECT project_id, max(window_start) FILTER (WHERE age = 1) AS week,
-         max(window_start) FILTER (WHERE age = 2) AS previous_week
-  FROM weeks GROUP BY project_id HAVING count(*) FILTER (WHERE age <= 2) = 2
+  SELECT p.project_id, p.path, p.total
+  FROM page_visitors p JOIN pair w ON p.project_id = w.project_id AND p.window_start = w.previous_week AND p.window_end = w.week
+  WHERE p.total > 0
 )
 SELECT 'new' AS change, pair.project_id, cur.path, pair.previous_week, pair.week, cur.total AS visitors
 FROM cur JOIN pair USING (project_id)

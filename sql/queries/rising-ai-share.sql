@@ -1,6 +1,6 @@
 -- Pages whose share of AI visitors rose the most between the two newest complete weekly
 -- windows (export --window week), per project. Both weeks' uniques are read from their own
--- weekly windows. Pages with fewer than 10 unique visitors in either week are left out (a
+-- weekly windows; the week before must be loaded and complete (no row when it is missing). Pages with fewer than 10 unique visitors in either week are left out (a
 -- share of a handful of visitors is noise); edit min_visitors to change that.
 -- May: compare ai_share between windows of the same grain. May not: sum or average the
 -- uniques of the two weeks.
@@ -11,8 +11,11 @@ weeks AS (
   FROM window_status
   WHERE metric = 'visitors' AND grain = 'week' AND complete
 ),
-cur AS (SELECT p.* FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end) WHERE w.age = 1),
-prev AS (SELECT p.* FROM page_visitors p JOIN weeks w USING (project_id, window_start, window_end) WHERE w.age = 2)
+latest AS (SELECT * FROM weeks WHERE age = 1),
+-- The week just before the newest: the one that ends where it starts.
+before AS (SELECT w.* FROM weeks w JOIN latest l ON w.project_id = l.project_id AND w.window_end = l.window_start),
+cur AS (SELECT p.* FROM page_visitors p JOIN latest w USING (project_id, window_start, window_end)),
+prev AS (SELECT p.* FROM page_visitors p JOIN before w USING (project_id, window_start, window_end))
 SELECT cur.project_id, cur.path,
        prev.window_start AS previous_week, cur.window_start AS week,
        prev.total AS previous_visitors, cur.total AS visitors,

@@ -248,6 +248,26 @@ describe('sql/queries', () => {
     expect(Number(rows[0]!.visitors)).toBe((await pages('page_visitors', '2026-03-02', '2026-03-09')).find((p) => p.path === born)!.total);
   });
 
+  it('rising-ai-share.sql and new-and-vanished-pages.sql compare adjacent weeks only', async () => {
+    // Without the week before the newest (02-23), the two newest complete weeks are 03-02 and
+    // 02-09: a page's change over two weeks must not pass for a week's.
+    const copy = join(h.dir, 'gap.duckdb');
+    copyFileSync(h.db, copy);
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `DELETE FROM loaded_windows WHERE metric = 'visitors' AND window_start = '2026-02-23' AND window_end = '2026-03-02';
+       DELETE FROM page_visitors WHERE window_start = '2026-02-23' AND window_end = '2026-03-02'`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    for (const file of ['rising-ai-share.sql', 'new-and-vanished-pages.sql']) {
+      const result = await h.run(['query', '--db', copy, '--file', `sql/queries/${file}`, '--format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim(), file).toBe('');
+    }
+    // The fixture itself has rows for both (so the empty answer above is the gap's doing).
+    expect((await runQueryFile(h, 'rising-ai-share.sql')).length).toBeGreaterThan(0);
+  });
+
   it('new-and-vanished-pages.sql agrees with the raw tables of the fixture', async () => {
     const rows = await runQueryFile(h, 'new-and-vanished-pages.sql');
     const present = async (start: string, end: string): Promise<Set<string>> =>

@@ -3,11 +3,13 @@
  * folder, then the partitions in scope are swapped in one by one (the old one renamed aside,
  * the new one renamed into place), so the lake holds each row once however often the dump
  * runs. The replaced partitions are removed when the dump is done; a dump that did not finish
- * has its set-aside partitions put back by the next one (or by itself on an error).
+ * has its set-aside partitions put back by the next one (or by itself on an error). One dump
+ * at a time writes to a folder (./dump-lock.ts).
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
+import { lockLake } from './dump-lock.js';
 import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, scopeOf, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 
 export interface DumpOptions {
@@ -85,8 +87,17 @@ function recoverEarlierDumps(out: string, keep: string): void {
 
 export async function runDump(db: Executor, options: DumpOptions): Promise<DumpedTable[]> {
   const stagingName = `${STAGING_PREFIX}${options.runId}`;
-  const staging = join(options.out, stagingName);
   mkdirSync(options.out, { recursive: true });
+  const unlock = lockLake(options.out);
+  try {
+    return await dumpLocked(db, options, stagingName);
+  } finally {
+    unlock();
+  }
+}
+
+async function dumpLocked(db: Executor, options: DumpOptions, stagingName: string): Promise<DumpedTable[]> {
+  const staging = join(options.out, stagingName);
   recoverEarlierDumps(options.out, stagingName);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });

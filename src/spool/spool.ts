@@ -155,6 +155,36 @@ class RunHold {
   }
 }
 
+/** Names the files this process sets aside (removeIfUnchanged) apart. */
+let asideCount = 0;
+
+/**
+ * Removes the lock file at `path` if its text is still `judged` (what the caller judged
+ * stale): renamed out of the way first, then removed. Two processes that judge one stale file
+ * at once must not both remove by path: the second would remove the file the first had just
+ * made. One that turns out to be another's is put back (unless a third made one meanwhile).
+ * True when the path is free for the caller to create.
+ */
+export function removeIfUnchanged(path: string, judged: string): boolean {
+  const aside = `${path}.${process.pid}-${++asideCount}.aside`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return true; // moved by another process meanwhile: try to make one
+  }
+  if (readText(aside) === judged) {
+    rmSync(aside, { force: true });
+    return true;
+  }
+  try {
+    linkSync(aside, path);
+  } catch {
+    // a file made meanwhile stands
+  }
+  rmSync(aside, { force: true });
+  return false;
+}
+
 /**
  * A claim file: created only if it does not exist, holding the claiming process. One that a
  * live process holds, or another run of this one, keeps what it claims theirs; one left by a
@@ -162,9 +192,6 @@ class RunHold {
  * short lock around writing the walk file's owner; an assistant thread's lasts until the
  * thread is loaded.
  */
-/** Names the files this process sets aside (SpoolClaim.setAside) apart. */
-let asideCount = 0;
-
 export class SpoolClaim {
   private readonly hold: RunHold;
 
@@ -190,36 +217,10 @@ export class SpoolClaim {
         if (text === null) continue; // gone meanwhile: try again
         const holder = parseJson<{ owner?: ProcessRef }>(text)?.owner ?? null;
         if (holder !== null ? isLiveOther(holder, this.root) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
-        if (!this.setAside(text)) return false;
+        // A dead process's claim: out of the way, unless another run took it meanwhile.
+        if (!removeIfUnchanged(this.path, text)) return false;
       }
     }
-    return false;
-  }
-
-  /**
-   * Takes the claim file of a process that is gone out of the way: renamed first, then
-   * removed only if it is the file judged (`judged`, its text). Two runs that judge one dead
-   * claim at once must not both take it: removing by path, the second would remove the claim
-   * the first had just made. A claim that turns out to be another's is put back (unless a
-   * third run made one meanwhile), and this run does not take it.
-   */
-  private setAside(judged: string): boolean {
-    const aside = `${this.path}.${process.pid}-${++asideCount}.aside`;
-    try {
-      renameSync(this.path, aside);
-    } catch {
-      return true; // moved by another run meanwhile: try to make one
-    }
-    if (readText(aside) === judged) {
-      rmSync(aside, { force: true });
-      return true;
-    }
-    try {
-      linkSync(aside, this.path);
-    } catch {
-      // a claim made meanwhile stands
-    }
-    rmSync(aside, { force: true });
     return false;
   }
 

@@ -1,10 +1,13 @@
 /** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { DUMP_TABLES } from '../../src/dump/plan-dump.js';
+import { DUMP_LOCK } from '../../src/dump/dump-lock.js';
+import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import type { Harness } from './harness.js';
 import { PROJECT, buildFixture, select } from './analytics-fixture.js';
 import { summaryOf } from './harness.js';
@@ -183,6 +186,43 @@ syncBuiltinESMExports();
     expect((await h.run(['dump', '--out', out, '--project', OTHER])).code).toBe(0);
     expect(await lakeCounts(out)).toEqual(whole);
     expect(readdirSync(out).filter((name) => name.startsWith('.docpipe-staging-'))).toEqual([]);
+    expect(existsSync(join(out, DUMP_LOCK))).toBe(false); // the killed dump's lock was taken over, then let go
+  });
+
+  it('one dump at a time per folder: a live dump\'s lock stops another with exit 75, naming it; a dead one\'s is taken over', async () => {
+    const out = join(h.dir, 'locked-lake');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    const whole = await lakeCounts(out);
+    const lock = join(out, DUMP_LOCK);
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await once(child, 'spawn');
+      const pid = child.pid!;
+      const me = thisProcess();
+      const record = (owner: object): string => JSON.stringify({ owner, since: '2026-03-10T02:00:00.000Z' });
+      writeFileSync(lock, record({ pid, host: me.host, start: processStart(pid) }));
+      const busy = await h.run(['dump', '--out', out]);
+      expect(busy.code).toBe(75);
+      expect(busy.stderr.trim().split('\n')).toHaveLength(1);
+      expect(busy.stderr).toContain(`another docpipe dump (pid ${pid} on ${me.host}`);
+      expect(readdirSync(out).filter((name) => name.startsWith('.docpipe-staging-'))).toEqual([]);
+      expect(existsSync(lock)).toBe(true); // still the other dump's
+      // A lock of another host is held while it is touched, and stale after 5 minutes.
+      writeFileSync(lock, record({ pid: 1, host: 'another-host', start: '1.00000000' }));
+      expect((await h.run(['dump', '--out', out])).code).toBe(75);
+      const old = new Date(Date.now() - 6 * 60_000);
+      utimesSync(lock, old, old);
+      expect((await h.run(['dump', '--out', out])).code).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+      // The process gone: its lock is taken over.
+      writeFileSync(lock, record({ pid, host: me.host, start: processStart(pid) }));
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    expect(await lakeCounts(out)).toEqual(whole);
   });
 
   it('a ranged dump rewrites the job ledger whole: a job whose date moved to another month is neither lost nor doubled', async () => {

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WalkTakenOverError } from '../../src/core/errors.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
-import { parseWalkFile, Spool, SpoolClaim, wellFormedJson, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
+import { parseWalkFile, removeIfUnchanged, Spool, SpoolClaim, wellFormedJson, type SpoolWalk, type CompletedWalk } from '../../src/spool/spool.js';
 
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
 const state = { walk: 1, startedAt: 5, pagesBefore: 0, requestsBefore: 0 };
@@ -200,13 +200,12 @@ describe('SpoolWalk', () => {
     // process, alive) set it aside and made its own.
     const made = line({ owner: { pid: process.ppid, host: hostname() } });
     writeFileSync(path, made);
-    const b = new SpoolClaim(path, dir) as unknown as { setAside(judged: string): boolean };
-    expect(b.setAside(dead)).toBe(false);
+    expect(removeIfUnchanged(path, dead)).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe(made);
     expect(readdirSync(dir).filter((f) => f.startsWith('thread-3'))).toEqual(['thread-3.claim']);
     // The claim it judged is still there: set aside and removed, for a claim of its own.
     writeFileSync(path, dead);
-    expect(b.setAside(dead)).toBe(true);
+    expect(removeIfUnchanged(path, dead)).toBe(true);
     expect(existsSync(path)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.startsWith('thread-3'))).toEqual([]);
   });

@@ -20,7 +20,7 @@ import {
 } from '../extract/pipeline-config.js';
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
-import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
 import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -222,9 +222,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { command: _command, ...recorded } = result;
   // Also moves the rest of the request journal into request_log.
   try {
-    await store.write((tx) =>
-      finishRun(tx, runId, { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded }, clock.now()),
-    );
+    const outcome = { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded };
+    await recordRunEnd(store, workspace.spool.root, runId, outcome, clock.now(), logger);
   } finally {
     await releaseEnd?.();
   }

@@ -8,7 +8,7 @@ import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
-import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
 import { positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -140,13 +140,13 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
     ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   });
   // Also moves the rest of the request journal into request_log.
-  await store.write((tx) =>
-    finishRun(
-      tx,
-      runId,
-      { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } },
-      clock.now(),
-    ),
+  await recordRunEnd(
+    store,
+    workspace.spool.root,
+    runId,
+    { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } },
+    clock.now(),
+    common.logger,
   );
   return { ...summary, runId, warnings: [] };
 }

@@ -9,7 +9,7 @@ import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
-import { finishRun, logCrashedRuns, newRunId, startRun } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createWorkspace } from './session.js';
 import { resolveCommon, type CommonOptions } from './common.js';
 import { agentSession, checkProject, resolveFollow, type JobFollowOptions } from './jobs.js';
@@ -97,13 +97,13 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
     ...(common.signal ? { signal: common.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  await store.write((tx) =>
-    finishRun(
-      tx,
-      runId,
-      { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, sent: summary.sent, counts: summary.counts } },
-      clock.now(),
-    ),
+  await recordRunEnd(
+    store,
+    workspace.spool.root,
+    runId,
+    { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, sent: summary.sent, counts: summary.counts } },
+    clock.now(),
+    common.logger,
   );
   return { ...summary, runId, warnings };
 }

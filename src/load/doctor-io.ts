@@ -10,6 +10,7 @@ import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } 
 import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
+import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
 import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
 import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
@@ -122,12 +123,34 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   return facts;
 }
 
-/** Marks these runs `crashed` if they are still `running`; returns the ids it marked. */
+/** Records a run's end in `runs`: its status, exit code and summary. */
+export async function writeRunEnd(tx: Executor, runId: string, end: RunEnd): Promise<void> {
+  await tx.run(
+    `UPDATE runs SET finished_at = $at::TIMESTAMPTZ, status = $status, exit_code = $code,
+            summary = $summary::JSON WHERE run_id = $id`,
+    { id: runId, at: new Date(end.finishedAt).toISOString(), status: end.status, code: end.exitCode, summary: JSON.stringify(end.summary) },
+  );
+}
+
+/**
+ * Marks these runs `crashed` if they are still `running`, but for a run whose end the spool
+ * kept (../spool/run-ends.ts): that end is recorded instead. Returns the ids marked crashed.
+ */
 export async function markRunsCrashed(tx: Executor, runIds: readonly string[], now: number): Promise<string[]> {
   if (runIds.length === 0) return [];
+  const root = await spoolRootOf(tx);
+  const ends = readRunEnds(root);
+  for (const runId of runIds) {
+    const end = ends.get(runId);
+    if (end === undefined) continue;
+    await writeRunEnd(tx, runId, end);
+    dropRunEnd(root, runId);
+  }
+  const crashed = runIds.filter((id) => !ends.has(id));
+  if (crashed.length === 0) return [];
   const marked = await tx.all<{ run_id: string }>(
     `UPDATE runs SET status = 'crashed', finished_at = $at::TIMESTAMPTZ
-      WHERE status = 'running' AND run_id IN (${runIds.map((id) => sqlString(id)).join(', ')})
+      WHERE status = 'running' AND run_id IN (${crashed.map((id) => sqlString(id)).join(', ')})
      RETURNING run_id`,
     { at: new Date(now).toISOString() },
   );
@@ -168,7 +191,9 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
   );
   if (rows.length === 0) return [];
   const spool = root ?? (await spoolRootOf(db));
+  const ends = readRunEnds(spool);
   return rows.map((r) => {
+    const end = ends.get(r.run_id);
     const ref = runProcess(r);
     const how = ref && checkFor(ref, thisProcess());
     const alive = runIsAlive(r, (p) => recordAlive(spool, p));
@@ -181,6 +206,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
       alive,
       ...(how === 'heartbeat' ? { byHeartbeat: true } : {}),
       ...(alive === false && how === 'pid' && isProcessAlive(ref!.pid) ? { pidReused: true } : {}),
+      ...(end ? { keptEnd: { status: end.status, exitCode: end.exitCode } } : {}),
     };
   });
 }
@@ -270,8 +296,13 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
             detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
           });
         }
+        const kept = readRunEnds(ctx.spool.root);
         const marked = await markRunsCrashed(tx, crashed.map((r) => r.runId), ctx.now);
         for (const runId of marked) done.push({ check: 'runs', status: 'fixed', detail: `run ${runId}: marked crashed` });
+        for (const { runId } of crashed) {
+          const end = kept.get(runId);
+          if (end) done.push({ check: 'runs', status: 'fixed', detail: `run ${runId}: recorded the end it kept in the spool (${end.status})` });
+        }
         return done;
       })),
     );

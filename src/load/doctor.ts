@@ -92,6 +92,8 @@ export interface RunFacts {
   pidReused?: boolean;
   /** Told by its heartbeat in the spool (another host, container or boot), not by its pid. */
   byHeartbeat?: boolean;
+  /** The run's end, kept in the spool because the database was held when it ended (../spool/run-ends.ts). */
+  keptEnd?: { status: string; exitCode: number };
 }
 
 /** A window folder in the spool. */
@@ -205,6 +207,14 @@ export function runFindings(runs: readonly RunFacts[]): Finding[] {
   const found = runs.map((r): Finding => {
     const what = `run ${r.runId}${r.command ? ` (${r.command})` : ''}${r.startedAt === null ? '' : `, started ${iso(r.startedAt)}`}`;
     const where = `pid ${r.pid ?? '?'} on host ${r.host ?? '?'}`;
+    if (r.keptEnd) {
+      return {
+        check: 'runs',
+        status: 'finding',
+        detail: `${what}: status running, but it ended (${r.keptEnd.status}, exit ${r.keptEnd.exitCode}) while the database was held; its end is kept in the spool: --fix records it`,
+        repair: { kind: 'mark-crashed', runId: r.runId },
+      };
+    }
     if (r.alive === true) {
       const detail = r.byHeartbeat ? `running, ${where}, whose heartbeat in the spool is fresh` : `running, pid ${r.pid ?? '?'} is alive`;
       return { check: 'runs', status: 'info', detail: `${what}: ${detail}` };

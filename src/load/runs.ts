@@ -4,7 +4,10 @@ import { thisProcess } from '../core/process-identity.js';
 import type { Logger } from '../core/logger.js';
 import type { Executor } from './database.js';
 import { startHeartbeat } from '../spool/liveness.js';
-import { markRunsCrashed, readRunFacts, spoolRootOf } from './doctor-io.js';
+import { markRunsCrashed, readRunFacts, spoolRootOf, writeRunEnd } from './doctor-io.js';
+import { dropRunEnd, keepRunEnd, readRunEnds } from '../spool/run-ends.js';
+import { DatabaseBusyError } from '../core/errors.js';
+import type { Store } from './store.js';
 
 export function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -14,11 +17,16 @@ export function newRunId(now: number): string {
 /**
  * Records a run as `running`, with the process that runs it (so a crash can be told later).
  * First, runs left `running` by a process that is gone (the rule `docpipe doctor` applies)
- * are marked `crashed`; their ids are returned.
+ * are marked `crashed` (their ids are returned), or get the end they kept in the spool.
  */
 export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
   const root = await spoolRootOf(tx);
-  const dead = (await readRunFacts(tx, root)).filter((r) => r.alive === false).map((r) => r.runId);
+  const running = await readRunFacts(tx, root);
+  // A run whose end the spool kept is over, whether or not its process is (a library caller's).
+  const ends = readRunEnds(root);
+  const dead = running.filter((r) => r.alive === false || ends.has(r.runId)).map((r) => r.runId);
+  // An end kept for a run no longer running was recorded already (the file outlived a commit).
+  for (const runId of ends.keys()) if (!running.some((r) => r.runId === runId)) dropRunEnd(root, runId);
   const me = thisProcess();
   // The row names this process: processes elsewhere tell it alive by its heartbeat.
   startHeartbeat(root);
@@ -49,23 +57,39 @@ export function logCrashedRuns(logger: Logger, runIds: readonly string[]): void 
   logger.warn('earlier runs marked crashed', { runs: runIds, detail: 'left running by a process that is gone' });
 }
 
-export async function finishRun(
-  tx: Executor,
+export interface RunOutcome {
+  status: string;
+  exitCode: number;
+  summary: unknown;
+}
+
+export async function finishRun(tx: Executor, runId: string, outcome: RunOutcome, now: number): Promise<void> {
+  await writeRunEnd(tx, runId, { ...outcome, finishedAt: now });
+}
+
+/**
+ * Records a run's end; if the database stays held past the lock wait (the run may have stopped
+ * for that very reason), keeps it in the spool for the next run to record (../spool/run-ends.ts)
+ * and says so, rather than leave the run to be taken for crashed.
+ */
+export async function recordRunEnd(
+  store: Store,
+  spoolRoot: string,
   runId: string,
-  outcome: { status: string; exitCode: number; summary: unknown },
+  outcome: RunOutcome,
   now: number,
+  logger: Logger,
 ): Promise<void> {
-  await tx.run(
-    `UPDATE runs SET finished_at = $at::TIMESTAMPTZ, status = $status, exit_code = $code,
-            summary = $summary::JSON WHERE run_id = $id`,
-    {
-      id: runId,
-      at: new Date(now).toISOString(),
-      status: outcome.status,
-      code: outcome.exitCode,
-      summary: JSON.stringify(outcome.summary),
-    },
-  );
+  try {
+    await store.write((tx) => finishRun(tx, runId, outcome, now));
+  } catch (error) {
+    if (!(error instanceof DatabaseBusyError)) throw error;
+    keepRunEnd(spoolRoot, runId, { ...outcome, finishedAt: now });
+    logger.warn('run end kept in the spool', {
+      run: runId,
+      detail: 'the database stayed held; the next run records this run\'s end (and moves its request journal in)',
+    });
+  }
 }
 
 /**

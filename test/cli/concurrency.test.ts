@@ -607,9 +607,13 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     await held.release();
 
     expect(stopped.code, stopped.stderr).toBe(75);
-    const lastLine = stopped.stderr.trim().split('\n').at(-1)!;
-    expect(lastLine).toMatch(new RegExp(`^docpipe: database .* is held by process ${held.pid} .*try again later$`));
+    // Its summary says why it stopped, though it could not record its end in the file: the
+    // end is kept in the spool, for the next run to record.
+    const firstSummary = summaryOf(stopped);
+    expect(firstSummary).toMatchObject({ stopped: 'locked', exitCode: 75, windowsLoaded: 0 });
+    expect(String(firstSummary.stopMessage)).toMatch(new RegExp(`^database .* is held by process ${held.pid} .*try again later$`));
     expect(logLines(stopped).find((l) => l.event === 'database busy')).toMatchObject({ holder: `process ${held.pid}` });
+    expect(logLines(stopped).find((l) => l.event === 'run end kept in the spool')).toMatchObject({ run: firstSummary.runId });
     // It stopped before walking every window, and kept what it fetched.
     const completedWalks = new Spool(spoolDirFor(db)).walks().filter((w) => w.completed() !== null).length;
     expect(completedWalks).toBeGreaterThanOrEqual(1);
@@ -620,6 +624,12 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(rerun.code, rerun.stderr).toBe(0);
     const servedRerun = sandbox.requests.length - servedFirst;
     expect(summaryOf(rerun)).toMatchObject({ windowsLoaded: 8, windowsFromSpool: completedWalks, requests: servedRerun });
+    // The stopped run is recorded as it ended (not taken for crashed), and its kept end is gone.
+    expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
+    expect(await query(db, `SELECT status, exit_code::INTEGER AS code, summary->>'stopped' AS stopped FROM runs WHERE run_id = '${String(firstSummary.runId)}'`)).toEqual([
+      { status: 'locked', code: 75, stopped: 'locked' },
+    ]);
+    expect(readdirSync(join(spoolDirFor(db), 'ends'))).toEqual([]);
 
     const fresh = join(dir, 'clean.duckdb');
     const before = sandbox.requests.length;

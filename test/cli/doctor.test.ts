@@ -28,6 +28,7 @@ import {
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../src/spool/spool.js';
+import { keepRunEnd, readRunEnds } from '../../src/spool/run-ends.js';
 import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -235,6 +236,28 @@ describe('docpipe doctor', () => {
       { run_id: 'live-run', status: 'running', finished: null },
       { run_id: 'old-run', status: 'crashed', finished: '2026-03-10T06:00:00Z' },
     ]);
+  });
+
+  it('a run whose end the spool kept (the database was held when it ended) is a finding; --fix records that end, not a crash', async () => {
+    await h.run(EXPORT);
+    await exec(
+      h,
+      `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES
+         ('held-run', 'export visitors', TIMESTAMPTZ '2026-03-09 02:00:00+00', 'running', 999999, '${hostname()}', NULL)`,
+    );
+    const finishedAt = Date.parse('2026-03-09T02:10:00Z');
+    keepRunEnd(spoolDirFor(h.db), 'held-run', { status: 'locked', exitCode: 75, summary: { stopped: 'locked', windowsLeft: 3 }, finishedAt });
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.check === 'runs')?.detail).toMatch(/held-run .*: status running, but it ended \(locked, exit 75\) while the database was held/);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual(['run held-run: recorded the end it kept in the spool (locked)']);
+    expect(
+      await queryDb(h, `SELECT status, exit_code::INTEGER AS code, summary->>'windowsLeft' AS left, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished FROM runs WHERE run_id = 'held-run'`),
+    ).toEqual([{ status: 'locked', code: 75, left: '3', finished: '2026-03-09T02:10:00Z' }]);
+    expect(readRunEnds(spoolDirFor(h.db)).size).toBe(0);
+    expect((await doctor(h)).code).toBe(0);
   });
 
   it('finds a completed walk left in the spool; --fix loads it without a request', async () => {

@@ -22,7 +22,11 @@ export class FailureBreaker {
   private failures = 0;
   private lastStatus = 0;
 
-  constructor(readonly limit: number = DEFAULT_FAILURE_LIMIT) {}
+  constructor(
+    readonly limit: number = DEFAULT_FAILURE_LIMIT,
+    /** What stopping keeps, for the message. */
+    private readonly keeps = "stopped to keep the rest of the hour's request budget for the next run",
+  ) {}
 
   /** Failed attempts in a row so far. */
   get consecutiveFailures(): number {
@@ -42,8 +46,7 @@ export class FailureBreaker {
   check(): void {
     if (this.failures < this.limit) return;
     throw new ApiFailingError(
-      `the API failed ${this.failures} requests in a row (last: ${describeStatus(this.lastStatus)}); ` +
-        `stopped to keep the rest of the hour's request budget for the next run`,
+      `the API failed ${this.failures} requests in a row (last: ${describeStatus(this.lastStatus)}); ${this.keeps}`,
     );
   }
 }

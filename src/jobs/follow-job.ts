@@ -63,7 +63,7 @@ export async function followJob(options: FollowOptions): Promise<FollowEnd> {
     } catch (error) {
       if (error instanceof InterruptedError) return { kind: 'interrupted' };
       const reason = stopReasonOf(error);
-      if (reason === 'fatal' || reason === 'locked') return { kind: 'stopped', stop: { reason, cause: error } };
+      if (reason === 'fatal' || reason === 'locked' || reason === 'failing') return { kind: 'stopped', stop: { reason, cause: error } };
       await options.onError(error);
       // The server does not know the job: polling again will not help this run.
       if (error instanceof HttpError && error.status === 404) return { kind: 'lost' };

@@ -3,6 +3,7 @@
  * job to its end, through the ledger (`agent_jobs`), so a second call with the same prompts
  * resumes instead of submitting again. It never prints and never exits.
  */
+import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
 import { UsageError } from '../core/errors.js';
 import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
@@ -97,6 +98,10 @@ export function agentSession(common: ResolvedCommon, workspace: ReturnType<typeo
     budgetHints: { cap: 'raise the request cap (--max-requests) to allow more submissions in one run' },
     // Checked (unbudgeted) before the first wait for the job budget.
     keyCheckProject: projectId,
+    // An API that fails poll after poll would otherwise be polled until --timeout, and its
+    // jobs recorded timed_out though they may have ended: the batch stops (exit 75) and the
+    // next run polls them again.
+    breaker: new FailureBreaker(DEFAULT_FAILURE_LIMIT, 'stopped; unfinished jobs are polled again and pending prompts submitted by the next run'),
     clock: common.clock,
     logger: common.logger,
     ...(common.http ? { http: common.http } : {}),

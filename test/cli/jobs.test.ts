@@ -93,6 +93,24 @@ describe('docpipe jobs submit', () => {
     expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
+  it('stops with exit 75 when every poll fails (the breaker), leaving its jobs to the next run rather than timed out', async () => {
+    writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+    h.sandbox.addFault({ kind: 'server-error', status: 500, match: { method: 'GET', path: '/job/' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '3600']);
+    expect(result.code, result.stderr).toBe(75);
+    const summary = summaryOf(result);
+    expect(summary).toMatchObject({ submitted: 2, stopped: 'failing' });
+    expect(String(summary.message)).toMatch(/^the API failed 8 requests in a row \(last: HTTP 500\); stopped; unfinished jobs are polled again/);
+    // It gave up at the breaker, not at --timeout: no job was called timed out.
+    expect(h.requests('/job/', 'GET')).toBeLessThan(20);
+    expect((await ledger(h)).map((r) => r.status)).not.toContain('timed_out');
+    h.sandbox.clearFaults();
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await ledger(h)).map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(h.requests('/job', 'POST')).toBe(2);
+  });
+
   it('records unknown after a reset that follows sending, and does not resubmit it', async () => {
     writeFileSync(file, 'Only prompt [pr]\n');
     h.sandbox.addFault({ kind: 'drop', match: { method: 'POST' }, dropPhase: 'after-handling' });

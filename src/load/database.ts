@@ -187,6 +187,19 @@ interface Entry {
 /** Every file this process has open, by absolute path (`:memory:` databases are never shared). */
 const open = new Map<string, Entry>();
 
+/** Gives one handle of an open file back; the last one releases the file (resolves once it is). */
+function releaseRef(key: string, entry: Entry, shared: Shared): Promise<void> {
+  entry.refs--;
+  if (entry.refs > 0) return Promise.resolve();
+  entry.closing = shared
+    .close()
+    .catch(() => undefined)
+    .finally(() => {
+      if (open.get(key) === entry) open.delete(key);
+    });
+  return entry.closing;
+}
+
 /**
  * How docpipe creates a database file (an existing file keeps what it was created with). The
  * storage format of DuckDB 1.5 compresses a column of repeated strings (paths, queries) as a
@@ -375,6 +388,9 @@ export class Database implements Executor {
     const key = resolve(path);
     const mustExist = options.mustExist ?? options.readOnly ?? false;
     if (mustExist) requireDatabaseFile(path);
+    const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const started = Date.now();
+    let delay = 50;
     for (;;) {
       const entry = open.get(key);
       if (entry?.closing) {
@@ -384,11 +400,22 @@ export class Database implements Executor {
       if (entry) {
         entry.refs++;
         const shared = await entry.ready;
-        if (shared.readOnly && !options.readOnly) {
-          entry.refs--;
-          throw new DatabaseError(`database ${path} is open read-only in this process; cannot write to it`);
+        if (shared.readOnly === (options.readOnly ?? false)) return new Database(shared);
+        // Open the other way in this process (a library caller's reader beside its export): a
+        // writer must not fail at once, nor a reader share the writer's connection (its SQL
+        // could write). It waits for that handle to close, as for another process's.
+        releaseRef(key, entry, shared);
+        const waited = Date.now() - started;
+        const other = shared.readOnly ? 'read-only' : 'read-write';
+        if (waited >= timeout) {
+          throw new DatabaseBusyError(
+            `database ${path} is open ${other} in this process (another handle); waited ${Math.round(waited / 1000)} s, try again later`,
+          );
         }
-        return new Database(shared);
+        if (delay === 50) options.onLockWait?.(`a ${other} handle of this process`);
+        await sleep(Math.min(delay, timeout - waited));
+        delay = Math.min(delay * 2, 500);
+        continue;
       }
       if (!options.readOnly) mkdirSync(dirname(key), { recursive: true });
       const created: Entry = { ready: connect(path, options), refs: 1 };
@@ -492,15 +519,7 @@ export class Database implements Executor {
     const key = resolve(shared.path);
     const entry = open.get(key);
     if (!entry) return Promise.resolve();
-    entry.refs--;
-    if (entry.refs > 0) return Promise.resolve();
-    entry.closing = shared
-      .close()
-      .catch(() => undefined)
-      .finally(() => {
-        if (open.get(key) === entry) open.delete(key);
-      });
-    return entry.closing;
+    return releaseRef(key, entry, shared);
   }
 
   private async execNow(script: string, label: string): Promise<void> {

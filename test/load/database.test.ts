@@ -121,4 +121,43 @@ describe('Database: files attached to one instance', () => {
       await reopened.close();
     }
   });
+
+  it('a writer waits for a read-only handle of this process, and a reader for a read-write one: neither fails at once, nor shares the other\'s connection', async () => {
+    const file = join(dir, 'both.duckdb');
+    const setup = await Database.open(file);
+    await setup.run('CREATE TABLE t (x INTEGER)');
+    await setup.run('INSERT INTO t (x) VALUES (1)');
+    await setup.close();
+
+    // A reader holds it for 300 ms: the writer waits, says so once, and goes on.
+    const reader = await Database.open(file, { readOnly: true });
+    const waits: string[] = [];
+    const release = new Promise((resolve) => setTimeout(resolve, 300)).then(() => reader.close());
+    const started = Date.now();
+    const writer = await Database.open(file, { lockTimeoutMs: 10_000, onLockWait: (holder) => waits.push(holder) });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(waits).toEqual(['a read-only handle of this process']);
+    expect(writer.readOnly).toBe(false);
+    await writer.run('INSERT INTO t (x) VALUES (2)');
+    await release;
+
+    // The writer holds it: a reader waits (it must not get the writer's connection, whose
+    // statements could write), and after its timeout stops with DatabaseBusyError (exit 75).
+    const refused = await Database.open(file, { readOnly: true, lockTimeoutMs: 200 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ name: 'DatabaseBusyError', exitCode: 75 });
+    expect(String((refused as Error).message)).toMatch(/is open read-write in this process \(another handle\); waited 0 s, try again later/);
+    const late = Database.open(file, { readOnly: true, lockTimeoutMs: 10_000 });
+    setTimeout(() => void writer.close(), 200);
+    const second = await late;
+    try {
+      expect(second.readOnly).toBe(true);
+      await expect(second.run('DELETE FROM t')).rejects.toThrow();
+      expect(await second.all('SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }, { x: 2 }]);
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -132,21 +132,29 @@ function readJsonl(path: string, text: string): RawEntry[] {
 
 /** A JSON `id`: a string or a number; `null` or absent means none. */
 function jsonId(path: string, line: number, id: unknown): string | undefined {
+  return promptId(where(path, line), id);
+}
+
+/**
+ * A prompt's `id` as given (`at` names where, for the error): a string (trimmed, not empty)
+ * or a safe number; `null` or absent means none.
+ */
+export function promptId(at: string, id: unknown): string | undefined {
   if (id === undefined || id === null) return undefined;
   if (typeof id === 'string') {
     const trimmed = id.trim();
-    if (trimmed === '') throw new UsageError(`${where(path, line)}: "id" is empty (omit it, or give a value)`);
+    if (trimmed === '') throw new UsageError(`${at}: "id" is empty (omit it, or give a value)`);
     return trimmed;
   }
   if (typeof id === 'number') {
     // JSON.parse has already rounded an integer this large (or made 1e400 Infinity), so two
     // ids could collide.
     if (!Number.isFinite(id) || (Number.isInteger(id) && !Number.isSafeInteger(id))) {
-      throw new UsageError(`${where(path, line)}: "id" ${String(id)} is too large for a number; write it as a string`);
+      throw new UsageError(`${at}: "id" ${String(id)} is too large for a number; write it as a string`);
     }
     return String(id);
   }
-  throw new UsageError(`${where(path, line)}: "id" must be a string or a number, got ${typeName(id)}`);
+  throw new UsageError(`${at}: "id" must be a string or a number, got ${typeName(id)}`);
 }
 
 function readCsv(path: string, text: string): RawEntry[] {

@@ -22,7 +22,7 @@ import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
-import { resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -232,8 +232,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
 
 function projectList(project: string | readonly string[]): string[] {
   const list = (typeof project === 'string' ? [project] : [...project]).map((p) => String(p).trim()).filter((p) => p !== '');
-  if (list.length === 0) throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
-  return [...new Set(list)];
+  if (list.length === 0) throw new UsageError('no project: pass project (or set DOCPIPE_PROJECT)');
+  return [...new Set(list.map((id) => checkProjectId('project', id)))];
 }
 
 /**
@@ -324,7 +324,7 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
   const label = typeof source === 'string' ? source : '(options.pipeline)';
   const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }));
   // Explicit projects win over the file.
-  const projects = resolveSyncProjects(config, options.projects, label);
+  const projects = resolveSyncProjects(config, options.projects?.map((id) => checkProjectId('projects', id)), label);
   const now = common.clock.now();
   const tasks: ExportTask[] = planSyncSeries(config, projects, now);
   return runAnalytics(common, options, {

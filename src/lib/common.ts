@@ -3,8 +3,9 @@
  * logger and the interrupt signal. Public options are all optional but the key, each with a
  * documented default, and normalised once here.
  */
-import { DEFAULT_BASE_URL, checkBaseUrl, type HttpClientOptions } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { projectIdProblem } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
@@ -48,6 +49,9 @@ export const silentLogger: Logger = createLogger({ format: 'json', write: () => 
 export function resolveCommon(options: CommonOptions, needsKey = true): ResolvedCommon {
   const apiKey = typeof options.apiKey === 'string' ? options.apiKey.trim() : '';
   if (needsKey && apiKey === '') throw new UsageError('no API key: pass apiKey (e.g. from DOCPIPE_API_KEY)');
+  // Checked before anything is written, as the CLI does: a key that cannot go in a header.
+  const keyProblem = needsKey ? apiKeyProblem(apiKey) : undefined;
+  if (keyProblem) throw new UsageError(`${keyProblem}: check apiKey`);
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) {
     throw new UsageError(`invalid lockTimeoutMs '${String(lockTimeoutMs)}': expected milliseconds >= 0`);
@@ -77,4 +81,13 @@ export function positive(name: string, value: number, integer: boolean): number 
     throw new UsageError(`invalid ${name} '${String(value)}': expected a ${integer ? 'whole ' : ''}number > 0`);
   }
   return value;
+}
+
+/** A project id a caller passed (`name`: the option, as the caller knows it), trimmed and checked as the CLI checks --project. */
+export function checkProjectId(name: string, value: unknown): string {
+  const id = typeof value === 'string' ? value.trim() : '';
+  if (id === '') throw new UsageError(`no project: pass ${name} (or set DOCPIPE_PROJECT)`);
+  const problem = projectIdProblem(id);
+  if (problem) throw new UsageError(`invalid ${name} '${id}': ${problem}`);
+  return id;
 }

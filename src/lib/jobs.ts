@@ -7,11 +7,11 @@ import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js
 import { UsageError } from '../core/errors.js';
 import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
-import { collect, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
+import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
-import { positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */
 export const DEFAULT_JOBS_PER_HOUR = 100;
@@ -62,7 +62,7 @@ export interface SubmitJobsResult extends BatchSummary {
 export function promptEntries(prompts: readonly PromptInput[], label = 'prompts'): { entries: PromptEntry[]; warnings: string[] } {
   const raw = prompts.map((p, index) => {
     if (typeof p?.prompt !== 'string' || p.prompt.trim() === '') throw new UsageError(`${label}[${index}]: prompt must be a non-empty string`);
-    return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: index + 1, id: p.id === undefined ? undefined : String(p.id) };
+    return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: index + 1, id: promptId(`${label}[${index}]`, p.id) };
   });
   if (raw.length === 0) throw new UsageError(`${label}: no prompts`);
   const { entries, warnings } = collect(label, 'jsonl', raw);
@@ -156,12 +156,6 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   return { ...summary, runId, warnings: [] };
 }
 
-/** One project id: jobs belong to one project. */
-export function checkProject(project: unknown): string {
-  const id = typeof project === 'string' ? project.trim() : '';
-  if (id === '') throw new UsageError('no project: pass --project ID (or set DOCPIPE_PROJECT)');
-  return id;
-}
 
 /**
  * Submits each prompt once and follows each job to its end. Prompts already submitted (in
@@ -171,7 +165,7 @@ export function checkProject(project: unknown): string {
  * interrupted).
  */
 export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobsResult> {
-  const projectId = checkProject(options.project);
+  const projectId = checkProjectId('project', options.project);
   const follow = resolveFollow(options);
   const { entries, warnings } = typeof options.prompts === 'string' ? await readPromptFile(options.prompts) : promptEntries(options.prompts);
   const common = resolveCommon(options);

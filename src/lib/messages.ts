@@ -11,8 +11,8 @@ import { readMessageFile, resolveMessages, type MessageEntry, type MessageReques
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { resolveCommon, type CommonOptions } from './common.js';
-import { agentSession, checkProject, resolveFollow, type JobFollowOptions } from './jobs.js';
+import { checkProjectId, resolveCommon, type CommonOptions } from './common.js';
+import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
 export interface MessageInput {
@@ -67,7 +67,7 @@ export async function planMessages(ledger: JobLedger, projectId: string, label: 
  * sending; 130 interrupted).
  */
 export async function sendMessages(options: SendMessagesOptions): Promise<SendMessagesResult> {
-  const projectId = checkProject(options.project);
+  const projectId = checkProjectId('project', options.project);
   const follow = resolveFollow(options);
   const label = typeof options.messages === 'string' ? options.messages : 'messages';
   const requests = typeof options.messages === 'string' ? await readMessageFile(options.messages) : requestsOf(options.messages);

@@ -2,7 +2,7 @@
  * docpipe as a library, imported by its package name (self-reference through `exports`, so
  * this runs the built dist/ a user's code would get), against a real sandbox over HTTP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,9 @@ describe("import { … } from 'docpipe'", () => {
       [{ apiKey: '' }, /no API key/],
       [{ project: [] }, /no project/],
       [{ requestsPerHour: 0 }, /invalid requestsPerHour '0'/],
+      [{ apiKey: 'mint_abc def' }, /the API key contains a character that cannot be sent in an HTTP header \(U\+0020 at position 9\)/],
+      [{ project: '..' }, /invalid project '\.\.': it is a relative path/],
+      [{ project: ['docs', 'a/b'] }, /invalid project 'a\/b': it contains a slash/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -124,7 +127,22 @@ describe("import { … } from 'docpipe'", () => {
       expect(error, JSON.stringify(override)).toBeInstanceOf(UsageError);
       expect((error as Error).message).toMatch(message);
     }
+    // The same for job batches and messages: refused before the database is made or a run recorded.
+    const jobCases: [Record<string, unknown>, RegExp][] = [
+      [{ apiKey: 'mint_abc\n' + 'x' }, /U\+000A at position 9/],
+      [{ project: '.' }, /invalid project '\.': it is a relative path/],
+      [{ prompts: [{ prompt: 'Fix it', id: ' ' }] }, /prompts\[0\]: "id" is empty/],
+    ];
+    for (const [override, message] of jobCases) {
+      const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
+      const error: unknown = await submitJobs(options as Parameters<typeof submitJobs>[0]).catch((e: unknown) => e);
+      expect(error, JSON.stringify(override)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toMatch(message);
+    }
+    const message = await sendMessages({ ...common(), project: '..', messages: [{ jobId: 'j', prompt: 'hi' }] }).catch((e: unknown) => e);
+    expect((message as Error).message).toMatch(/invalid project '\.\.'/);
     expect(sandbox.requests).toEqual([]);
+    expect(existsSync(db)).toBe(false);
   });
 
   it('syncPipeline runs a pipeline given as an object, most recent windows first', async () => {

@@ -1,6 +1,5 @@
 /** How the CLI's read commands open the database: beside other readers, after an upgrade when needed. */
-import { Database, requireDatabaseFile, type OpenOptions } from '../load/database.js';
-import { schemaIsCurrent } from '../load/migrations.js';
+import { Database, requireDatabaseFile, upgradeIfOlder, type OpenOptions } from '../load/database.js';
 import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
 
 /** How a read-only command opens the database: beside other readers, waiting for a writer. */
@@ -29,10 +28,7 @@ export async function withCurrentSchema<T>(
 ): Promise<T> {
   requireDatabaseFile(args.db);
   const reader = readerOptions(ctx, args);
-  if (!(await Database.with(args.db, reader, (db) => schemaIsCurrent(db)))) {
-    const { readOnly: _readOnly, ...writer } = reader;
-    await Database.with(args.db, { ...writer, mustExist: true }, () => Promise.resolve());
-  }
+  await upgradeIfOlder(args.db, reader);
   return Database.with(args.db, reader, work);
 }
 

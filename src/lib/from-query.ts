@@ -1,5 +1,5 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
-import { Database, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, userSqlError } from '../load/database.js';
+import { Database, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
 import type { PromptInput } from './jobs.js';
 
@@ -32,13 +32,21 @@ export interface PromptsFromQuery {
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
   const template = parseTemplate(options.template);
   const label = options.label ?? 'query';
+  const path = options.db ?? DEFAULT_DB_PATH;
+  const reader = {
+    readOnly: true,
+    lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    ...(options.onLockWait ? { onLockWait: options.onLockWait } : {}),
+  };
+  // The shipped queries (sql/prompts) use this release's views and macros: a database of an
+  // earlier release gets them first (the schema only; the query itself runs read-only).
+  if (path !== ':memory:') {
+    requireDatabaseFile(path);
+    await upgradeIfOlder(path, reader);
+  }
   const results = await Database.with(
-    options.db ?? DEFAULT_DB_PATH,
-    {
-      readOnly: true,
-      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-      ...(options.onLockWait ? { onLockWait: options.onLockWait } : {}),
-    },
+    path,
+    reader,
     async (db) => {
       try {
         return await db.query(options.sql);

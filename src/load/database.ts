@@ -23,7 +23,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, DuckDBTypeId, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
-import { checkReadable, migrate } from './migrations.js';
+import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
@@ -340,6 +340,18 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     own?.closeSync();
     throw error instanceof DatabaseError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
   }
+}
+
+/**
+ * Brings the schema and views of an existing file up to this release's, with a short write
+ * (the first time only): a reader of this release's views and macros (a report, a dump, a
+ * shipped query) then works on a database no writer has opened since an upgrade. `reader`:
+ * how the caller reads it (read-only), whose wait and timeout the write uses too.
+ */
+export async function upgradeIfOlder(path: string, reader: OpenOptions): Promise<void> {
+  if (await Database.with(path, { ...reader, readOnly: true }, (db) => schemaIsCurrent(db))) return;
+  const { readOnly: _readOnly, ...writer } = reader;
+  await Database.with(path, { ...writer, mustExist: true }, () => Promise.resolve());
 }
 
 export class Database implements Executor {

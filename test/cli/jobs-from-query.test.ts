@@ -4,7 +4,8 @@
  * sandbox over HTTP.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Database } from '../../src/load/database.js';
 import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
@@ -129,6 +130,17 @@ describe('docpipe jobs from-query', () => {
     expect(result.stderr.trim()).toBe(line);
     expect(h.sandbox.requests.length).toBe(requests);
     expect(await all(db, 'SELECT * FROM agent_jobs')).toEqual([]);
+  });
+
+  it('works on a database of an earlier release: the shipped queries get this release\'s views and macros first', async () => {
+    const old = join(h.dir, 'docpipe-0.1.0.duckdb');
+    writeFileSync(old, gunzipSync(readFileSync(new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url))));
+    const before = h.sandbox.requests.length;
+    const result = await h.run(['jobs', 'from-query', '--file', TOP, '--template', TEMPLATE, ...FAST, '--db', old, '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^dry run: [1-9]\d* prompts in sql\/prompts\/top-pages\.sql/m);
+    expect(h.sandbox.requests).toHaveLength(before);
+
   });
 
   it('bad SQL and a missing SQL file exit 2 naming them; a query without rows submits nothing', async () => {

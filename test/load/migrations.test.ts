@@ -180,6 +180,23 @@ describe('a database written by docpipe 0.1.0', () => {
     expect(await plain(db, (c) => rowsOf(c, `SELECT max(version) AS v FROM schema_version`))).toEqual([{ v: currentSchemaVersion() }]);
   });
 
+  it('status, doctor and a dry run bring it up to this release first, then read it (each on a copy no writer has opened)', async () => {
+    const prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, `${FIXTURE_PROMPTS[0]}\nA new prompt\n`);
+    const commands: [string, string[]][] = [
+      ['status', ['status', '--format', 'json']],
+      ['doctor', ['doctor']],
+      ['dry run', ['jobs', 'submit', prompts, '--project', 'docs', '--dry-run']],
+    ];
+    for (const [name, args] of commands) {
+      const copy = await copyFixture(join(h.dir, `docpipe-0.1.0-${name.replace(' ', '-')}.duckdb`));
+      const result = await h.run([...args, '--db', copy]);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      expect(await plain(copy, (c) => rowsOf(c, `SELECT max(version) AS v FROM schema_version`))).toEqual([{ v: currentSchemaVersion() }]);
+      if (name === 'dry run') expect(result.stdout).toMatch(/1 would be submitted/);
+    }
+  });
+
   it('keeps the storage format it was written in (a file is never rewritten to upgrade)', async () => {
     const written = await storageOf(db);
     // Upgraded to the current schema by a read-write open.

@@ -6,7 +6,7 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { EXIT } from '../../core/errors.js';
-import { Database, requireDatabaseFile } from '../../load/database.js';
+import { Database, requireDatabaseFile, upgradeIfOlder } from '../../load/database.js';
 import { countByStatus, diagnose, hasFindings, planRepairs, plural, type Finding } from '../../load/doctor.js';
 import { applyRepairs, readDoctorFacts } from '../../load/doctor-io.js';
 import { newRunId } from '../../load/runs.js';
@@ -53,6 +53,8 @@ export function doctorCommand(ctx: CliContext): CommandModule {
       if (!args.fix) {
         // Read-only, beside any other reader; refuses a file that does not exist.
         const spool = new Spool(spoolDirFor(args.db));
+        // The checks read this release's tables: an older schema is brought up to it first.
+        await upgradeIfOlder(args.db, readerOptions(ctx, args));
         const facts = await Database.with(args.db, readerOptions(ctx, args), (db) => readDoctorFacts(db, spool));
         report = diagnose(facts, now);
       } else {

@@ -11,6 +11,7 @@ import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
 import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
 import { Store } from '../../load/store.js';
+import { upgradeIfOlder } from '../../load/database.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
@@ -142,9 +143,11 @@ export async function submitEntries(
   if (args['dry-run']) {
     // One read of the ledger (read-only, beside other readers; none yet: nothing was submitted),
     // and the runner's own decision for each prompt. A dry run never creates the database.
-    const rows = existsSync(args.db)
-      ? await new JobLedger(new Store(args.db, readerOptions(ctx, args)), '').byKey(projectId)
-      : new Map<string, LedgerRow>();
+    const ledgerRows = async (): Promise<Map<string, LedgerRow>> => {
+      await upgradeIfOlder(args.db, readerOptions(ctx, args)); // the ledger's columns are this release's
+      return new JobLedger(new Store(args.db, readerOptions(ctx, args)), '').byKey(projectId);
+    };
+    const rows = existsSync(args.db) ? await ledgerRows() : new Map<string, LedgerRow>();
     const plan = batch.entries.map((entry) => {
       const decision = decidePrompt(entry, rows.get(entry.key), { resubmitUnknown: args['resubmit-unknown'] });
       if (decision.warning) logger.warn('prompt id reused', { key: entry.key, warning: decision.warning });

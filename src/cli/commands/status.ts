@@ -14,7 +14,7 @@ import { formatDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/errors.js';
 import { grainOf, planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
 import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
-import { Database, requireDatabaseFile } from '../../load/database.js';
+import { Database, requireDatabaseFile, upgradeIfOlder } from '../../load/database.js';
 import { plural } from '../../load/doctor.js';
 import { surveySpool } from '../../load/doctor-io.js';
 import { RequestLog } from '../../load/request-log.js';
@@ -127,6 +127,9 @@ export function statusCommand(ctx: CliContext): CommandModule {
       const now = ctx.io.clock.now();
       const pipeline = choosePipeline(ctx, args);
       const options = readerOptions(ctx, args);
+      // What it reads is this release's (request ids, the tables of every endpoint): a database
+      // no writer of this release has opened yet is brought up to it first (a short write).
+      await upgradeIfOlder(args.db, options);
       const { known, lastRun, threads } = await Database.with(args.db, options, async (db) => ({
         known: await readKnownWindows(db),
         lastRun: await readLastAnalyticsRun(db),

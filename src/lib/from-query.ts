@@ -16,12 +16,19 @@ export interface PromptsFromQueryOptions {
   label?: string;
   /** Told once if the file is held by a writer and the read waits. */
   onLockWait?: (holder: string) => void;
+  /**
+   * The project the prompts go to: when the rows have a `project_id` column (the shipped
+   * queries give every project's), only this project's rows become prompts.
+   */
+  project?: string;
 }
 
 export interface PromptsFromQuery {
   columns: string[];
   /** One per row, in row order, keyed by the `id` column when there is one (for `submitJobs`). */
   prompts: PromptInput[];
+  /** Rows of other projects left out (`project` given and a `project_id` column). */
+  otherProjects: number;
 }
 
 /**
@@ -56,6 +63,10 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
     },
   );
   // Several statements (a SET, then the SELECT): the prompts come from the last result set.
-  const { columns, rows } = results.filter((r) => r.isResultSet).at(-1) ?? { columns: [], rows: [] };
-  return { columns, prompts: renderPromptRows(template, columns, rows) };
+  const last = results.filter((r) => r.isResultSet).at(-1);
+  const columns: string[] = last?.columns ?? [];
+  const rows = last?.rows ?? [];
+  // A prompt about another project's page would go to this project's agent.
+  const mine = options.project !== undefined && columns.includes('project_id') ? rows.filter((r) => String(r.project_id) === options.project) : rows;
+  return { columns, prompts: renderPromptRows(template, columns, mine), otherProjects: rows.length - mine.length };
 }

@@ -155,6 +155,19 @@ describe('docpipe jobs from-query', () => {
     expect(none.stdout).toBe('the query returned no rows: nothing to submit\n');
     expect(logLines(none).filter((l) => l.level === 'error')).toEqual([]);
   });
+
+  it('rows of other projects (a project_id column) are left out, not sent to --project, and said so', async () => {
+    const rows = `SELECT * FROM (VALUES ('docs', '/a'), ('other', '/b'), ('docs', '/c')) t(project_id, path)`;
+    const result = await h.run(['jobs', 'from-query', rows, '--template', 'Review {path}', ...FAST, '--db', db, '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^dry run: 2 prompts in query, 2 would be submitted/m);
+    expect(result.stdout).not.toContain('/b');
+    expect(logLines(result).find((l) => l.event === 'rows of other projects left out')).toMatchObject({ project: 'docs', rows: 1 });
+    const others = await h.run(['jobs', 'from-query', `SELECT 'other' AS project_id, '/b' AS path`, '--template', 'Review {path}', ...FAST, '--db', db]);
+    expect(others.code, others.stderr).toBe(0);
+    expect(others.stdout).toBe('the query returned no rows of project docs: nothing to submit\n');
+    expect(h.sandbox.jobs().filter((j) => String(j.prompt).includes('/b'))).toEqual([]);
+  });
 });
 
 describe('the ready-made queries in sql/prompts/', () => {

@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { promptEntries } from '../../lib/jobs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { readSql } from './query.js';
 import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
@@ -29,16 +30,21 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
       checkSubmitArgs(args);
       const { text, label } = readSql(args.sql, args.file);
       const logger = loggerFor(ctx.io, args);
-      const { prompts } = await promptsFromQuery({
+      const project = requireProjects(args)[0]!;
+      const { prompts, otherProjects } = await promptsFromQuery({
         sql: text,
         template: args.template,
         db: args.db,
         lockTimeoutMs: args.lockTimeout * 1000,
         label,
+        project,
         onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
       });
+      if (otherProjects > 0) {
+        logger.info('rows of other projects left out', { project, rows: otherProjects, detail: `the query's project_id column names other projects; their rows are not sent to ${project}` });
+      }
       if (prompts.length === 0) {
-        ctx.io.stdout(`the query returned no rows: nothing to submit\n`);
+        ctx.io.stdout(otherProjects > 0 ? `the query returned no rows of project ${project}: nothing to submit\n` : `the query returned no rows: nothing to submit\n`);
         return;
       }
       const { entries, warnings } = promptEntries(prompts, label);

@@ -82,7 +82,7 @@ const conversation = z.object({
   resolutionStatus: z.enum(['answered', 'unanswered']),
   queryCategory: nullableString,
   pageUrl: nullableString,
-  // Not in the spec's schema; a conversation that belongs to a thread names it.
+  // Not in the spec's schema (the API names a thread by the row's id): taken when a server sends it.
   threadId: nullableString.optional(),
 });
 

@@ -16,6 +16,7 @@ import type { Window } from '../core/domain.js';
 import { DataError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import type { Executor } from '../load/database.js';
+import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
 import { sqlString } from '../load/sql-files.js';
 import type { Store } from '../load/store.js';
@@ -124,22 +125,34 @@ export function planThreads(referenced: readonly string[], loaded: ReadonlySet<s
   return [...new Set(referenced)].filter((id) => !spooled.has(id) && (refresh || !loaded.has(id)));
 }
 
-/** Loads spooled thread bodies in the caller's transaction: each thread's messages replace its earlier copy. */
+/**
+ * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
+ * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
+ * too: it is not asked for again). Messages are filed under the thread id asked for, as the
+ * conversations name it.
+ */
 export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
   if (threads.length === 0) return;
   const keys = threads.map((t) => `(${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
   await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
   const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
-  const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)})`).join(', ');
+  const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
+  const bodies = `SELECT m.project_id, m.thread_id, j.body
+       FROM read_json(${files}, format = 'newline_delimited', filename = true,
+                      columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])'}) j
+       JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
   await tx.run(
     `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id)
-     SELECT m.project_id, j.body.threadId, j.msg.id, j.msg.role, j.msg.content,
-            try_cast(j.msg.createdAt AS TIMESTAMPTZ), try_cast(j.body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}
-       FROM (SELECT body, unnest(body.messages) AS msg, filename
-               FROM read_json(${files}, format = 'newline_delimited', filename = true,
-                              columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])'})) j
-       JOIN (VALUES ${map}) m(filename, project_id) ON m.filename = j.filename
-    QUALIFY row_number() OVER (PARTITION BY m.project_id, j.body.threadId, j.msg.id) = 1`,
+     SELECT project_id, thread_id, msg.id, msg.role, msg.content,
+            try_cast(msg.createdAt AS TIMESTAMPTZ), try_cast(body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}
+       FROM (SELECT project_id, thread_id, body, unnest(body.messages) AS msg FROM (${bodies}))
+    QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id) = 1`,
+  );
+  await tx.run(
+    `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id)
+     SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
+            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}
+       FROM (${bodies})`,
   );
 }
 
@@ -181,13 +194,12 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     const all: { projectId: string; threadId: string }[] = [];
     for (const projectId of options.projects) {
       const rows = await db.all<{ thread_id: string; loaded: boolean; run_id: string | null }>(
-        `SELECT c.thread_id, bool_or(m.thread_id IS NOT NULL) AS loaded, max(m.run_id) AS run_id
+        `SELECT ${conversationThreadSql('c')} AS thread_id, bool_or(t.thread_id IS NOT NULL) AS loaded, max(t.run_id) AS run_id
            FROM assistant_conversations c
-           LEFT JOIN (SELECT project_id, thread_id, max(run_id) AS run_id FROM assistant_messages GROUP BY ALL) m
-             ON m.project_id = c.project_id AND m.thread_id = c.thread_id
-          WHERE c.project_id = $project AND c.thread_id IS NOT NULL
+           LEFT JOIN assistant_threads t ON t.project_id = c.project_id AND t.thread_id = ${conversationThreadSql('c')}
+          WHERE c.project_id = $project
             AND c.window_start >= $start::DATE AND c.window_end <= $end::DATE
-          GROUP BY c.thread_id ORDER BY max(c."timestamp") DESC, c.thread_id`,
+          GROUP BY 1 ORDER BY max(c."timestamp") DESC, 1`,
         { project: projectId, start: options.range.start, end: options.range.end },
       );
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
@@ -207,7 +219,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   // saw (and not this one), with or without --refresh.
   const loadedSincePlan = async (projectId: string, threadId: string): Promise<boolean> => {
     const rows = await store.read((db) =>
-      db.all<{ run_id: string | null }>(`SELECT max(run_id) AS run_id FROM assistant_messages WHERE project_id = $p AND thread_id = $t`, { p: projectId, t: threadId }),
+      db.all<{ run_id: string | null }>(`SELECT max(run_id) AS run_id FROM assistant_threads WHERE project_id = $p AND thread_id = $t`, { p: projectId, t: threadId }),
     );
     const now = rows[0]?.run_id ?? null;
     return now !== null && now !== options.runId && now !== loadedBy.get(threadKey(projectId, threadId));

@@ -103,10 +103,22 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
       ['resolution_status', 'r.resolutionStatus'],
       ['query_category', 'r.queryCategory'],
       ['page_url', 'r.pageUrl'],
-      ['thread_id', 'r.threadId'],
+      // The API names a thread by a conversation row's id (a threadId is not in its schema;
+      // one a server sends anyway is taken).
+      ['thread_id', 'coalesce(r.threadId, r.id)'],
     ],
   },
 };
+
+/**
+ * SQL for the thread of an assistant_conversations row (`alias`: the table's, if any): its
+ * thread_id, or else its id, which names the thread (rows docpipe 0.2.0 loaded from an API that
+ * sent no threadId have none).
+ */
+export function conversationThreadSql(alias?: string): string {
+  const a = alias ? `${alias}.` : '';
+  return `coalesce(${a}thread_id, ${a}id)`;
+}
 
 /** A completed walk and its spool file of pages. */
 export interface EndpointLoad {

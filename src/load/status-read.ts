@@ -5,6 +5,7 @@
 import { METRICS, type Metric } from '../core/domain.js';
 import type { KnownWindow } from '../extract/backlog.js';
 import type { Executor } from './database.js';
+import { conversationThreadSql } from './endpoint-store.js';
 import { runIsAlive } from './doctor.js';
 import { liveness } from './doctor-io.js';
 import { runOwnerColumns } from './runs.js';
@@ -82,14 +83,14 @@ export async function readThreadBacklog(db: Executor): Promise<{ referenced: num
   const [tables] = await db.all<{ n: bigint }>(
     `SELECT count(*) AS n FROM duckdb_tables()
       WHERE database_name = current_database() AND schema_name = 'main'
-        AND table_name IN ('assistant_conversations', 'assistant_messages')`,
+        AND table_name IN ('assistant_conversations', 'assistant_threads')`,
   );
   if (Number(tables?.n ?? 0) < 2) return { referenced: 0, fetched: 0 }; // written by a release before them
   const [row] = await db.all<{ referenced: bigint; fetched: bigint }>(
-    `WITH r AS (SELECT DISTINCT project_id, thread_id FROM assistant_conversations WHERE thread_id IS NOT NULL)
+    `WITH r AS (SELECT DISTINCT project_id, ${conversationThreadSql()} AS thread_id FROM assistant_conversations)
      SELECT count(*) AS referenced,
-            count(*) FILTER (WHERE EXISTS (SELECT 1 FROM assistant_messages m
-                                            WHERE m.project_id = r.project_id AND m.thread_id = r.thread_id)) AS fetched
+            count(*) FILTER (WHERE EXISTS (SELECT 1 FROM assistant_threads t
+                                            WHERE t.project_id = r.project_id AND t.thread_id = r.thread_id)) AS fetched
        FROM r`,
   );
   return { referenced: Number(row?.referenced ?? 0), fetched: Number(row?.fetched ?? 0) };

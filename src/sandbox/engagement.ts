@@ -59,7 +59,6 @@ export interface Conversation {
   resolutionStatus: 'answered' | 'unanswered';
   queryCategory: string | null;
   pageUrl: string | null;
-  threadId: string | null;
   /** not served */
   at: number;
   caller: 'web' | 'api' | 'other';
@@ -94,7 +93,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** A ULID: 26 Crockford base32 characters. */
 export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-const CHANNEL = { feedback: 31, conversations: 32, searches: 33, ulid: 34, thread: 35 } as const;
+const CHANNEL = { feedback: 31, conversations: 32, searches: 33, ulid: 34 } as const;
 
 /** The search vocabulary: every topic with each prefix and suffix (300 terms). */
 export const SEARCH_TERMS: readonly string[] = TOPICS.flatMap((t) => PREFIXES.flatMap((p) => SUFFIXES.map((s) => `${p}${t}${s}`)));
@@ -217,7 +216,6 @@ export class Engagement {
         resolutionStatus: unanswered ? 'unanswered' : 'answered',
         queryCategory: u(8) < 0.15 ? null : pick(CATEGORIES, u(9)),
         pageUrl: u(11) < 0.2 ? null : `${DOCS_ORIGIN}${path}`,
-        threadId: u(12) < 0.6 ? ulidOf(at, key, day, i, CHANNEL.thread) : null,
         at,
         caller: u(13) < 0.7 ? 'web' : u(13) < 0.9 ? 'api' : 'other',
       });
@@ -225,11 +223,15 @@ export class Engagement {
     return list;
   }
 
-  /** The thread a conversation names, found from the time its ULID encodes; undefined if none has it. */
+  /**
+   * The thread of a conversation, named by the conversation's id as the API's docs say ("the
+   * `id` field of any row returned by Get assistant conversations"), found from the time its
+   * ULID encodes; undefined if no conversation has that id.
+   */
   thread(threadId: string, nowMs: number): { threadId: string; createdAt: string; messages: unknown[] } | undefined {
     if (!ULID.test(threadId)) return undefined;
     const at = ulidTime(threadId);
-    const turn = this.conversationsOfDay(Math.floor(at / DAY_MS)).find((c) => c.threadId === threadId);
+    const turn = this.conversationsOfDay(Math.floor(at / DAY_MS)).find((c) => c.id === threadId);
     if (!turn || turn.at > nowMs) return undefined;
     const later = new Date(turn.at + 4_000).toISOString();
     return {

@@ -275,6 +275,28 @@ describe('docpipe export assistant --threads', () => {
     expect(third.code).toBe(0);
     expect(threadRequests()).toHaveLength(paths.length);
     expect(summaryOf(third)).toMatchObject({ requests: 0 });
+    // As the API's docs say, a thread is named by a conversation's id (the listing has no
+    // threadId): every conversation's thread was asked for by that id.
+    const ids = await queryDb<{ id: string }>(h, `SELECT id FROM assistant_conversations ORDER BY id`);
+    expect(paths.map((p) => decodeURIComponent(p.split('/threads/')[1]!.split('?')[0]!)).sort()).toEqual(ids.map((r) => r.id));
+  });
+
+  it('a thread that held no message is recorded as fetched, and not asked for again', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 5 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03', '--threads'];
+    h.sandbox.addFault({ kind: 'patch', match: { path: '/threads/' }, patch: { messages: [] }, times: 1 });
+    const first = await h.run(args);
+    expect(first.code, first.stderr).toBe(0);
+    const fetched = threadRequests().length;
+    expect(fetched).toBeGreaterThan(1);
+    expect(await queryDb(h, `SELECT message_count::INTEGER AS n, count(*)::INTEGER AS threads FROM assistant_threads GROUP BY 1 ORDER BY 1`)).toEqual([
+      { n: 0, threads: 1 },
+      { n: 2, threads: fetched - 1 },
+    ]);
+    const again = await h.run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(threadRequests()).toHaveLength(fetched);
+    expect(summaryOf(again)).toMatchObject({ requests: 0 });
   });
 
   it('two runs at once in one process fetch each thread once, and both exit 0', async () => {
@@ -298,7 +320,7 @@ describe('docpipe export assistant --threads', () => {
 
   it('--refresh: a run that another overtook does not fetch again the threads the other refreshed after its plan', async () => {
     h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
-    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads'];
+    const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads', '--requests-per-hour', '1000'];
     expect((await h.run(base)).code).toBe(0);
     const threads = threadRequests().length;
     // Another process (this one's parent) journals requests in the spool: runs overlap.

@@ -163,7 +163,7 @@ describe('views', () => {
     const shown = (await select(h, 'SHOW TABLES')).map((r) => String(r.name)).sort();
     expect(shown).toEqual(
       [
-        'agent_jobs', 'agent_messages', 'assistant_caller_stats', 'assistant_conversations', 'assistant_messages',
+        'agent_jobs', 'agent_messages', 'assistant_caller_stats', 'assistant_conversations', 'assistant_messages', 'assistant_threads',
         'daily_page_feedback', 'feedback', 'feedback_by_page', 'search_totals', 'searches', 'searches_without_clicks',
         'unanswered_questions', 'daily_page_views', 'daily_page_visitors', 'daily_site', 'docpipe_meta', 'flagged_rows',
         'latest_top_pages', 'loaded_windows', 'monthly_site', 'page_views', 'page_visitors', 'request_log', 'runs',

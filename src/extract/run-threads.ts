@@ -7,7 +7,7 @@
  * spent budget costs at most the request in flight, and the next run loads what the spool
  * holds before it asks for more. A thread already loaded is not fetched again unless refreshed.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
@@ -15,13 +15,15 @@ import { endpointPath } from '../api/analytics.js';
 import type { Window } from '../core/domain.js';
 import { DataError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
-import type { Executor } from '../load/database.js';
 import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
-import { sqlString } from '../load/sql-files.js';
 import type { Store } from '../load/store.js';
+import { loadThreads } from '../load/thread-store.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
-import { encodeSegment, SpoolClaim, wellFormedJson, writeFileAtomic, type Spool } from '../spool/spool.js';
+import { encodeSegment, wellFormedJson, writeFileAtomic, type Spool, type SpoolClaim } from '../spool/spool.js';
+import { claimOf, scanThreads, threadsDir, type SpooledThread } from '../spool/thread-spool.js';
+
+const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
 
 /** Threads loaded per write. */
 const LOAD_BATCH = 50;
@@ -55,105 +57,9 @@ const threadSchema = z.object({
   messages: z.array(z.object({ id: z.string(), role: z.string(), content: z.string(), createdAt: z.string() })),
 });
 
-interface SpooledThread {
-  projectId: string;
-  threadId: string;
-  file: string;
-  /** This run's claim on the thread, held until its body is loaded. */
-  claim: SpoolClaim;
-}
-
-function threadsDir(spool: Spool, projectId: string): string {
-  return join(spool.root, 'threads', encodeSegment(projectId));
-}
-
-const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
-/** A thread's claim (`<id>.claim` beside its body): two overlapping runs never fetch one thread both. */
-const claimOf = (spool: Spool, file: string): SpoolClaim => new SpoolClaim(`${file.slice(0, -'.jsonl'.length)}.claim`, spool.root);
-
-interface ThreadScan {
-  /** Bodies an earlier run received but did not load, now claimed by this run. */
-  mine: SpooledThread[];
-  /** Every thread with a body in the spool (another live run's too), by project. */
-  spooled: Map<string, Set<string>>;
-  /** Another run holds a thread: runs overlap. */
-  othersActive: boolean;
-}
-
-/**
- * The thread bodies in the spool: those no live run holds are claimed by this one, to load;
- * a claim with no body that no live run holds (its fetch never ended) is removed.
- */
-function scanThreads(spool: Spool, projects: readonly string[]): ThreadScan {
-  const scan: ThreadScan = { mine: [], spooled: new Map(), othersActive: false };
-  for (const projectId of projects) {
-    const dir = threadsDir(spool, projectId);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      names = [];
-    }
-    const bodies = new Set(names.filter((n) => n.endsWith('.jsonl')));
-    const spooled = new Set<string>();
-    scan.spooled.set(projectId, spooled);
-    for (const name of names) {
-      if (name.endsWith('.claim')) {
-        const body = `${name.slice(0, -'.claim'.length)}.jsonl`;
-        if (bodies.has(body)) continue; // taken up with its body
-        // No body: a fetch in flight (another run at work), or one that never ended, whose
-        // claim is taken over (so that no run taking it meanwhile loses it) and dropped.
-        const claim = claimOf(spool, join(dir, body));
-        if (claim.take()) claim.remove();
-        else scan.othersActive = true;
-        continue;
-      }
-      if (!name.endsWith('.jsonl')) continue;
-      const file = join(dir, name);
-      const threadId = decodeURIComponent(name.slice(0, -'.jsonl'.length));
-      spooled.add(threadId);
-      const claim = claimOf(spool, file);
-      if (claim.take()) scan.mine.push({ projectId, threadId, file, claim });
-      else scan.othersActive = true;
-    }
-  }
-  return scan;
-}
-
 /** Pure: the threads to fetch, in the order given, minus those loaded (unless refreshed) or spooled. */
 export function planThreads(referenced: readonly string[], loaded: ReadonlySet<string>, spooled: ReadonlySet<string>, refresh: boolean): string[] {
   return [...new Set(referenced)].filter((id) => !spooled.has(id) && (refresh || !loaded.has(id)));
-}
-
-/**
- * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
- * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
- * too: it is not asked for again). Messages are filed under the thread id asked for, as the
- * conversations name it.
- */
-export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
-  if (threads.length === 0) return;
-  const keys = threads.map((t) => `(${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
-  await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
-  const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
-  const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
-  const bodies = `SELECT m.project_id, m.thread_id, j.body
-       FROM read_json(${files}, format = 'newline_delimited', filename = true,
-                      columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])'}) j
-       JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
-  await tx.run(
-    `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id)
-     SELECT project_id, thread_id, msg.id, msg.role, msg.content,
-            try_cast(msg.createdAt AS TIMESTAMPTZ), try_cast(body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}
-       FROM (SELECT project_id, thread_id, body, unnest(body.messages) AS msg FROM (${bodies}))
-    QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id) = 1`,
-  );
-  await tx.run(
-    `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id)
-     SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
-            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}
-       FROM (${bodies})`,
-  );
 }
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));

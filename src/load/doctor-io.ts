@@ -12,6 +12,8 @@ import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
 import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
+import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
+import { loadSpooledThreads } from './thread-store.js';
 import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
 import {
@@ -216,7 +218,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
  * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
  * the journal itself decides what a write may move.
  */
-export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[] } {
+export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[] } {
   const walks = spool.walks().map((w): WalkFacts => {
     const owner = w.owner();
     const done = w.completed();
@@ -241,7 +243,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
     const owner = journalOfLiveProcess(name, spool.root);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });
-  return { walks, journals };
+  return { walks, journals, threads: surveyThreads(spool) };
 }
 
 /** Everything ./doctor.ts judges: the database's windows and runs, and the spool. */
@@ -259,6 +261,8 @@ export interface RepairContext {
   store: Store;
   spool: Spool;
   now: number;
+  /** The fixing run: names the rows it loads (thread bodies, whose own run is not recorded). */
+  runId: string;
 }
 
 type Targeted<K extends Repair['kind']> = Extract<Repair, { kind: K }>;
@@ -319,6 +323,10 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
     fixed.push({ check: 'spool', status: 'fixed', detail: `${windowLabel(r)}: discarded an abandoned incomplete walk` });
   }
   if (of('recover-walks').length > 0) fixed.push(...(await recoverWalks(ctx)));
+  if (of('load-threads').length > 0) {
+    const loaded = await loadSpooledThreads(ctx.store, ctx.spool, ctx.runId);
+    if (loaded > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `loaded ${plural(loaded, 'assistant thread body', 'assistant thread bodies')} from the spool, no request made` });
+  }
   return fixed;
 }
 

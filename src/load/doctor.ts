@@ -18,6 +18,7 @@
 import type { ProcessRef } from '../core/process-identity.js';
 import { windowKey, type Metric, type Window } from '../core/domain.js';
 import { isSuperseded } from './spool-recovery.js';
+import type { SpooledThreadFacts } from '../spool/thread-spool.js';
 
 export const CHECKS = ['grain', 'windows', 'orphans', 'spool', 'journal', 'runs'] as const;
 export type Check = (typeof CHECKS)[number];
@@ -41,7 +42,9 @@ export type Repair =
   /** Remove an abandoned incomplete walk from the spool. */
   | { kind: 'discard-walk'; metric: Metric; projectId: string; window: Window }
   /** Move the request journals of ended processes into request_log. */
-  | { kind: 'ingest-journal' };
+  | { kind: 'ingest-journal' }
+  /** Load the assistant thread bodies in the spool that no live run holds. */
+  | { kind: 'load-threads' };
 
 export interface Finding {
   check: Check;
@@ -125,6 +128,8 @@ export interface DoctorFacts {
   runs: readonly RunFacts[];
   walks: readonly WalkFacts[];
   journals: readonly JournalFacts[];
+  /** Assistant thread bodies in the spool. @default none */
+  threads?: readonly SpooledThreadFacts[];
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -249,6 +254,7 @@ export function spoolFindings(
   journals: readonly JournalFacts[],
   loaded: (walk: WalkFacts) => WindowFacts | undefined,
   now: number,
+  threads: readonly SpooledThreadFacts[] = [],
 ): Finding[] {
   const spool = walks.map((w): Finding => {
     const label = windowLabel(w);
@@ -285,6 +291,21 @@ export function spoolFindings(
       detail: `${label}: an incomplete walk started ${iso(w.startedAt)}: the next export of the window resumes it`,
     };
   });
+  // Thread bodies paid for and not loaded: one line a project.
+  for (const projectId of [...new Set(threads.map((t) => t.projectId))]) {
+    const mine = threads.filter((t) => t.projectId === projectId);
+    const held = mine.filter((t) => t.held).length;
+    const free = mine.length - held;
+    if (free > 0) {
+      spool.push({
+        check: 'spool',
+        status: 'finding',
+        detail: `assistant ${projectId}: ${plural(free, 'thread body', 'thread bodies')} fetched and not loaded: --fix loads them, no request needed`,
+        repair: { kind: 'load-threads' },
+      });
+    }
+    if (held > 0) spool.push({ check: 'spool', status: 'info', detail: `assistant ${projectId}: ${plural(held, 'thread body', 'thread bodies')} held by a run at work` });
+  }
   const leftover = journals.filter((j) => !j.live);
   const journal: Finding[] = journals
     .filter((j) => j.live)
@@ -299,7 +320,7 @@ export function spoolFindings(
     });
   }
   return [
-    ...(spool.length > 0 ? spool : [{ check: 'spool', status: 'ok', detail: 'no walk left over' } satisfies Finding]),
+    ...(spool.length > 0 ? spool : [{ check: 'spool', status: 'ok', detail: 'no walk or thread body left over' } satisfies Finding]),
     ...(journal.length > 0 ? journal : [{ check: 'journal', status: 'ok', detail: 'every request is in request_log' } satisfies Finding]),
   ];
 }
@@ -310,7 +331,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const loaded = (w: WalkFacts): WindowFacts | undefined => byWindow.get(`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`);
   const all = [
     ...windowFindings(facts.windows),
-    ...spoolFindings(facts.walks, facts.journals, loaded, now),
+    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads),
     ...runFindings(facts.runs),
   ];
   return CHECKS.flatMap((check) => all.filter((f) => f.check === check));

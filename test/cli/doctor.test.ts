@@ -260,6 +260,33 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('finds assistant thread bodies fetched and not loaded (a run killed before its load); --fix loads them, and status does not count them as requests left', async () => {
+    expect((await h.run(['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'])).code).toBe(0);
+    const [conversation] = await queryDb<{ id: string }>(h, `SELECT id FROM assistant_conversations ORDER BY id LIMIT 1`);
+    const id = conversation!.id;
+    // What a run killed after the request and before its load leaves: the body, and the claim of a process that is gone.
+    const dir = join(spoolDirFor(h.db), 'threads', 'docs');
+    mkdirSync(dir, { recursive: true });
+    const body = { threadId: id, createdAt: '2026-03-02T10:00:00Z', messages: [{ id: 'm1', role: 'user', content: 'How?', createdAt: '2026-03-02T10:00:00Z' }] };
+    writeFileSync(join(dir, `${id}.jsonl`), `${JSON.stringify({ body })}\n`);
+    writeFileSync(join(dir, `${id}.claim`), `${JSON.stringify({ owner: { pid: 999_999, host: hostname() } })}\n`);
+    const before = h.sandbox.requests.length;
+    const status = await h.run(['status', '--format', 'json']);
+    const threads = (JSON.parse(status.stdout) as { threads: { referenced: number; fetched: number; spooled: number; requestsLeft: number } }).threads;
+    expect(threads).toMatchObject({ fetched: 0, spooled: 1, requestsLeft: threads.referenced - 1 });
+
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.check === 'spool')?.detail).toBe('assistant docs: 1 thread body fetched and not loaded: --fix loads them, no request needed');
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toContain('loaded 1 assistant thread body from the spool, no request made');
+    expect(await queryDb(h, `SELECT thread_id, message_count::INTEGER AS n FROM assistant_threads`)).toEqual([{ thread_id: id, n: 1 }]);
+    expect(await queryDb(h, `SELECT content FROM assistant_messages`)).toEqual([{ content: 'How?' }]);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(h.sandbox.requests.length).toBe(before);
+  });
+
   it('finds a completed walk left in the spool; --fix loads it without a request', async () => {
     await h.run(EXPORT);
     const window = { start: '2026-03-05', end: '2026-03-06' };

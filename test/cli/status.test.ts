@@ -140,7 +140,7 @@ describe('docpipe status', () => {
       r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { n: number }),
     );
     expect(conversations!.n).toBeGreaterThan(0);
-    expect(report.threads).toEqual({ referenced: Number(conversations!.n), fetched: 0, requestsLeft: Number(conversations!.n) });
+    expect(report.threads).toEqual({ referenced: Number(conversations!.n), fetched: 0, spooled: 0, requestsLeft: Number(conversations!.n) });
     // A never-loaded series is estimated from the project's other windows at its own page size.
     const assistantDay = report.series.find((s) => s.metric === 'assistant')!;
     expect(assistantDay.backlogWindows).toBe(6);

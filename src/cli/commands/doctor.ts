@@ -60,13 +60,14 @@ export function doctorCommand(ctx: CliContext): CommandModule {
       } else {
         const logger = loggerFor(ctx.io, args);
         // A writer like any other (the journal moves in with each write), but never one that creates the file.
-        const { store, spool } = createWorkspace(args, newRunId(now), logger, { mustExist: true });
+        const runId = newRunId(now);
+        const { store, spool } = createWorkspace(args, runId, logger, { mustExist: true });
         const before = diagnose(await store.read((db) => readDoctorFacts(db, spool)), now);
         const repairs = planRepairs(before);
         if (repairs.length === 0) {
           report = before;
         } else {
-          const fixed = await applyRepairs(repairs, { store, spool, now });
+          const fixed = await applyRepairs(repairs, { store, spool, now, runId });
           // What remains is what a fresh check finds.
           report = [...fixed, ...diagnose(await store.read((db) => readDoctorFacts(db, spool)), now)];
         }

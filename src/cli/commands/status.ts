@@ -76,7 +76,7 @@ export interface StatusReport {
    * Assistant threads the loaded conversations reference, and how many are fetched: each one
    * left costs a request of `export assistant --threads` (not in `backlogRequests`).
    */
-  threads: { referenced: number; fetched: number; requestsLeft: number };
+  threads: { referenced: number; fetched: number; spooled: number; requestsLeft: number };
   series: SeriesStatus[];
   backlogWindows: number;
   backlogRequests: number;
@@ -136,7 +136,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
         threads: await readThreadBacklog(db),
       }));
       const spool = new Spool(spoolDirFor(args.db));
-      const walks = surveySpool(spool).walks;
+      const { walks, threads: spooledThreads } = surveySpool(spool);
       const scope = `analytics@${checkBaseUrl(args.baseUrl).origin}`;
       const times = await new RequestLog(new Store(args.db, options), new RequestJournal(spool.requestsDir, 'status')).requestTimes(
         scope,
@@ -181,7 +181,8 @@ export function statusCommand(ctx: CliContext): CommandModule {
           completedWalks: walks.filter((w) => w.completed !== null).length,
           pages: walks.reduce((n, w) => n + w.pages, 0),
         },
-        threads: { ...threads, requestsLeft: threads.referenced - threads.fetched },
+        // Bodies in the spool are paid for: the next run loads them without a request.
+        threads: { ...threads, spooled: spooledThreads.length, requestsLeft: Math.max(0, threads.referenced - threads.fetched - spooledThreads.length) },
         series: statuses,
         backlogWindows: statuses.reduce((n, s) => n + s.backlogWindows, 0),
         backlogRequests,
@@ -236,7 +237,7 @@ function renderStatus(r: StatusReport, now: number): string {
       `(${r.spool.completedWalks} complete: the next run loads them without a request)`,
   );
   if (r.threads.referenced > 0) {
-    lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);
+    lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched${r.threads.spooled > 0 ? `, ${r.threads.spooled} in the spool` : ''}; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);
   }
   lines.push('');
   const rows = r.series.map((s) => ({

@@ -1,0 +1,61 @@
+/**
+ * Assistant thread bodies loaded from the spool into assistant_messages and assistant_threads
+ * (../spool/thread-spool.ts keeps them until then).
+ */
+import type { Executor } from './database.js';
+import { sqlString } from './sql-files.js';
+import type { Store } from './store.js';
+import { scanThreads, threadProjects, type SpooledThread } from '../spool/thread-spool.js';
+import type { Spool } from '../spool/spool.js';
+import { rmSync } from 'node:fs';
+
+/**
+ * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
+ * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
+ * too: it is not asked for again). Messages are filed under the thread id asked for, as the
+ * conversations name it.
+ */
+export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
+  if (threads.length === 0) return;
+  const keys = threads.map((t) => `(${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
+  await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
+  const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
+  const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
+  const bodies = `SELECT m.project_id, m.thread_id, j.body
+       FROM read_json(${files}, format = 'newline_delimited', filename = true,
+                      columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])'}) j
+       JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
+  await tx.run(
+    `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id)
+     SELECT project_id, thread_id, msg.id, msg.role, msg.content,
+            try_cast(msg.createdAt AS TIMESTAMPTZ), try_cast(body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}
+       FROM (SELECT project_id, thread_id, body, unnest(body.messages) AS msg FROM (${bodies}))
+    QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id) = 1`,
+  );
+  await tx.run(
+    `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id)
+     SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
+            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}
+       FROM (${bodies})`,
+  );
+}
+
+/**
+ * Loads the thread bodies an earlier run received and no live run holds (doctor --fix), in
+ * one write, without a request; returns how many.
+ */
+export async function loadSpooledThreads(store: Store, spool: Spool, runId: string): Promise<number> {
+  const { mine } = scanThreads(spool, threadProjects(spool));
+  try {
+    const batch = mine.filter((t) => t.claim.stillHeld());
+    if (batch.length === 0) return 0;
+    await store.write((tx) => loadThreads(tx, batch, runId));
+    for (const t of batch) {
+      rmSync(t.file, { force: true });
+      t.claim.remove();
+    }
+    return batch.length;
+  } finally {
+    for (const t of mine) t.claim.release();
+  }
+}

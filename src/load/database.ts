@@ -138,7 +138,7 @@ class Shared {
     readonly readOnly: boolean,
     readonly connection: DuckDBConnection,
     /** The attached file's alias; undefined for a `:memory:` database, which has its own instance. */
-    private readonly alias: string | undefined,
+    readonly alias: string | undefined,
     /** The instance of a `:memory:` database, closed with it. */
     private readonly own: DuckDBInstance | undefined,
   ) {}
@@ -475,6 +475,50 @@ export class Database implements Executor {
    */
   query(sql: string): Promise<QueryResult[]> {
     return this.shared.serial(async () => {
+      // A `:memory:` database has an instance of its own: what the SQL makes is its data.
+      if (this.shared.alias === undefined) return this.queryNow(sql);
+      // The user's SQL may ATTACH files or create tables in the engine's own catalog, which
+      // belong to the process's one instance: they are undone afterwards, so a second call
+      // (a library caller's) finds the instance as the first did, and no other file stays locked.
+      const before = await this.engineObjects();
+      try {
+        return await this.queryNow(sql);
+      } finally {
+        await this.undoEngineObjects(before);
+      }
+    });
+  }
+
+  /** The attached databases, and the tables and views of the engine's catalog. */
+  private async engineObjects(): Promise<Set<string>> {
+    const reader = await this.shared.connection.runAndReadAll(
+      `SELECT 'db:' || database_name AS k FROM duckdb_databases()
+       UNION ALL SELECT 'table:' || table_name FROM duckdb_tables() WHERE database_name = '${ENGINE_CATALOG}' AND schema_name = 'main'
+       UNION ALL SELECT 'view:' || view_name FROM duckdb_views() WHERE database_name = '${ENGINE_CATALOG}' AND schema_name = 'main' AND NOT internal`,
+    );
+    return new Set(reader.getRows().map((r) => String(r[0])));
+  }
+
+  private async undoEngineObjects(before: ReadonlySet<string>): Promise<void> {
+    const connection = this.shared.connection;
+    // A failed statement may leave a transaction open: nothing else can run until it ends.
+    await connection.run('ROLLBACK').catch(() => undefined);
+    for (const key of await this.engineObjects().catch(() => new Set<string>())) {
+      if (before.has(key)) continue;
+      const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+      // A file docpipe itself attached meanwhile (another open of this process) stays.
+      if (kind === 'db' && aliases.has(name.toLowerCase())) continue;
+      const sql =
+        kind === 'db'
+          ? `DETACH DATABASE IF EXISTS ${sqlIdentifier(name)}`
+          : `DROP ${kind === 'table' ? 'TABLE' : 'VIEW'} IF EXISTS ${ENGINE_CATALOG}.main.${sqlIdentifier(name)}`;
+      await connection.run(sql).catch(() => undefined);
+    }
+    await connection.run(`USE ${sqlIdentifier(this.shared.alias!)}`).catch(() => undefined);
+  }
+
+  private async queryNow(sql: string): Promise<QueryResult[]> {
+    {
       const statements = await this.shared.connection.extractStatements(sql);
       const results: QueryResult[] = [];
       // Prepared one at a time: a statement may use what the one before created.
@@ -495,7 +539,7 @@ export class Database implements Executor {
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }
       return results;
-    });
+    }
   }
 
   /**

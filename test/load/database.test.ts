@@ -160,4 +160,30 @@ describe('Database: files attached to one instance', () => {
       await second.close();
     }
   });
+
+  it('query leaves the instance as it found it: what the SQL attached is detached (its lock let go), tables it made in the engine catalog dropped', async () => {
+    const file = join(dir, 'main.duckdb');
+    const other = join(dir, 'other.duckdb');
+    for (const path of [file, other]) {
+      const db = await Database.open(path);
+      await db.run('CREATE TABLE t (x INTEGER)');
+      await db.close();
+    }
+    const sql = `ATTACH '${other}' AS o; USE memory; CREATE TABLE scratch AS SELECT 1 AS x; SELECT count(*)::INTEGER AS n FROM o.t`;
+    for (let call = 1; call <= 2; call++) {
+      const db = await Database.open(file, { readOnly: true });
+      try {
+        const results = await db.query(sql);
+        expect(results.at(-1)?.rows, `call ${call}`).toEqual([{ n: 0 }]);
+        // Back on its own file: an unqualified name is the file's.
+        expect(await db.all('SELECT count(*)::INTEGER AS n FROM t')).toEqual([{ n: 0 }]);
+      } finally {
+        await db.close();
+      }
+    }
+    // Another process can take the other file for writing: nothing holds it.
+    const script = `const {DuckDBInstance}=require('@duckdb/node-api');(async()=>{const i=await DuckDBInstance.create(${JSON.stringify(other)});` +
+      `const c=await i.connect();await c.run('INSERT INTO t VALUES (1)');console.log('ok');})()`;
+    expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim()).toBe('ok');
+  });
 });

@@ -21,7 +21,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, DuckDBTypeId, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
@@ -70,6 +70,13 @@ const TEMPORAL_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
   DuckDBTypeId.TIMESTAMP_TZ,
 ]);
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+
+/**
+ * Values as JavaScript, but dates, times and timestamps as DuckDB prints them, at any depth
+ * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC.
+ */
+const TEMPORAL_AS_TEXT: DuckDBValueConverter<unknown> = (value, type, converter) =>
+  value === null ? null : TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
 
 export interface OpenOptions {
   /** Open without the write lock; other readers may open the file at the same time. @default false */
@@ -526,16 +533,7 @@ export class Database implements Executor {
         const prepared = await statements.prepare(i);
         const reader = await prepared.runAndReadAll();
         const columns = reader.columnNames();
-        const rows = reader.getRowObjectsJS() as Row[];
-        const temporal = reader
-          .columnTypes()
-          .map((type, index) => (TEMPORAL_TYPES.has(type.typeId) ? columns[index] : undefined))
-          .filter((name): name is string => name !== undefined);
-        if (temporal.length > 0) {
-          reader.getRowObjects().forEach((raw, r) => {
-            for (const name of temporal) rows[r]![name] = raw[name] === null ? null : String(raw[name]);
-          });
-        }
+        const rows = reader.convertRowObjects(TEMPORAL_AS_TEXT) as Row[];
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }
       return results;

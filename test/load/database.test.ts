@@ -186,4 +186,17 @@ describe('Database: files attached to one instance', () => {
       `const c=await i.connect();await c.run('INSERT INTO t VALUES (1)');console.log('ok');})()`;
     expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim()).toBe('ok');
   });
+
+  it('query gives dates and timestamps as DuckDB prints them at any depth (a list of dates, a struct), other values as JavaScript', async () => {
+    const db = await Database.open(join(dir, 'dates.duckdb'));
+    try {
+      const [result] = await db.query(
+        `SELECT DATE '2026-11-01' AS d, [DATE '2026-11-01', DATE '2026-11-02'] AS ds,
+                {'at': TIMESTAMPTZ '2026-11-01 06:00:00+00', 'n': 2} AS s, 42::BIGINT AS n, 1.5::DOUBLE AS x`,
+      );
+      expect(result?.rows).toEqual([{ d: '2026-11-01', ds: ['2026-11-01', '2026-11-02'], s: { at: '2026-11-01 06:00:00+00', n: 2 }, n: 42n, x: 1.5 }]);
+    } finally {
+      await db.close();
+    }
+  });
 });

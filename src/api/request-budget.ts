@@ -46,7 +46,18 @@ export interface RequestHistory {
    * Meant to be cheap when nothing changed.
    */
   othersAtWork?(): boolean;
+  /**
+   * A short lock shared by every run on this history, held from a last read of it until the
+   * request taken is journalled (the release). Two runs that read the hour at one moment
+   * (both woken for the slot that frees up) would otherwise both take its last slot.
+   */
+  lockSlot?(signal?: AbortSignal): Promise<() => void>;
 }
+
+/** Slots left (by this run's view) at which a slot is taken under the history's lock. */
+const TIGHT_SLOTS = 2;
+
+const noop = (): void => undefined;
 
 export interface RequestBudgetOptions {
   scope: string;
@@ -124,26 +135,48 @@ export class RequestBudget {
 
   /**
    * Waits for a slot and takes it, or throws BudgetExhaustedError. Concurrent callers queue,
-   * so that two of them never see the same free slot.
+   * so that two of them never see the same free slot. Resolves to a release, to call once the
+   * request is journalled: near the end of the hour's budget, or with another run at work, the
+   * slot is taken under the history's lock (see RequestHistory.lockSlot), held until then.
    */
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<() => void> {
     const next = this.queue.then(() => this.acquireNow(signal));
-    this.queue = next.catch(() => undefined);
+    this.queue = next.then(noop, noop);
     return next;
   }
 
-  private async acquireNow(signal?: AbortSignal): Promise<void> {
+  private async acquireNow(signal?: AbortSignal): Promise<() => void> {
     if (this.used >= this.maxRequests) {
       const hint = this.hints.cap ? `; ${this.hints.cap}` : '';
       throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
     }
     // Another run at work on the same budget (a cron sync beside a backfill): what it spent
     // since this run last read the history counts too.
-    if (this.history?.othersAtWork?.()) this.loaded = false;
+    const overlapping = this.history?.othersAtWork?.() === true;
+    if (overlapping) this.loaded = false;
     for (;;) {
       await this.ready();
       const wait = this.slotWait(this.clock.now());
-      if (wait === 0) break;
+      if (wait === 0) {
+        // With slots to spare, nothing another run can have taken unseen (at most the first
+        // request of a run that has journalled none yet) makes this one too many.
+        const lockSlot = this.history?.lockSlot;
+        if (lockSlot === undefined || (!overlapping && this.slotsLeft() > TIGHT_SLOTS)) break;
+        const release = await lockSlot.call(this.history, signal);
+        try {
+          this.loaded = false;
+          await this.ready();
+        } catch (error) {
+          release();
+          throw error;
+        }
+        if (this.slotWait(this.clock.now()) === 0) {
+          this.take();
+          return release;
+        }
+        release(); // taken meanwhile by another run: wait for the next, as below
+        continue;
+      }
       await this.beforeWait?.(signal);
       if (wait > this.maxWaitMs) {
         const at = new Date(this.clock.now() + wait).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
@@ -157,8 +190,18 @@ export class RequestBudget {
       // Another process may have spent the budget meanwhile: read the log again.
       this.loaded = false;
     }
+    this.take();
+    return noop;
+  }
+
+  private take(): void {
     this.times.push(this.clock.now());
     this.used++;
+  }
+
+  /** Slots of the hour left by this run's view (after slotWait dropped those that left it). */
+  private slotsLeft(): number {
+    return Math.floor(this.perHour) - (this.times.length - this.head);
   }
 
   /**

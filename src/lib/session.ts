@@ -145,10 +145,14 @@ export function createSession(options: SessionOptions): Session {
     clock: options.clock,
     beforeAttempt: async (request, signal) => {
       breaker?.check();
-      if (counted(request)) await budget.acquire(signal);
-      // Journalled before it is sent: the budget stays exact whatever happens next.
-      const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
-      return { id: journal.begin(attempt), attempt };
+      const release = counted(request) ? await budget.acquire(signal) : undefined;
+      try {
+        // Journalled before it is sent: the budget stays exact whatever happens next.
+        const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
+        return { id: journal.begin(attempt), attempt };
+      } finally {
+        release?.(); // another run's next read of the hour finds this request
+      }
     },
     afterAttempt: (response, token) => {
       const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };

@@ -5,8 +5,13 @@
  */
 import type { RequestHistory } from '../api/request-budget.js';
 import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { takeShortLock } from '../spool/short-lock.js';
 import { otherRunsJournalling, type RequestJournal } from '../spool/request-journal.js';
 import type { Store } from './store.js';
+
+/** The slot lock's file in the requests folder (no journal file is named like it). */
+export const SLOT_LOCK = 'budget.lock';
 
 export class RequestLog implements RequestHistory {
   /** The requests folder as last looked at: its mtime, and whether another live run journals there. */
@@ -50,6 +55,11 @@ export class RequestLog implements RequestHistory {
    * One stat of the requests folder; its files are listed again only when it changed (a
    * journal made, moved in or removed).
    */
+  /** The lock around a slot's last read and its journal line (RequestHistory.lockSlot): `budget.lock` in the requests folder. */
+  lockSlot(signal?: AbortSignal): Promise<() => void> {
+    return takeShortLock(join(this.journal.dir, SLOT_LOCK), dirname(this.journal.dir), signal);
+  }
+
   othersAtWork(): boolean {
     let mtimeMs: number;
     try {

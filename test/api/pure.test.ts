@@ -152,4 +152,70 @@ describe('RequestBudget under concurrency', () => {
     expect(clock.sleeps).toEqual([HOUR_MS + SLOT_MARGIN_MS]);
     expect(budget.requestsUsed).toBe(3);
   });
+
+  /**
+   * Two runs on one history (the request log) that read the hour at one moment, as two runs
+   * woken for the same freed slot do: each read sees the log as it was when it started.
+   */
+  function sharedHistory(withLock: boolean) {
+    const log: number[] = [];
+    let locked: Promise<void> = Promise.resolve();
+    let lockCalls = 0;
+    const history = {
+      log,
+      lockCalls: () => lockCalls,
+      requestTimes: async () => {
+        const seen = [...log];
+        await new Promise((resolve) => setTimeout(resolve, 5)); // the other run reads meanwhile
+        return seen;
+      },
+      othersAtWork: () => true,
+      ...(withLock
+        ? {
+            lockSlot: async () => {
+              lockCalls++;
+              const before = locked;
+              let release!: () => void;
+              locked = before.then(() => new Promise<void>((resolve) => (release = resolve)));
+              await before;
+              return () => release();
+            },
+          }
+        : {}),
+    };
+    return history;
+  }
+
+  it('two runs reading the hour at one moment take its last slot once, under the history\'s lock', async () => {
+    const clock = new ManualClock(NOW);
+    const history = sharedHistory(true);
+    for (let i = 0; i < 9; i++) history.log.push(NOW - 60_000 + i);
+    const run = () => new RequestBudget({ scope: 's', perHour: 10, clock, maxWaitMs: 0, history });
+    /** A request as the session makes it: the slot, its journal line, then the release. */
+    const request = async (budget: RequestBudget): Promise<void> => {
+      const release = await budget.acquire();
+      history.log.push(clock.now());
+      release();
+    };
+    const outcomes = await Promise.allSettled([request(run()), request(run())]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(history.log).toHaveLength(10);
+  });
+
+  it('takes no lock with slots to spare and no other run at work (the common case costs nothing)', async () => {
+    const clock = new ManualClock(NOW);
+    const history = { ...sharedHistory(true), othersAtWork: () => false };
+    const budget = new RequestBudget({ scope: 's', perHour: 10, clock, maxWaitMs: 0, history });
+    const request = async (): Promise<void> => {
+      const release = await budget.acquire();
+      history.log.push(clock.now());
+      release();
+    };
+    for (let i = 0; i < 8; i++) await request();
+    expect(history.lockCalls()).toBe(0);
+    // The last two slots of the hour are taken under it.
+    for (let i = 0; i < 2; i++) await request();
+    expect(history.lockCalls()).toBe(2);
+    await expect(budget.acquire()).rejects.toThrow(BudgetExhaustedError);
+  });
 });

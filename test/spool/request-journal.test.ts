@@ -165,10 +165,11 @@ describe('RequestJournal', () => {
     const b = loggedRun(dir, 'run-b');
     const budget = (run: typeof a) => new RequestBudget({ scope, perHour: 10, maxWaitMs: 0, clock, history: run.log });
     const [budgetA, budgetB] = [budget(a), budget(b)];
-    /** A request as the session makes it: a slot, then its start line before it is sent. */
+    /** A request as the session makes it: a slot, then its start line before it is sent (and the slot's lock let go). */
     const request = async (run: typeof a, spend: RequestBudget, path: string): Promise<void> => {
-      await spend.acquire();
+      const release = await spend.acquire();
       run.runJournal.begin(at(path, clock.now()));
+      release();
       clock.advance(1);
     };
     // Both planned on an empty hour; A goes first, and moves some of its lines in with a load.

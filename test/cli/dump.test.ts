@@ -111,6 +111,13 @@ describe('docpipe dump', () => {
     expect(await lakeCounts(out)).toEqual(await dbCounts());
   });
 
+  it('--project takes a comma-separated list, as every command does', async () => {
+    const out = join(h.dir, 'listed');
+    const listed = await h.run(['dump', '--out', out, '--project', `${PROJECT},${OTHER}`]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(await lakeCounts(out)).toEqual(await dbCounts());
+  });
+
   it('--project rewrites that project only; --last rewrites the months it overlaps only', async () => {
     const out = join(h.dir, 'scoped');
     expect((await h.run(['dump', '--out', out])).code).toBe(0);

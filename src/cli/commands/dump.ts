@@ -15,6 +15,7 @@ import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
 import { withCurrentSchema } from '../session.js';
 import { checkOutPath } from '../out-path.js';
+import { projectsOf } from '../api-key.js';
 
 function builder(yargs: Argv) {
   return yargs
@@ -35,7 +36,7 @@ export function dumpCommand(ctx: CliContext): CommandModule {
       const ranged = args.last !== undefined || args.from !== undefined || args.to !== undefined;
       const range = ranged ? resolveRange(args, 'day', ctx.io.clock.now()) : undefined;
       if (range) planWindows(range.from, range.to, 'range'); // checks the dates
-      const filter: DumpFilter = { projects: args.project ?? [], ...(range ? { range } : {}) };
+      const filter: DumpFilter = { projects: projectsOf(args), ...(range ? { range } : {}) };
       const logger = loggerFor(ctx.io, args);
       if (range) {
         const months = monthSpan(range);

@@ -12,6 +12,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor } from '../io.js';
 import { withCurrentSchema } from '../session.js';
 import { checkOutPath } from '../out-path.js';
+import { projectsOf } from '../api-key.js';
 import { writeFileAtomic } from '../../spool/spool.js';
 
 export const DEFAULT_REPORT_PATH = 'data/report.html';
@@ -36,7 +37,7 @@ export function reportCommand(ctx: CliContext): CommandModule {
       const range = resolveRange(args, 'day', now, DEFAULT_LAST);
       planWindows(range.from, range.to, 'range'); // checks the dates
       const data = await withCurrentSchema(ctx, args, (db) =>
-        readReportData(db, { projects: args.project ?? [], from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), nowMs: now }),
+        readReportData(db, { projects: projectsOf(args), from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), nowMs: now }),
       );
       mkdirSync(dirname(out), { recursive: true });
       // Loaded here, not at start-up: the chart library is large, and every other command

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
 import { endpointPath } from '../api/analytics.js';
 import type { Window } from '../core/domain.js';
-import { DataError } from '../core/errors.js';
+import { DatabaseBusyError, DataError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
@@ -21,7 +21,7 @@ import type { Store } from '../load/store.js';
 import { loadThreads } from '../load/thread-store.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
 import { encodeSegment, wellFormedJson, writeFileAtomic, type Spool, type SpoolClaim } from '../spool/spool.js';
-import { claimOf, scanThreads, threadsDir, type SpooledThread } from '../spool/thread-spool.js';
+import { claimOf, scanThreads, threadsDir, type SpooledThread, type ThreadScan } from '../spool/thread-spool.js';
 
 const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
 
@@ -65,7 +65,6 @@ export function planThreads(referenced: readonly string[], loaded: ReadonlySet<s
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummary> {
-  const { store, spool, client } = options;
   const summary: ThreadsSummary = {
     threadsPlanned: 0,
     threadsLoaded: 0,
@@ -75,10 +74,27 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     stopped: null,
     stopMessage: null,
   };
-  const scan = scanThreads(spool, options.projects);
-  const pending: SpooledThread[] = scan.mine;
+  const scan = scanThreads(options.spool, options.projects);
   // Claims this run holds until the thread is loaded, or lets go of at its end.
-  const claims: SpoolClaim[] = pending.map((t) => t.claim);
+  const claims: SpoolClaim[] = scan.mine.map((t) => t.claim);
+  try {
+    await fetchThreads(options, summary, scan, claims);
+  } catch (error) {
+    if (!(error instanceof DatabaseBusyError)) throw error;
+    // The file stayed held past the lock wait: the bodies received stay in the spool, and
+    // the run stops as a held file stops any other (exit 75, with its summary).
+    summary.stopped = 'locked';
+    summary.stopMessage = message(error);
+  } finally {
+    // Bodies not loaded stay in the spool, free for the next run.
+    for (const claim of claims) claim.release();
+  }
+  return summary;
+}
+
+async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, scan: ThreadScan, claims: SpoolClaim[]): Promise<void> {
+  const { store, spool, client } = options;
+  const pending: SpooledThread[] = scan.mine;
   summary.threadsFromSpool = pending.length;
   const flush = async (): Promise<void> => {
     // A thread another run took over while this one was stopped is that run's to load.
@@ -194,15 +210,9 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   };
 
   try {
-    try {
-      await fetchAll();
-    } finally {
-      await flush();
-    }
+    await fetchAll();
   } finally {
-    // Bodies not loaded stay in the spool, free for the next run.
-    for (const claim of claims) claim.release();
+    summary.threadsLeft = plan.length - done;
+    await flush();
   }
-  summary.threadsLeft = plan.length - done;
-  return summary;
 }

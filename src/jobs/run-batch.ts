@@ -9,7 +9,7 @@ import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isKnownApiStatus, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { DocpipeError, HttpError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
+import { DatabaseBusyError, DocpipeError, HttpError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { decidePrompt } from './decide-prompt.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
@@ -108,10 +108,25 @@ export function classifySubmitError(error: unknown, projectId: string): { stop: 
   return 'unknown';
 }
 
-interface Stop {
+export interface Stop {
   reason: StopReason;
   cause: unknown;
   message?: string;
+}
+
+/**
+ * A batch's closing read of its books, unless the file is held: skipped when the batch stopped
+ * on the held file already, and a read that meets it stops the batch the same way (undefined).
+ */
+export async function readUnlessHeld<T>(state: { stop: Stop | null }, read: () => Promise<T>): Promise<T | undefined> {
+  if (state.stop?.reason === 'locked') return undefined;
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof DatabaseBusyError)) throw error;
+    state.stop ??= { reason: 'locked', cause: error };
+    return undefined;
+  }
 }
 
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
@@ -261,16 +276,18 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
 
   await Promise.all(options.entries.map((entry) => limit(() => handle(entry))));
 
-  const after = await ledger.byKey(projectId);
+  // The ledger as the batch left it; not read when the file is held (the batch stopped on
+  // that, and another wait would only delay its summary): its rows are then unknown here.
+  const after = await readUnlessHeld(state, () => ledger.byKey(projectId));
   const rows: LedgerRow[] = [];
   for (const entry of options.entries) {
-    const row = after.get(entry.key);
+    const row = after?.get(entry.key);
     if (row) rows.push(row);
   }
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
   const notStarted = options.entries.length - rows.length;
-  if (notStarted > 0) counts['not submitted'] = notStarted;
+  if (notStarted > 0) counts[after === undefined ? 'not read (database held)' : 'not submitted'] = notStarted;
 
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';

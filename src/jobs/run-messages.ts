@@ -17,7 +17,7 @@ import { followJob } from './follow-job.js';
 import type { JobLedger } from './ledger.js';
 import { isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
-import { classifySubmitError, message } from './run-batch.js';
+import { classifySubmitError, message, readUnlessHeld } from './run-batch.js';
 
 export interface MessagesOptions {
   client: HttpClient;
@@ -201,18 +201,23 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     ),
   );
 
-  const rows: MessageRow[] = [];
-  for (const entry of options.entries) {
-    const row = await messages.get(projectId, entry.key);
-    if (row) rows.push(row);
-  }
+  // The books as the run left them, unless the file is held (see readUnlessHeld).
+  const read = await readUnlessHeld(state, async () => {
+    const found: MessageRow[] = [];
+    for (const entry of options.entries) {
+      const row = await messages.get(projectId, entry.key);
+      if (row) found.push(row);
+    }
+    return found;
+  });
+  const rows: MessageRow[] = read ?? [];
   const counts: Record<string, number> = {};
   for (const row of rows) {
     const label = row.status === 'sent' ? `sent: ${row.jobStatus ?? 'active'}` : row.status;
     counts[label] = (counts[label] ?? 0) + 1;
   }
   const notSent = options.entries.length - rows.length;
-  if (notSent > 0) counts['not sent'] = notSent;
+  if (notSent > 0) counts[read === undefined ? 'not read (database held)' : 'not sent'] = notSent;
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
   // The messages of jobs another run took do not fail this one.

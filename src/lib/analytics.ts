@@ -20,7 +20,7 @@ import {
 } from '../extract/pipeline-config.js';
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
-import { finishRun, logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
 import { checkProjectId, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -124,7 +124,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   // The run's record (and the crashed runs it finds), in the file before the first load.
   let runRecorded: Promise<string[]>;
   try {
-    if (!isNew) logCrashedRuns(logger, await store.write((tx) => startRun(tx, runId, options.command, clock.now())));
+    if (!isNew) logCrashedRuns(logger, await recordRunStart(store, runId, options.command, clock.now()));
     session = createSession({
       workspace,
       newDatabase: isNew,
@@ -148,7 +148,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       // requests go out while its schema is made. The hour's requests are the journal's, read
       // before the run's record moves them into the file.
       await session.budget.ready();
-      runRecorded = store.write((tx) => startRun(tx, runId, options.command, clock.now()));
+      runRecorded = recordRunStart(store, runId, options.command, clock.now());
       runRecorded.then((crashed) => logCrashedRuns(logger, crashed), () => undefined);
     } else {
       runRecorded = Promise.resolve([]);
@@ -200,7 +200,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     await releaseStartup();
   }
   let threads: ThreadsSummary | undefined;
-  if (options.threads && (summary.stopped === null || summary.stopped === 'locked')) {
+  // Not after the file stayed held: the threads' plan would wait for it once more.
+  if (options.threads && summary.stopped === null) {
     threads = await runThreads({
       store,
       spool: workspace.spool,

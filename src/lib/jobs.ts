@@ -9,7 +9,7 @@ import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
-import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
 import { checkProjectId, positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -128,7 +128,7 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger);
   const { store } = workspace;
-  logCrashedRuns(common.logger, await store.write((tx) => startRun(tx, runId, input.command, clock.now())));
+  logCrashedRuns(common.logger, await recordRunStart(store, runId, input.command, clock.now()));
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({
     client: session.client,

@@ -9,7 +9,7 @@ import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
-import { logCrashedRuns, newRunId, recordRunEnd, startRun } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
 import { createWorkspace } from './session.js';
 import { checkProjectId, resolveCommon, type CommonOptions } from './common.js';
 import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
@@ -80,7 +80,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
   const { entries, warnings } = await planMessages(jobs, projectId, label, requests);
   for (const warning of warnings) common.logger.warn('messages', { warning });
   const source = options.source ?? (typeof options.messages === 'string' ? options.messages : 'library');
-  logCrashedRuns(common.logger, await store.write((tx) => startRun(tx, runId, `jobs message ${source}`, clock.now())));
+  logCrashedRuns(common.logger, await recordRunStart(store, runId, `jobs message ${source}`, clock.now()));
   const session = agentSession(common, workspace, projectId, follow.jobsPerHour);
   const summary = await runMessages({
     client: session.client,

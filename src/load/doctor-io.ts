@@ -140,13 +140,12 @@ export async function writeRunEnd(tx: Executor, runId: string, end: RunEnd): Pro
  */
 export async function markRunsCrashed(tx: Executor, runIds: readonly string[], now: number): Promise<string[]> {
   if (runIds.length === 0) return [];
-  const root = await spoolRootOf(tx);
-  const ends = readRunEnds(root);
+  const ends = readRunEnds(await spoolRootOf(tx));
+  // The kept files stay until the write has committed: the next start removes those of runs
+  // no longer running (and doctor --fix, after its write).
   for (const runId of runIds) {
     const end = ends.get(runId);
-    if (end === undefined) continue;
-    await writeRunEnd(tx, runId, end);
-    dropRunEnd(root, runId);
+    if (end !== undefined) await writeRunEnd(tx, runId, end);
   }
   const crashed = runIds.filter((id) => !ends.has(id));
   if (crashed.length === 0) return [];
@@ -280,6 +279,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
   const orphans = of('delete-orphans');
   const crashed = of('mark-crashed');
   const journal = of('ingest-journal');
+  let keptRecorded: string[] = [];
   if (dedupe.length + orphans.length + crashed.length + journal.length > 0) {
     fixed.push(
       ...(await ctx.store.write(async (tx) => {
@@ -301,6 +301,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
           });
         }
         const kept = readRunEnds(ctx.spool.root);
+        keptRecorded = crashed.map((r) => r.runId).filter((id) => kept.has(id));
         const marked = await markRunsCrashed(tx, crashed.map((r) => r.runId), ctx.now);
         for (const runId of marked) done.push({ check: 'runs', status: 'fixed', detail: `run ${runId}: marked crashed` });
         for (const { runId } of crashed) {
@@ -310,6 +311,8 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
         return done;
       })),
     );
+    // Committed: the ends it recorded are in runs now.
+    for (const runId of keptRecorded) dropRunEnd(ctx.spool.root, runId);
     // The write moved them in (a store without a journal moves nothing).
     if (journal.length > 0 && ctx.store.journal) {
       fixed.push({ check: 'journal', status: 'fixed', detail: 'moved the request journals of ended processes into request_log' });

@@ -15,11 +15,22 @@ export function newRunId(now: number): string {
 }
 
 /**
+ * Records the start of a run (startRun) in one write, then removes the run ends kept in the
+ * spool that the write recorded. Returns the runs marked crashed.
+ */
+export async function recordRunStart(store: Store, runId: string, command: string, now: number): Promise<string[]> {
+  const { crashed, recorded, root } = await store.write((tx) => startRun(tx, runId, command, now));
+  for (const id of recorded) dropRunEnd(root, id);
+  return crashed;
+}
+
+/**
  * Records a run as `running`, with the process that runs it (so a crash can be told later).
  * First, runs left `running` by a process that is gone (the rule `docpipe doctor` applies)
- * are marked `crashed` (their ids are returned), or get the end they kept in the spool.
+ * are marked `crashed`, or get the end they kept in the spool (`recorded`: the spool's files
+ * go once the caller's write has committed: recordRunStart).
  */
-export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<string[]> {
+export async function startRun(tx: Executor, runId: string, command: string, now: number): Promise<{ crashed: string[]; recorded: string[]; root: string }> {
   const root = await spoolRootOf(tx);
   const running = await readRunFacts(tx, root);
   // A run whose end the spool kept is over, whether or not its process is (a library caller's).
@@ -36,7 +47,7 @@ export async function startRun(tx: Executor, runId: string, command: string, now
      VALUES ($id, $command, $at::TIMESTAMPTZ, 'running', $pid, $host, $start)`,
     { id: runId, command, at: new Date(now).toISOString(), pid: me.pid, host: me.host, start: me.start ?? null },
   );
-  return crashed;
+  return { crashed, recorded: dead.filter((id) => ends.has(id)), root };
 }
 
 /** Runs recorded `running` whose process is alive, or cannot be checked from here (another host). */

@@ -554,15 +554,17 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     writeFileSync(file, Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`).join('\n'));
     const submit = ['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.5', '--concurrency', '1'];
     await Database.with(db, {}, () => Promise.resolve());
-    // While the first POST is on its way, a reader takes the file for 1.5 s: the batch's write
-    // of the answer waits 0.5 s (--lock-timeout) and gives up.
-    const held = await holder(db, 1_500);
+    // While the first POST is on its way, a reader takes the file for 4 s: the batch's write
+    // of the answer waits 0.5 s (--lock-timeout) and gives up, and so would its closing read.
+    const held = await holder(db, 4_000);
     const batch = docpipe([...submit, '--lock-timeout', '0.5']);
     await pollUntil(() => sandbox.requests.some((r) => r.method === 'POST'), 'the first POST');
     await held.take();
     const stopped = await batch.done;
     await held.done;
     expect(stopped.code, stopped.stderr).toBe(75);
+    // It says so in its summary, and its end is not taken for a crash.
+    expect(summaryOf(stopped)).toMatchObject({ stopped: 'locked' });
     // It stopped submitting there: the other prompts did not go on once the reader let go.
     expect(sandbox.jobs()).toHaveLength(1);
     const warning = logLines(stopped).find((l) => l.event === 'job warning');
@@ -570,6 +572,7 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     // The next run posts each other prompt once; the job whose answer was not recorded is unknown, not posted again.
     const rerun = await docpipe(submit).done;
     expect(rerun.code, rerun.stderr).toBe(1);
+    expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
     expect(sandbox.jobs()).toHaveLength(6);
     expect(summaryOf(rerun)).toMatchObject({ submitted: 5, counts: { completed: 5, unknown: 1 } });
   });
@@ -618,6 +621,11 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const completedWalks = new Spool(spoolDirFor(db)).walks().filter((w) => w.completed() !== null).length;
     expect(completedWalks).toBeGreaterThanOrEqual(1);
     expect(await query(db, `SELECT count(*)::INTEGER AS n FROM loaded_windows`)).toEqual([{ n: 0 }]);
+
+    // status shows how it ended, kept in the spool until the next run records it.
+    const status = await docpipe(['status', '--format', 'json']).done;
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { lastRun: unknown }).lastRun).toMatchObject({ runId: firstSummary.runId, status: 'locked', exitCode: 75 });
 
     sandbox.clearFaults();
     const rerun = await docpipe(args).done;

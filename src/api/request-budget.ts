@@ -151,32 +151,34 @@ export class RequestBudget {
       throw new BudgetExhaustedError(`request cap for this run reached (${this.maxRequests} requests)${hint}`);
     }
     // Another run at work on the same budget (a cron sync beside a backfill): what it spent
-    // since this run last read the history counts too.
+    // since this run last read the history counts too, read under the lock (see lockSlot).
+    const lockSlot = this.history?.lockSlot?.bind(this.history);
     const overlapping = this.history?.othersAtWork?.() === true;
     if (overlapping) this.loaded = false;
+    let locked = overlapping && lockSlot !== undefined;
     for (;;) {
-      await this.ready();
-      const wait = this.slotWait(this.clock.now());
+      const release = locked ? await lockSlot!(signal) : noop;
+      let wait: number;
+      try {
+        if (locked) this.loaded = false;
+        await this.ready();
+        wait = this.slotWait(this.clock.now());
+      } catch (error) {
+        release();
+        throw error;
+      }
       if (wait === 0) {
         // With slots to spare, nothing another run can have taken unseen (at most the first
-        // request of a run that has journalled none yet) makes this one too many.
-        const lockSlot = this.history?.lockSlot;
-        if (lockSlot === undefined || (!overlapping && this.slotsLeft() > TIGHT_SLOTS)) break;
-        const release = await lockSlot.call(this.history, signal);
-        try {
-          this.loaded = false;
-          await this.ready();
-        } catch (error) {
-          release();
-          throw error;
-        }
-        if (this.slotWait(this.clock.now()) === 0) {
+        // request of a run that has journalled none yet) makes this one too many; the last
+        // ones are taken under the lock, after a read under it.
+        if (locked || lockSlot === undefined || this.slotsLeft() > TIGHT_SLOTS) {
           this.take();
           return release;
         }
-        release(); // taken meanwhile by another run: wait for the next, as below
+        locked = true;
         continue;
       }
+      release(); // taken meanwhile by another run: wait for the next
       await this.beforeWait?.(signal);
       if (wait > this.maxWaitMs) {
         const at = new Date(this.clock.now() + wait).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
@@ -190,8 +192,6 @@ export class RequestBudget {
       // Another process may have spent the budget meanwhile: read the log again.
       this.loaded = false;
     }
-    this.take();
-    return noop;
   }
 
   private take(): void {

@@ -57,7 +57,11 @@ describe('views over the other endpoints', () => {
     for (const file of ['unanswered-questions.sql', 'searches-without-clicks.sql', 'negative-feedback-pages.sql']) {
       const result = await h.run(['query', '--file', join('sql/queries', file), '--format', 'json']);
       expect(result.code, `${file}: ${result.stderr}`).toBe(0);
-      expect(jsonRows(result.stdout).length, file).toBeGreaterThan(0);
+      const rows = jsonRows(result.stdout) as { project_id: string }[];
+      expect(rows.length, file).toBeGreaterThan(0);
+      // Per project: a page or term of one project is neither merged with another's nor shown without its project.
+      const projects = new Set(rows.map((r) => r.project_id));
+      expect(projects, file).toEqual(new Set(file === 'unanswered-questions.sql' ? ['docs', 'guides'] : ['docs']));
     }
     const prompts = await h.run(['query', '--file', 'sql/queries/prompts-unanswered-questions.sql', '--format', 'json']);
     expect(prompts.code, prompts.stderr).toBe(0);

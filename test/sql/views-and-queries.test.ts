@@ -296,6 +296,22 @@ describe('sql/queries', () => {
     expect(Number(byWeek.get('2026-03-02')!.visitors_change_pct)).toBeCloseTo((100 * (b.total - a.total)) / a.total, 1);
   });
 
+  it('week-over-week.sql: no change figure against a week before that was fetched before it ended', async () => {
+    const copy = join(h.dir, 'partial-before.duckdb');
+    copyFileSync(h.db, copy);
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `UPDATE loaded_windows SET fetched_at = TIMESTAMPTZ '2026-02-25 06:00:00+00' WHERE window_start = '2026-02-23' AND window_end = '2026-03-02'`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--file', 'sql/queries/week-over-week.sql', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const week = rows.find((r) => day(r.week_start) === '2026-03-02')!;
+    expect(week).toMatchObject({ complete: true, visitors_change_pct: null, ai_share_change: null, views_change_pct: null });
+    expect(week.note).toMatch(/the week before was fetched before it ended/);
+  });
+
   it('the prompt queries take only complete windows: not today, fetched while it ran', async () => {
     // The fixture's newest day (2026-03-10) was fetched at 06:00 that day: partial counts.
     const top = await runQueryFile(h, '../prompts/top-pages.sql');

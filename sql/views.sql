@@ -188,8 +188,13 @@ WITH newest AS (
 SELECT r.project_id, r.grain, r.window_start, r.window_end, r.rank, r.path, r.visitors, r.human, r.ai,
        r.ai_share, pv.total AS views
 FROM ranked r
+-- Views of the same window, when that window is complete too (partial counts are not shown
+-- beside complete ones).
+LEFT JOIN window_status vs
+  ON vs.metric = 'views' AND vs.project_id = r.project_id AND vs.window_start = r.window_start
+  AND vs.window_end = r.window_end AND vs.complete
 LEFT JOIN page_views pv
-  ON pv.project_id = r.project_id AND pv.window_start = r.window_start AND pv.window_end = r.window_end
+  ON vs.complete AND pv.project_id = r.project_id AND pv.window_start = r.window_start AND pv.window_end = r.window_end
   AND pv.path = r.path
 WHERE r.rank <= 10;
 COMMENT ON VIEW latest_top_pages IS 'Top 10 pages by unique visitors of the newest complete visitors window of each grain (day, week, month, range), per project; window_start/window_end name the window. Filter on grain, e.g. grain = ''week'' for last week.';
@@ -202,7 +207,7 @@ COMMENT ON COLUMN latest_top_pages.ai IS 'Unique AI-agent visitors of the page o
 COMMENT ON COLUMN latest_top_pages.rank IS '1 = most unique visitors (ties broken by path).';
 COMMENT ON COLUMN latest_top_pages.visitors IS 'Unique visitors of the page over the window, read from that window.';
 COMMENT ON COLUMN latest_top_pages.ai_share IS 'ai / visitors, 0..1.';
-COMMENT ON COLUMN latest_top_pages.views IS 'Page views of the page over the same window; NULL when views were not exported for that window.';
+COMMENT ON COLUMN latest_top_pages.views IS 'Page views of the page over the same window; NULL when views were not exported for that window, or were fetched before it ended.';
 
 -- The path of a page URL (`https://docs.acme.com/quickstart` -> `/quickstart`); NULL for none.
 CREATE OR REPLACE MACRO page_path_of(url) AS nullif(regexp_replace(url, '^[a-z]+://[^/]+', ''), '');

@@ -129,6 +129,22 @@ describe('views', () => {
     expect(rows[0]!.complete).toBe(true);
   });
 
+  it('latest_top_pages: no views figure from a views window fetched before it ended', async () => {
+    const copy = join(h.dir, 'partial-views.duckdb');
+    copyFileSync(h.db, copy);
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `UPDATE loaded_windows SET fetched_at = TIMESTAMPTZ '2026-03-05 06:00:00+00'
+        WHERE metric = 'views' AND window_start = '2026-03-02' AND window_end = '2026-03-09'`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--format', 'json', `SELECT grain, views FROM latest_top_pages`]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { grain: string; views: unknown });
+    expect(rows.filter((r) => r.grain === 'week').map((r) => r.views)).toEqual(Array(10).fill(null));
+    expect(rows.filter((r) => r.grain === 'day').every((r) => r.views !== null)).toBe(true);
+  });
+
   it('latest_top_pages: the top 10 of the newest complete window of each grain, naming it', async () => {
     const rows = await select(h, 'SELECT * FROM latest_top_pages ORDER BY grain, rank');
     const windows = new Map<string, [string, string]>();

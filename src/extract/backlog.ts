@@ -54,9 +54,9 @@ export interface SeriesStatus {
   backlogRequests: number;
   spooledPages: number;
   /**
-   * Whole days the newest loaded window ends before the newest closed window of its grain
-   * (today for days, this week's Monday, this month's 1st): 0 when up to date; null when
-   * nothing is loaded.
+   * Whole days the newest complete window (fetched after it ended) ends before the newest
+   * closed window of its grain (today for days, this week's Monday, this month's 1st): 0 when
+   * up to date; null when no complete window is loaded.
    */
   dataAgeDays: number | null;
 }
@@ -134,6 +134,9 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
       return top ? { start: top.start, end: top.end } : null;
     };
     const newestLoaded = newest(mine);
+    // How far behind the data is, from windows with complete counts: a window fetched before
+    // it ended (today's) must not hide the closed days missing before it.
+    const newestComplete = newest(mine.filter((k) => k.fetchedAt >= Date.parse(`${k.end}T00:00:00Z`)));
     const planned = new Set(s.windows.map(windowKey));
     return {
       projectId: s.projectId,
@@ -146,7 +149,7 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
       backlogWindows,
       backlogRequests,
       spooledPages: [...spooled.values()].reduce((n, w) => n + w.pages, 0),
-      dataAgeDays: newestLoaded ? Math.max(0, daysBetween(newestLoaded.end, closedUntil(s.grain, input.now))) : null,
+      dataAgeDays: newestComplete ? Math.max(0, daysBetween(newestComplete.end, closedUntil(s.grain, input.now))) : null,
     };
   });
 }

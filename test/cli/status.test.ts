@@ -94,12 +94,18 @@ describe('docpipe status', () => {
     const stale = await status(['--check', '2']);
     expect(stale.code).toBe(1);
     expect(stale.report.check).toEqual({ maxAgeDays: 2, stale: [{ projectId: 'docs', metric: 'visitors', grain: 'day', dataAgeDays: 3 }] });
-    expect(stale.stderr).toMatch(/^docpipe: stale: visitors day of docs: newest loaded window is 3 days behind \(limit 2\)$/m);
+    expect(stale.stderr).toMatch(/^docpipe: stale: visitors day of docs: newest complete window is 3 days behind \(limit 2\)$/m);
+    // Today's window, fetched while it runs, does not hide the closed days missing before it.
+    const today = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-13', '--to', '2026-03-14']);
+    expect(today.code, today.stderr).toBe(0);
+    const still = await status(['--check', '2']);
+    expect(still.code).toBe(1);
+    expect(still.report.check?.stale).toEqual([{ projectId: 'docs', metric: 'visitors', grain: 'day', dataAgeDays: 3 }]);
     const views = join(h.dir, 'views.json');
     writeFileSync(views, JSON.stringify({ projects: ['docs'], metrics: ['views'], start: '2026-03-01' }));
     const none = await h.run(['status', views, '--check', '5']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/stale: views day of docs: nothing loaded/);
+    expect(none.stderr).toMatch(/stale: views day of docs: no complete window loaded/);
     const bad = await h.run(['status', file, '--check', '-1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("docpipe: invalid --check '-1': expected a whole number >= 0");

@@ -201,7 +201,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       ctx.io.stdout(args.format === 'json' ? `${JSON.stringify(report)}\n` : renderStatus(report, now));
       if (report.check && (report.check.stale.length > 0 || report.series.length === 0)) {
         for (const s of report.check.stale) {
-          const age = s.dataAgeDays === null ? 'nothing loaded' : `newest loaded window is ${s.dataAgeDays} days behind`;
+          const age = s.dataAgeDays === null ? 'no complete window loaded' : `newest complete window is ${s.dataAgeDays} days behind`;
           ctx.io.stderr(`docpipe: stale: ${s.metric} ${s.grain} of ${s.projectId}: ${age} (limit ${report.check.maxAgeDays})\n`);
         }
         if (report.series.length === 0) ctx.io.stderr('docpipe: stale: the database holds no analytics window\n');

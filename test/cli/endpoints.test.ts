@@ -319,7 +319,7 @@ describe('docpipe export assistant --threads', () => {
   });
 
   it('--refresh: a run that another overtook does not fetch again the threads the other refreshed after its plan', async () => {
-    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 30 } });
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 15 } });
     const base = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-04', '--threads', '--requests-per-hour', '1000'];
     expect((await h.run(base)).code).toBe(0);
     const threads = threadRequests().length;
@@ -327,7 +327,7 @@ describe('docpipe export assistant --threads', () => {
     mkdirSync(join(`${h.db}.spool`, 'requests'), { recursive: true });
     writeFileSync(join(`${h.db}.spool`, 'requests', `${process.ppid}-other.jsonl`), '');
     // The first run's first thread is slow; meanwhile a second run refreshes every other thread.
-    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 1_500, times: 1 });
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 4_000, times: 1 });
     const first = h.run([...base, '--refresh']);
     while (threadRequests().length === threads) await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await h.run([...base, '--refresh']);

@@ -7,7 +7,7 @@ import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL } from '../api/http-client.js';
-import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
+import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
 import type { CliContext } from './context.js';
 import { loggerFor, processIo, type CliIo, type GlobalArgs } from './io.js';
 import { exportCommand } from './commands/export.js';
@@ -71,7 +71,7 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .option('api-key-file', { type: 'string', describe: withEnv('api-key-file', 'read the API key from this file') })
     .option('base-url', { type: 'string', default: DEFAULT_BASE_URL, describe: withEnv('base-url', 'API base URL') })
     .option('project', { type: 'string', array: true, describe: withEnv('project', 'project id (repeatable, or comma-separated)') })
-    .option('db', { type: 'string', default: DEFAULT_DB_PATH, describe: withEnv('db', 'DuckDB database file') })
+    .option('db', { type: 'string', default: DEFAULT_DB_PATH, describe: withEnv('db', 'DuckDB database file'), coerce: (raw: unknown) => checkDbPath(raw) })
     .option('log-format', { choices: LOG_FORMATS, describe: withEnv('log-format', 'text on a terminal, json otherwise') })
     .option(
       'requests-per-hour',

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { projectIdProblem } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
-import { DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
+import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
 
 export interface CommonOptions {
   /** The admin API key (`mint_…`). Never logged, printed or stored. */
@@ -66,7 +66,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   return {
     apiKey,
     baseUrl,
-    workspace: { db: options.db ?? DEFAULT_DB_PATH, lockTimeout: lockTimeoutMs / 1000 },
+    workspace: { db: options.db === undefined ? DEFAULT_DB_PATH : checkDbPath(options.db, 'db'), lockTimeout: lockTimeoutMs / 1000 },
     maxRequests: max,
     logger: options.logger ?? silentLogger,
     clock: options.clock ?? systemClock,

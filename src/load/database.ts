@@ -33,6 +33,39 @@ export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
  * report, dump): the file must exist. A mistyped `--db` is refused with exit 2, naming the
  * path, instead of creating an empty database (and its folders) and reporting nothing.
  */
+/** The folder of a database file a writer opens (created if missing); a path that cannot be a database file is bad input. */
+function makeDatabaseFolder(path: string, key: string): void {
+  try {
+    if (!statSync(key).isFile()) throw new UsageError(`database '${path}' is not a file (check --db or DOCPIPE_DB)`);
+    return;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // not there yet: its folder is made below
+  }
+  try {
+    mkdirSync(dirname(key), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new UsageError(`database '${path}' cannot be created: a part of its folder is a file (check --db or DOCPIPE_DB)`, { cause: error });
+    }
+    throw new DatabaseError(`cannot create the folder of database ${path}`, { cause: error });
+  }
+}
+
+/**
+ * A database path as given (`--db`, DOCPIPE_DB, the library's `db`): an empty one is refused,
+ * since DuckDB would take it for an in-memory database and the run's data would be lost at exit.
+ */
+export function checkDbPath(raw: unknown, name = '--db'): string {
+  const path = Array.isArray(raw) ? raw.at(-1) : raw;
+  if (typeof path !== 'string' || path.trim() === '') {
+    const where = name === '--db' ? ' (check --db or DOCPIPE_DB)' : '';
+    throw new UsageError(`invalid ${name} '${String(path ?? '')}': expected the path of a DuckDB file${where}`);
+  }
+  return path;
+}
+
 export function requireDatabaseFile(path: string): void {
   if (path === ':memory:') return;
   let isFile: boolean;
@@ -436,7 +469,7 @@ export class Database implements Executor {
         delay = Math.min(delay * 2, 500);
         continue;
       }
-      if (!options.readOnly) mkdirSync(dirname(key), { recursive: true });
+      if (!options.readOnly) makeDatabaseFolder(path, key);
       const created: Entry = { ready: connect(path, options), refs: 1 };
       open.set(key, created);
       try {

@@ -368,6 +368,10 @@ describe('validation that names what was typed', () => {
     [['export', 'visitors', '--project', '.', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '.': it is a relative path"],
     [['export', 'visitors', '--project', 'docs/../x', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project 'docs/../x': it contains a slash"],
     [['sandbox', '--port', 'eighty'], "docpipe: invalid --port 'eighty': expected a whole number >= 0 and <= 65535"],
+    // An empty path would be an in-memory database: the run's data lost at exit, its budget forgotten.
+    [[...DAYS, '--db', ''], "docpipe: invalid --db '': expected the path of a DuckDB file (check --db or DOCPIPE_DB)"],
+    [[...DAYS, '--db', '.'], "docpipe: database '.' is not a file (check --db or DOCPIPE_DB)"],
+    [[...DAYS, '--db', 'package.json/x.duckdb'], "docpipe: database 'package.json/x.duckdb' cannot be created: a part of its folder is a file (check --db or DOCPIPE_DB)"],
   ])('%j is exit 2: %s', async (argv, line) => {
     const result = await h.run(argv);
     expect(result.code).toBe(2);

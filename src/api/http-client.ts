@@ -174,8 +174,17 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** One line of a server's error body: its `error` field, or the start of plain text. */
-function serverMessage(text: string): string | undefined {
+/**
+ * One line of a server's error body: its `error` field, or the start of plain text, with the
+ * API key blanked out wherever the server echoed it (a gateway that quotes the request's
+ * headers): the message goes to the terminal, the logs and the job ledger (DESIGN rule 8).
+ */
+export function serverMessage(text: string, apiKey: string): string | undefined {
+  const said = saidByServer(text);
+  return said === undefined || apiKey === '' ? said : said.split(apiKey).join('[API key]');
+}
+
+function saidByServer(text: string): string | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   try {
@@ -343,7 +352,7 @@ export class HttpClient {
       }
 
       if (status < 200 || status > 299) {
-        const message = serverMessage(response.text);
+        const message = serverMessage(response.text, this.options.apiKey);
         const retryAfter = parseRetryAfter(response.header('retry-after'), clock.now());
         if (status === 429 || (status === 503 && retryAfter !== undefined)) {
           throw new RateLimitError(status, request.method, shown, retryAfter, message);
@@ -363,7 +372,7 @@ export class HttpClient {
       if (isErrorBody(json)) {
         // A success status around an error (a gateway, a half-finished job store): not data.
         throw new DataError(
-          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text) ?? 'no message'}`,
+          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text, this.options.apiKey) ?? 'no message'}`,
         );
       }
       return request.parse(json, response.text);

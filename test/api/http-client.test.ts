@@ -86,6 +86,23 @@ describe('HttpClient against the sandbox', () => {
     expect(error.message).not.toContain(SANDBOX_API_KEY);
   });
 
+  it('blanks out the key where an error body echoes it (a gateway quoting the request\'s headers)', async () => {
+    const echo = (status: number, body: string) => sandbox.addFault({ kind: 'body', status, body, times: 1 });
+    echo(400, JSON.stringify({ error: 'Bad request', details: [{ message: `rejected header: Bearer ${SANDBOX_API_KEY}` }] }));
+    echo(500, `upstream refused Authorization: Bearer ${SANDBOX_API_KEY}`);
+    echo(200, JSON.stringify({ error: `key ${SANDBOX_API_KEY} is not allowed here` }));
+    const messages: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const error = (await fetchAnalyticsPage(client({ retries: 0 }), page).catch((e: unknown) => e)) as Error;
+      messages.push(error.message);
+    }
+    for (const m of messages) {
+      expect(m).not.toContain(SANDBOX_API_KEY);
+      expect(m).toContain('[API key]');
+    }
+    expect(messages[0]).toMatch(/failed with HTTP 400: Bad request \(rejected header: Bearer \[API key\]\)$/);
+  });
+
   it('does not retry other 4xx', async () => {
     const error = await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_wrong', baseUrl: sandbox.url, clock }), page).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);

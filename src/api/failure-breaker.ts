@@ -14,13 +14,15 @@ export function isFailedAttempt(status: number): boolean {
   return status === 0 || status === 429 || status >= 500;
 }
 
-function describeStatus(status: number): string {
+function describeStatus(status: number, badBody: boolean): string {
+  if (badBody) return `HTTP ${status} with a body that is not an answer`;
   return status === 0 ? 'no response (timeout or connection error)' : `HTTP ${status}`;
 }
 
 export class FailureBreaker {
   private failures = 0;
   private lastStatus = 0;
+  private lastBadBody = false;
 
   constructor(
     readonly limit: number = DEFAULT_FAILURE_LIMIT,
@@ -33,10 +35,15 @@ export class FailureBreaker {
     return this.failures;
   }
 
-  record(status: number): void {
-    if (isFailedAttempt(status)) {
+  /**
+   * An attempt's outcome: `badBody` when a success status came with a body that is no answer
+   * (an HTML login page, an empty body), which fails like a 5xx and is retried as one.
+   */
+  record(status: number, badBody = false): void {
+    if (badBody || isFailedAttempt(status)) {
       this.failures++;
       this.lastStatus = status;
+      this.lastBadBody = badBody;
     } else {
       this.failures = 0;
     }
@@ -46,7 +53,7 @@ export class FailureBreaker {
   check(): void {
     if (this.failures < this.limit) return;
     throw new ApiFailingError(
-      `the API failed ${this.failures} requests in a row (last: ${describeStatus(this.lastStatus)}); ${this.keeps}`,
+      `the API failed ${this.failures} requests in a row (last: ${describeStatus(this.lastStatus, this.lastBadBody)}); ${this.keeps}`,
     );
   }
 }

@@ -42,6 +42,8 @@ export interface ResponseInfo extends RequestInfo {
   notSent?: boolean;
   /** The request's own `beforeSend` refused it: docpipe sent nothing, so it was no request at all. */
   withdrawn?: boolean;
+  /** A success status around a body that is no answer (not JSON, or an error body): the API failing all the same. */
+  badBody?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -317,6 +319,7 @@ export class HttpClient {
     let status = 0;
     let notSent = false;
     let withdrawn = false;
+    let badBody = false;
     try {
       // Nothing is sent if the hook refuses the attempt.
       withdrawn = true;
@@ -365,11 +368,13 @@ export class HttpClient {
       try {
         json = JSON.parse(response.text);
       } catch (error) {
+        badBody = true;
         throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
           cause: error,
         });
       }
       if (isErrorBody(json)) {
+        badBody = true;
         // A success status around an error (a gateway, a half-finished job store): not data.
         throw new DataError(
           `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text, this.options.apiKey) ?? 'no message'}`,
@@ -384,6 +389,7 @@ export class HttpClient {
         durationMs: clock.now() - startedAt,
         ...(notSent || withdrawn ? { notSent: true } : {}),
         ...(withdrawn ? { withdrawn } : {}),
+        ...(badBody ? { badBody } : {}),
       };
       await this.options.afterAttempt?.(ended, token);
       await request.afterSend?.(status);

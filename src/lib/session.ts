@@ -173,7 +173,7 @@ export function createSession(options: SessionOptions): Session {
         if (counted(attempt)) budget.refund(attempt.startedAt);
         return;
       }
-      breaker?.record(response.status);
+      breaker?.record(response.status, response.badBody === true);
       journal.end(id, attempt, response.status, response.durationMs);
     },
     onRetry: (error, attempt, delay) => {

@@ -26,6 +26,8 @@ describe('a failing API does not eat the hour', () => {
     ['500 on everything', { kind: 'server-error' as const }],
     ['503 without Retry-After on everything', { kind: 'server-error' as const, status: 503 }],
     ['dropped connections on everything', { kind: 'drop' as const }],
+    // A 200 whose body is no answer (a login or captive-portal page) fails as surely as a 500.
+    ['200 with an HTML page on everything', { kind: 'body' as const, status: 200, body: '<html><body>Sign in</body></html>' }],
   ])('stops after failures in a row with exit 75: %s', async (_name, fault) => {
     h.sandbox.addFault({ ...fault, match: { path: '/visitors' }, times: Infinity });
     const result = await h.run(WEEK);
@@ -33,7 +35,7 @@ describe('a failing API does not eat the hour', () => {
     expect(h.requests('/visitors')).toBeLessThanOrEqual(20);
     const summary = summaryOf(result);
     expect(summary).toMatchObject({ stopped: 'failing', windowsLoaded: 0 });
-    expect(String(summary.stopMessage)).toMatch(/the API failed 8 requests in a row \(last: (HTTP 50[03]|no response \(timeout or connection error\))\); stopped to keep the rest of the hour's request budget/);
+    expect(String(summary.stopMessage)).toMatch(/the API failed 8 requests in a row \(last: (HTTP 50[03]|no response \(timeout or connection error\)|HTTP 200 with a body that is not an answer)\); stopped to keep the rest of the hour's request budget/);
     // Every retry was logged, with its wait.
     const retries = logLines(result).filter((l) => l.event === 'retrying request');
     expect(retries.length).toBeGreaterThan(0);

@@ -126,7 +126,9 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
       const inSpool = spooled.get(windowKey(window));
       if (inSpool?.completed) continue; // loaded from the spool, no request
       const known = byKey.get(windowKey(window));
-      const estimate = known?.rowCount != null ? pagesForRows(known.rowCount, pageSizeOf(s.metric)) : Math.round(fallback);
+      // An endpoint without paging costs one request a window, whatever the others' pages.
+      const estimate =
+        pageSizeOf(s.metric) === null ? 1 : known?.rowCount != null ? pagesForRows(known.rowCount, pageSizeOf(s.metric)) : Math.round(fallback);
       backlogRequests += Math.max(1, estimate - (inSpool?.pages ?? 0));
     }
     const newest = (list: readonly KnownWindow[]): Window | null => {

@@ -141,7 +141,11 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       ...(hooks.budgetHints ? { budgetHints: hooks.budgetHints } : {}),
       // Checked (unbudgeted) before the first budget wait, so a wrong key never hides behind it.
       ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
-      ...(common.http ? { http: common.http } : {}),
+      // A run that waits for the budget waits for the server's Retry-After as long (another
+      // client of the organization may have spent the hour); others give up past a minute.
+      ...(common.http || options.maxWaitMs > DEFAULT_MAX_WAIT_MS
+        ? { http: { ...common.http, ...(options.maxWaitMs > DEFAULT_MAX_WAIT_MS ? { maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs) } : {}) } }
+        : {}),
     });
     if (isNew) {
       // A file this run created holds nothing: the plan needs no read of it, and the first
@@ -328,13 +332,16 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
   const projects = resolveSyncProjects(config, options.projects?.map((id) => checkProjectId('projects', id)), label);
   const now = common.clock.now();
   const tasks: ExportTask[] = planSyncSeries(config, projects, now);
+  const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   return runAnalytics(common, options, {
     command: `sync ${label}`,
     tasks,
     refresh: false,
     lookbackDays: config.lookbackDays,
     perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
-    maxRequests: common.maxRequests ?? config.maxRequestsPerRun,
-    maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
+    // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
+    // backfill in one process, which the cap would stop before its first wait.
+    maxRequests: common.maxRequests ?? (maxWaitMs > DEFAULT_MAX_WAIT_MS ? undefined : config.maxRequestsPerRun),
+    maxWaitMs,
   });
 }

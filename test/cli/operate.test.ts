@@ -114,6 +114,33 @@ describe('--wait: one process for a backfill that takes hours', () => {
     expect(alone.stderr).toMatch(/--max-wait needs --wait/);
   });
 
+  it('--wait sleeps for a server 429 whose Retry-After is past a minute (another client spent the hour), within --max-wait', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, retryAfter: '3000', skip: 3, times: 1 });
+    const result = await h.run([...WEEK, '--wait']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 7 });
+    expect(h.clock.sleeps).toContain(3_000_000);
+    // Without --wait, the same answer stops the run (exit 75), as before.
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, retryAfter: '3000', times: 1 });
+    const stopped = await h.run([...WEEK, '--refresh']);
+    expect(stopped.code).toBe(75);
+  });
+
+  it('sync --wait is one backfill: the pipeline file\'s per-run cap (for cron runs) does not stop it before its first wait', async () => {
+    const file = join(h.dir, 'capped.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-03-01', requestsPerHour: 5, maxRequestsPerRun: 4 }));
+    const cron = await h.run(['sync', file]);
+    expect(cron.code).toBe(75);
+    expect(String(summaryOf(cron).stopMessage)).toMatch(/request cap for this run reached \(4 requests\)/);
+    const backfill = await h.run(['sync', file, '--wait']);
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect(logLines(backfill).filter((l) => l.event === 'waiting for the hourly budget').length).toBeGreaterThan(0);
+    // An explicit --max-requests still caps it.
+    const capped = await h.run(['sync', file, '--wait', '--max-requests', '1']);
+    expect(capped.code === 0 || capped.code === 75).toBe(true);
+    expect(Number(summaryOf(capped).requests)).toBeLessThanOrEqual(1);
+  });
+
   it('Ctrl-C during a wait saves what loaded and exits 130', async () => {
     const controller = new AbortController();
     const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait'], {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { checkFor, isProcessAlive, isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { DocpipeError, EXIT } from '../core/errors.js';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_STALE_MS } from '../spool/liveness.js';
-import { removeIfUnchanged } from '../spool/spool.js';
+import { readLockFile, removeIfUnchanged } from '../spool/spool.js';
 
 export const DUMP_LOCK = '.docpipe-dump.lock';
 
@@ -54,25 +54,17 @@ export function lockLake(out: string): () => void {
       writeFileSync(path, JSON.stringify({ owner: thisProcess(), since: new Date().toISOString() } satisfies LockRecord), { flag: 'wx' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch {
-        continue; // gone meanwhile
-      }
-      let record: LockRecord | undefined;
-      try {
-        record = JSON.parse(text) as LockRecord;
-      } catch {
-        record = undefined; // torn by a crash while it was written
-      }
-      if (record?.owner && holderAlive(path, record.owner)) {
+      // A lock being written is waited for; one whose writer was killed first is stale.
+      const found = readLockFile(path);
+      if (found === null) continue; // gone meanwhile
+      if (found.holder !== null && holderAlive(path, found.holder)) {
+        const since = (JSON.parse(found.text) as Partial<LockRecord>).since ?? 'unknown';
         throw new DumpBusyError(
-          `another docpipe dump (pid ${record.owner.pid} on ${record.owner.host}, since ${record.since}) is writing to ${out}; ` +
+          `another docpipe dump (pid ${found.holder.pid} on ${found.holder.host}, since ${since}) is writing to ${out}; ` +
             `try again when it is done (if that process is gone for good, remove ${path})`,
         );
       }
-      removeIfUnchanged(path, text);
+      removeIfUnchanged(path, found.text);
       continue;
     }
     held.add(path);

@@ -113,14 +113,23 @@ export function isLiveOther(owner: ProcessRef | null, root: string): boolean {
   return recordAlive(root, owner) !== false;
 }
 
-/** A claim lock with no holder written yet is left alone for this long (it is being created). */
-const CLAIM_LOCK_WRITE_MS = 10_000;
+/** How long a lock file with no holder in it yet is waited for (it is being written: microseconds). */
+const HOLDER_WRITE_MS = 200;
 
-function youngerThan(path: string, ms: number): boolean {
-  try {
-    return Date.now() - statSync(path).mtimeMs < ms;
-  } catch {
-    return false;
+/**
+ * The text of a lock file that names its holder: a file created and not yet written (its
+ * creator between the create and the write) is waited for, briefly and synchronously (this
+ * happens only then). Null when the file is gone; text without a holder (`holder` null) after
+ * the wait is a file whose creator was killed before it wrote: stale.
+ */
+export function readLockFile(path: string): { text: string; holder: ProcessRef | null } | null {
+  const deadline = Date.now() + HOLDER_WRITE_MS;
+  for (;;) {
+    const text = readText(path);
+    if (text === null) return null;
+    const holder = parseJson<{ owner?: ProcessRef }>(text)?.owner ?? null;
+    if (holder !== null || text.trim() !== '' || Date.now() >= deadline) return { text, holder };
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
   }
 }
 
@@ -213,12 +222,12 @@ export class SpoolClaim {
         this.hold.take();
         return true;
       } catch {
-        const text = readText(this.path);
-        if (text === null) continue; // gone meanwhile: try again
-        const holder = parseJson<{ owner?: ProcessRef }>(text)?.owner ?? null;
-        if (holder !== null ? isLiveOther(holder, this.root) : youngerThan(this.path, CLAIM_LOCK_WRITE_MS)) return false;
-        // A dead process's claim: out of the way, unless another run took it meanwhile.
-        if (!removeIfUnchanged(this.path, text)) return false;
+        const found = readLockFile(this.path);
+        if (found === null) continue; // gone meanwhile: try again
+        if (found.holder !== null && isLiveOther(found.holder, this.root)) return false;
+        // A dead process's claim (or one whose creator was killed before it wrote it): out of
+        // the way, unless another run took it meanwhile.
+        if (!removeIfUnchanged(this.path, found.text)) return false;
       }
     }
     return false;

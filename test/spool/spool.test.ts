@@ -90,9 +90,6 @@ describe('SpoolWalk', () => {
     writeFileSync(lock, line({ owner: { pid: process.ppid, host: hostname() } }));
     expect(walk.claim()).toBe(false);
     expect(existsSync(walk.pagesFile)).toBe(false);
-    // A lock being created (no holder written yet) is left alone too.
-    writeFileSync(lock, '');
-    expect(walk.claim()).toBe(false);
     // One left by a process that is gone is taken, and removed once the claim is written.
     writeFileSync(lock, line({ owner: { pid: 999_999, host: hostname() } }));
     expect(walk.claim()).toBe(true);
@@ -190,6 +187,22 @@ describe('SpoolWalk', () => {
     writeFileSync(path, line({ owner: { pid: process.ppid, host: hostname(), start: `1.${thisProcess().start?.split('.').slice(1).join('.')}` } }));
     expect(a.take()).toBe(process.platform === 'linux');
     a.remove();
+  });
+
+  it('a claim left empty (its creator killed between creating and writing it) is taken over after a short wait, not left for seconds', () => {
+    const path = join(dir, 'thread-4.claim');
+    writeFileSync(path, '');
+    const started = Date.now();
+    const claim = new SpoolClaim(path, dir);
+    expect(claim.take()).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(readFileSync(path, 'utf8')).toContain(`"pid":${process.pid}`);
+    claim.remove();
+    // And the walk's own claim lock: an empty one does not keep the window from the next run.
+    mkdirSync(dirname(walk.pagesFile), { recursive: true });
+    writeFileSync(`${walk.pagesFile}.claim`, '');
+    expect(walk.claim()).toBe(true);
+    walk.remove();
   });
 
   it('two runs that judge one dead claim at once do not both take it: the second leaves the claim the first made', () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { FailureBreaker } from '../api/failure-breaker.js';
 import { METRICS, type Metric, type Window } from '../core/domain.js';
 import { EXIT, UsageError } from '../core/errors.js';
-import { runExitCode, runStatus } from '../core/outcome.js';
+import { runExitCode } from '../core/outcome.js';
 import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed } from '../extract/plan-export.js';
@@ -20,7 +20,7 @@ import {
 } from '../extract/pipeline-config.js';
 import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
-import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
+import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
 import { checkProjectId, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -227,8 +227,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { command: _command, ...recorded } = result;
   // Also moves the rest of the request journal into request_log.
   try {
-    const outcome = { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: recorded };
-    await recordRunEnd(store, workspace.spool.root, runId, outcome, clock.now(), logger);
+    await recordRunEnd(store, workspace.spool.root, runId, runOutcome(summary.stopped, summary.exitCode, recorded), clock.now(), logger);
   } finally {
     await releaseEnd?.();
   }

@@ -5,11 +5,10 @@
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
 import { UsageError } from '../core/errors.js';
-import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
-import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
 import { checkProjectId, positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
 
@@ -145,14 +144,8 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
     ...(input.onEvent ? { onEvent: input.onEvent } : {}),
   });
   // Also moves the rest of the request journal into request_log.
-  await recordRunEnd(
-    store,
-    workspace.spool.root,
-    runId,
-    { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, submitted: summary.submitted, counts: summary.counts } },
-    clock.now(),
-    common.logger,
-  );
+  const recorded = { total: summary.total, submitted: summary.submitted, counts: summary.counts };
+  await recordRunEnd(store, workspace.spool.root, runId, runOutcome(summary.stopped, summary.exitCode, recorded), clock.now(), common.logger);
   return { ...summary, runId, warnings: [] };
 }
 

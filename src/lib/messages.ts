@@ -4,12 +4,11 @@
  * budget with job creation. It never prints and never exits.
  */
 import { UsageError } from '../core/errors.js';
-import { runStatus } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
-import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart } from '../load/runs.js';
+import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
 import { checkProjectId, resolveCommon, type CommonOptions } from './common.js';
 import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
@@ -97,13 +96,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
     ...(common.signal ? { signal: common.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  await recordRunEnd(
-    store,
-    workspace.spool.root,
-    runId,
-    { status: runStatus(summary.stopped, summary.exitCode), exitCode: summary.exitCode, summary: { total: summary.total, sent: summary.sent, counts: summary.counts } },
-    clock.now(),
-    common.logger,
-  );
+  const recorded = { total: summary.total, sent: summary.sent, counts: summary.counts };
+  await recordRunEnd(store, workspace.spool.root, runId, runOutcome(summary.stopped, summary.exitCode, recorded), clock.now(), common.logger);
   return { ...summary, runId, warnings };
 }

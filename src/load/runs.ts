@@ -6,7 +6,8 @@ import type { Executor } from './database.js';
 import { startHeartbeat } from '../spool/liveness.js';
 import { markRunsCrashed, readRunFacts, spoolRootOf, writeRunEnd } from './doctor-io.js';
 import { dropRunEnd, keepRunEnd, readRunEnds } from '../spool/run-ends.js';
-import { DatabaseBusyError } from '../core/errors.js';
+import { DatabaseBusyError, type ExitCode } from '../core/errors.js';
+import { runStatus, type StopReason } from '../core/outcome.js';
 import type { Store } from './store.js';
 
 export function newRunId(now: number): string {
@@ -72,6 +73,11 @@ export interface RunOutcome {
   status: string;
   exitCode: number;
   summary: unknown;
+}
+
+/** A run's outcome as `runs` records it: its status follows from why it stopped and its exit code. */
+export function runOutcome(stopped: StopReason | null, exitCode: ExitCode, summary: unknown): RunOutcome {
+  return { status: runStatus(stopped, exitCode), exitCode, summary };
 }
 
 export async function finishRun(tx: Executor, runId: string, outcome: RunOutcome, now: number): Promise<void> {

@@ -28,11 +28,6 @@ import { sqlIdentifier, sqlString } from './sql-files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 
-/**
- * The rule of every command that only reads the database (query, jobs list, doctor, status,
- * report, dump): the file must exist. A mistyped `--db` is refused with exit 2, naming the
- * path, instead of creating an empty database (and its folders) and reporting nothing.
- */
 /** The folder of a database file a writer opens (created if missing); a path that cannot be a database file is bad input. */
 function makeDatabaseFolder(path: string, key: string): void {
   try {
@@ -66,6 +61,11 @@ export function checkDbPath(raw: unknown, name = '--db'): string {
   return path;
 }
 
+/**
+ * The rule of every command that only reads the database (query, jobs list, doctor, status,
+ * report, dump): the file must exist. A mistyped `--db` is refused with exit 2, naming the
+ * path, instead of creating an empty database (and its folders) and reporting nothing.
+ */
 export function requireDatabaseFile(path: string): void {
   if (path === ':memory:') return;
   let isFile: boolean;
@@ -456,7 +456,7 @@ export class Database implements Executor {
         // Open the other way in this process (a library caller's reader beside its export): a
         // writer must not fail at once, nor a reader share the writer's connection (its SQL
         // could write). It waits for that handle to close, as for another process's.
-        releaseRef(key, entry, shared);
+        void releaseRef(key, entry, shared);
         const waited = Date.now() - started;
         const other = shared.readOnly ? 'read-only' : 'read-write';
         if (waited >= timeout) {

@@ -113,8 +113,8 @@ export interface RequestOptions<T> {
    * after any budget wait): the job ledger marks a prompt as being posted here.
    */
   beforeSend?: () => Promise<void>;
-  /** Called after each attempt of this request with its HTTP status (0 when none arrived). */
-  afterSend?: (status: number) => Promise<void>;
+  /** Called after each attempt of this request with its HTTP status (0 when none arrived), and whether it was provably never sent (no connection made). */
+  afterSend?: (status: number, notSent: boolean) => Promise<void>;
 }
 
 type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
@@ -392,7 +392,7 @@ export class HttpClient {
         ...(badBody ? { badBody } : {}),
       };
       await this.options.afterAttempt?.(ended, token);
-      await request.afterSend?.(status);
+      await request.afterSend?.(status, notSent && !withdrawn);
     }
   }
 }

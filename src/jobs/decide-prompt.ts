@@ -3,6 +3,7 @@
  * batch runner and `jobs submit --dry-run` take, so that the dry run says what the run does.
  * Pure: the caller reads the ledger once and applies the decision.
  */
+import { isTerminalStatus } from '../api/schemas.js';
 import { isFinalStatus, type LedgerRow } from './ledger.js';
 import type { PromptEntry } from './prompt-files.js';
 
@@ -54,7 +55,13 @@ export function decidePrompt(entry: PromptEntry, row: LedgerRow | undefined, opt
   const status = markUnknown || noJob ? 'unknown' : row.status;
   const why = markUnknown ? CUT_OFF : noJob ? `answered ${row.status} without a job id; outcome unknown` : 'outcome unknown';
   let result: PromptDecision;
-  if (isFinalStatus(status)) {
+  // A row with a job id holds the API's status: only the API's own ends are final. A name it
+  // shares with a local status (`unknown`, `rejected`) is followed like any status the API
+  // does not document, and never posted again.
+  const final = row.jobId !== null ? isTerminalStatus(status) : isFinalStatus(status);
+  if (row.jobId !== null && !final) {
+    result = decision('poll', status, 'submitted earlier; following it again', markUnknown);
+  } else if (final) {
     result = decision('skip', status, 'finished in an earlier run', markUnknown);
   } else if (status === 'unknown') {
     result = options.resubmitUnknown

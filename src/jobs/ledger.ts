@@ -286,8 +286,9 @@ export class JobLedger {
 
   /**
    * A local outcome (`unknown`, `rejected`, `timed_out`) or an error kept beside the status.
-   * A local status replaces only a local one or `active`: a status the API gave that docpipe
-   * does not know (`cancelled`) is never overwritten, the outcome goes to `error` beside it.
+   * A local status replaces only a local one (docpipe's: no job id, or `timed_out`) or
+   * `active`: a status the API gave that docpipe does not know (`cancelled`, or a `pending` of
+   * its own) is never overwritten, the outcome goes to `error` beside it.
    */
   async recordOutcome(
     projectId: string,
@@ -300,7 +301,9 @@ export class JobLedger {
     await this.store.run(
       `UPDATE agent_jobs SET
          status = CASE WHEN $status IS NULL THEN status
-                       WHEN status IS NULL OR status IN (${[...LOCAL_STATUSES, 'active'].map((s) => `'${s}'`).join(', ')}) THEN $status
+                       WHEN status IS NULL OR status IN ('active', 'timed_out') THEN $status
+                       -- With a job id, the status is the API's (which may be named like a local one).
+                       WHEN job_id IS NULL AND status IN (${LOCAL_STATUSES.map((s) => `'${s}'`).join(', ')}) THEN $status
                        ELSE status END,
          error = $error,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,

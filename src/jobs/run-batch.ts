@@ -194,7 +194,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         beforeSend: async () => {
           if (!(await ledger.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`prompt ${entry.key} was taken by another run`);
         },
-        afterSend: (status) => (status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
+        afterSend: (status, notSent) => (notSent || status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
       });
     } catch (error) {
       if (error instanceof PromptTakenError) return taken(entry);

@@ -126,7 +126,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
         beforeSend: async () => {
           if (!(await messages.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`message ${entry.key} was taken by another run`);
         },
-        afterSend: (status) => (status === 429 || status === 503 ? messages.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
+        afterSend: (status, notSent) => (notSent || status === 429 || status === 503 ? messages.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
       });
     } catch (error) {
       if (error instanceof PromptTakenError) {

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +111,42 @@ describe('docpipe jobs submit', () => {
     expect(again.code, again.stderr).toBe(0);
     expect((await ledger(h)).map((r) => r.status)).toEqual(['completed', 'completed']);
     expect(h.requests('/job', 'POST')).toBe(2);
+  });
+
+  it('a POST whose connection was refused created nothing: a run stopped during its backoff leaves the prompt pending, and the next run submits it', async () => {
+    writeFileSync(file, 'Only prompt [pr]\n');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // A real process, killed (SIGKILL) while it backs off before retrying the refused POST.
+    const child = spawn(process.execPath, ['bin/docpipe.js', 'jobs', 'submit', file, ...FAST, '--db', h.db, '--base-url', `http://127.0.0.1:${port}`, '--log-format', 'json'], {
+      env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let seen = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (/"event":"retrying request".*"method":"POST"/.test(seen)) child.kill('SIGKILL');
+    });
+    const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    expect(signal, seen).toBe('SIGKILL');
+    expect(await ledger(h)).toMatchObject([{ status: 'pending', job_id: null }]);
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(h.requests('/job', 'POST')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
+  });
+
+  it('a job the API calls pending keeps that status past --timeout (the outcome goes beside it), and is followed again, never posted again', async () => {
+    writeFileSync(file, 'Only prompt [pr]\n');
+    h.sandbox.addFault({ kind: 'patch', match: { path: '/job' }, patch: { status: 'pending' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '2']);
+    expect(result.code).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'pending', job_id: expect.any(String), error: expect.stringMatching(/after 2 s/) }]);
+    const again = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '2', '--resubmit-unknown']);
+    expect(again.code).toBe(1);
+    expect(h.requests('/job', 'POST')).toBe(1);
   });
 
   it('records unknown after a reset that follows sending, and does not resubmit it', async () => {

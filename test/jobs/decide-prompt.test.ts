@@ -34,6 +34,9 @@ describe('decidePrompt', () => {
     ['an answer without a job id, with --resubmit-unknown', row({ status: 'queued', postStarted: true }), true, 'resubmit', 'unknown', false],
     ['a job whose status the API calls pending too', row({ status: 'pending', jobId: 'j1', postStarted: true }), false, 'poll', 'pending', false],
     ['a job whose status the API calls pending too, with --resubmit-unknown', row({ status: 'pending', jobId: 'j1', postStarted: true }), true, 'poll', 'pending', false],
+    // The API's statuses named like docpipe's own are followed, never posted again.
+    ['a job whose status the API calls unknown, with --resubmit-unknown', row({ status: 'unknown', jobId: 'j1', postStarted: true }), true, 'poll', 'unknown', false],
+    ['a job whose status the API calls rejected', row({ status: 'rejected', jobId: 'j1' }), false, 'poll', 'rejected', false],
   ] as const)('%s', (_name, existing, resubmitUnknown, action, status, markUnknown) => {
     const decision = decidePrompt(entry, existing, { resubmitUnknown });
     expect(decision).toMatchObject({ action, status, markUnknown, warning: null });

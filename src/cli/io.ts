@@ -14,10 +14,29 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
+/**
+ * Writes to a process stream that a reader may close early (`docpipe query ... | head`): once
+ * it is closed (EPIPE), later writes are dropped, and the command ends as it would have,
+ * instead of dying on an unhandled stream error with a stack trace.
+ */
+function streamWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
+    else throw error;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
+let processWriters: { stdout: (text: string) => void; stderr: (text: string) => void } | undefined;
+
 export function processIo(signal?: AbortSignal): CliIo {
+  processWriters ??= { stdout: streamWriter(process.stdout), stderr: streamWriter(process.stderr) };
   return {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: processWriters.stdout,
+    stderr: processWriters.stderr,
     isTTY: Boolean(process.stderr.isTTY),
     clock: systemClock,
     ...(signal ? { signal } : {}),

@@ -27,6 +27,19 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(typeof rows[0]!.total).toBe('number');
   });
 
+  it('output piped into a reader that stops early (| head) ends quietly: no stack trace, the exit code of the command', async () => {
+    const child = spawn(process.execPath, ['bin/docpipe.js', 'query', '--db', h.db, '--format', 'csv', 'SELECT range AS n FROM range(300000)'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // The reader takes the first chunk and goes away, as head does.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
+  });
+
   it('runs the ready-made queries in sql/queries', async () => {
     for (const file of ['daily-trend.sql', 'request-budget.sql']) {
       const result = await h.run(['query', '--file', join('sql/queries', file)]);

@@ -108,10 +108,12 @@ export function resolveMessages(
     const where = `${label}:${request.line}`;
     let jobId: string;
     let promptKey: string | null;
-    if (request.promptKey !== undefined) {
-      const row = byPromptKey.get(request.promptKey);
-      if (!row) throw new UsageError(`${where}: no job in the ledger with prompt key '${request.promptKey}'`);
-      if (row.jobId === null) throw new UsageError(`${where}: prompt key '${request.promptKey}' has no job id (status ${row.status})`);
+    // A job named by its prompt's key (the key `jobs list` shows) is that prompt's job.
+    const asKey = request.promptKey ?? (request.jobId !== undefined && !byJobId.has(request.jobId) && byPromptKey.has(request.jobId) ? request.jobId : undefined);
+    if (asKey !== undefined) {
+      const row = byPromptKey.get(asKey);
+      if (!row) throw new UsageError(`${where}: no job in the ledger with prompt key '${asKey}'`);
+      if (row.jobId === null) throw new UsageError(`${where}: prompt key '${asKey}' has no job id (status ${row.status})`);
       jobId = row.jobId;
       promptKey = row.promptKey;
     } else {

@@ -49,4 +49,12 @@ describe('message files', () => {
       resolveMessages('m.jsonl', [{ line: 1, jobId: 'job_1', prompt: 'a', id: 'same' }, { line: 2, jobId: 'job_1', prompt: 'b', id: 'same' }], ledger),
     ).toThrow(new UsageError("m.jsonl:2: id 'same' is already used on line 1 for another message"));
   });
+
+  it('takes a prompt key given as the job (the key jobs list shows) for that prompt\'s job', () => {
+    const ledger = [ledgerRow('sha256:2d2854b26c6dee2b', 'job_7'), ledgerRow('fix-2', null, 'unknown')];
+    const { entries } = resolveMessages('command line', [{ line: 1, jobId: 'sha256:2d2854b26c6dee2b', prompt: 'Also fix the title' }], ledger);
+    expect(entries).toMatchObject([{ jobId: 'job_7', promptKey: 'sha256:2d2854b26c6dee2b' }]);
+    // A key whose prompt has no job is refused (exit 2), not sent to the API as a job id.
+    expect(() => resolveMessages('command line', [{ line: 1, jobId: 'fix-2', prompt: 'x' }], ledger)).toThrow(/prompt key 'fix-2' has no job id/);
+  });
 });

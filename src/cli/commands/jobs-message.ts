@@ -18,7 +18,7 @@ import { countsLine, stopLine } from '../output/batch-summary.js';
 
 function builder(yargs: Argv) {
   return yargs
-    .positional('job', { type: 'string', describe: 'the job id (as in `docpipe jobs list`)' })
+    .positional('job', { type: 'string', describe: "the job id, or its prompt's key (the key `docpipe jobs list` shows)" })
     .positional('text', { type: 'string', describe: 'the follow-up instruction' })
     .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' })
     .option('concurrency', { type: 'number', default: 3, describe: 'jobs followed at once' })

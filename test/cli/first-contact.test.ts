@@ -74,6 +74,10 @@ describe('first contact: help, version, did you mean', () => {
     [['jobs', 'list', '--help']],
     [['sandbox', '--help']],
     [['doctor', '--help']],
+    [['report', '--help']],
+    [['dump', '--help']],
+    [['jobs', 'from-query', '--help']],
+    [['jobs', 'message', '--help']],
   ])('%j has examples, and lists its own options before the global ones', async (argv) => {
     const { code, stdout } = await bare(argv);
     expect(code).toBe(0);

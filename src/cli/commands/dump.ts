@@ -11,6 +11,7 @@ import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
 import { newRunId } from '../../load/runs.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
 import { withCurrentSchema } from '../session.js';
@@ -18,12 +19,21 @@ import { checkOutPath } from '../out-path.js';
 import { projectsOf } from '../api-key.js';
 
 function builder(yargs: Argv) {
-  return yargs
-    .option('out', { type: 'string', demandOption: true, describe: 'folder of the lake (created if missing)' })
-    .option('format', { choices: DUMP_FORMATS, default: 'parquet' as DumpFormat, describe: 'zstd Parquet, or CSV with a header' })
-    .option('last', { type: 'string', describe: 'only the months that overlap the last 7d, 4w or 3m (rewritten whole)' })
-    .option('from', { type: 'string', describe: 'only the months from this day on, YYYY-MM-DD' })
-    .option('to', { type: 'string', describe: 'only the months before this day (exclusive)' });
+  return commandHelp(
+    yargs
+      .option('out', { type: 'string', demandOption: true, describe: 'folder of the lake (created if missing)' })
+      .option('format', { choices: DUMP_FORMATS, default: 'parquet' as DumpFormat, describe: 'zstd Parquet, or CSV with a header' })
+      .option('last', { type: 'string', describe: 'only the months that overlap the last 7d, 4w or 3m (rewritten whole)' })
+      .option('from', { type: 'string', describe: 'only the months from this day on, YYYY-MM-DD' })
+      .option('to', { type: 'string', describe: 'only the months before this day (exclusive)' }),
+    {
+      examples: [
+        ['dump --out lake/', 'every table, as zstd Parquet under lake/<table>/project_id=/year=/month='],
+        ['dump --out lake/ --last 7d', 'a nightly refresh: rewrites only the months the last 7 days overlap'],
+        ['dump --out csv/ --format csv --project docs', "one project's rows as CSV with a header"],
+      ],
+    },
+  );
 }
 
 export function dumpCommand(ctx: CliContext): CommandModule {

@@ -3,21 +3,30 @@ import type { Argv, CommandModule } from 'yargs';
 import { promptEntries } from '../../lib/jobs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { readSql } from './query.js';
 import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
 
 function builder(yargs: Argv) {
-  return submitOptions(
-    yargs
-      .positional('sql', { type: 'string', describe: 'the SQL whose rows become prompts' })
-      .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/prompts/top-pages.sql)' })
-      .option('template', {
-        type: 'string',
-        demandOption: true,
-        describe: 'prompt text with {column} fields, e.g. "Improve {path}: {total} visitors last week"; {{ and }} are literal braces',
-      }),
+  return commandHelp(
+    submitOptions(
+      yargs
+        .positional('sql', { type: 'string', describe: 'the SQL whose rows become prompts' })
+        .option('file', { type: 'string', describe: 'read the SQL from this file (e.g. sql/prompts/top-pages.sql)' })
+        .option('template', {
+          type: 'string',
+          demandOption: true,
+          describe: 'prompt text with {column} fields, e.g. "Improve {path}: {total} visitors last week"; {{ and }} are literal braces',
+        }),
+    ),
+    {
+      examples: [
+        ['jobs from-query --file sql/prompts/top-pages.sql --template "Review {path} ({total} visitors)" --project docs', 'one prompt per top page of the newest complete day'],
+        ['jobs from-query "SELECT path FROM latest_top_pages WHERE grain = \'week\'" --template "Review {path}" --project docs --dry-run', 'the prompts a query makes, no request made'],
+      ],
+    },
   );
 }
 

@@ -11,22 +11,31 @@ import { newRunId } from '../../load/runs.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { commonOf } from '../common-options.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderRows } from '../output/table.js';
 import { createWorkspace } from '../../lib/session.js';
 import { countsLine, stopLine } from '../output/batch-summary.js';
 
 function builder(yargs: Argv) {
-  return yargs
-    .positional('job', { type: 'string', describe: "the job id, or its prompt's key (the key `docpipe jobs list` shows)" })
-    .positional('text', { type: 'string', describe: 'the follow-up instruction' })
-    .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' })
-    .option('concurrency', { type: 'number', default: 3, describe: 'jobs followed at once' })
-    .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
-    .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-    .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job creations and messages per hour (the API limit per project)' })
-    .option('dry-run', { type: 'boolean', default: false, describe: 'check the messages and list what would be sent' })
-    .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'send again messages whose outcome is unknown' });
+  return commandHelp(
+    yargs
+      .positional('job', { type: 'string', describe: "the job id, or its prompt's key (the key `docpipe jobs list` shows)" })
+      .positional('text', { type: 'string', describe: 'the follow-up instruction' })
+      .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' })
+      .option('concurrency', { type: 'number', default: 3, describe: 'jobs followed at once' })
+      .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
+      .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
+      .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job creations and messages per hour (the API limit per project)' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'check the messages and list what would be sent' })
+      .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'send again messages whose outcome is unknown' }),
+    {
+      examples: [
+        ['jobs message job_0042 "Also update the changelog" --project docs', 'a follow-up to one job, followed to its end'],
+        ['jobs message --file followups.jsonl --project docs --dry-run', 'what a batch of messages would do, no request made'],
+      ],
+    },
+  );
 }
 
 function shorten(text: string, width = 48): string {

@@ -9,6 +9,7 @@ import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
 import { readReportData } from '../../report/report-data.js';
 import { defineCommand, type CliContext } from '../context.js';
+import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { withCurrentSchema } from '../session.js';
 import { checkOutPath } from '../out-path.js';
@@ -19,11 +20,20 @@ export const DEFAULT_REPORT_PATH = 'data/report.html';
 const DEFAULT_LAST = '30d';
 
 function builder(yargs: Argv) {
-  return yargs
-    .option('out', { type: 'string', default: DEFAULT_REPORT_PATH, describe: 'the HTML file to write' })
-    .option('last', { type: 'string', describe: `the last 7d, 4w or 3m up to today (exclusive) [default: ${DEFAULT_LAST}]` })
-    .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
-    .option('to', { type: 'string', describe: 'end day, exclusive' });
+  return commandHelp(
+    yargs
+      .option('out', { type: 'string', default: DEFAULT_REPORT_PATH, describe: 'the HTML file to write' })
+      .option('last', { type: 'string', describe: `the last 7d, 4w or 3m up to today (exclusive) [default: ${DEFAULT_LAST}]` })
+      .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
+      .option('to', { type: 'string', describe: 'end day, exclusive' }),
+    {
+      examples: [
+        ['report', 'the last 30 days into data/report.html'],
+        ['report --last 3m --out /srv/www/docs-report.html', 'three months, where a web server serves it'],
+        ['report --from 2026-10-01 --to 2026-11-01 --project docs', "one project's October"],
+      ],
+    },
+  );
 }
 
 export function reportCommand(ctx: CliContext): CommandModule {

@@ -107,11 +107,16 @@ async function readDaily(db: Executor, project: string, from: string, to: string
   }));
 }
 
-/** The newest complete window's top pages; a longer window is preferred to a single day. */
-async function readTopPages(db: Executor, project: string): Promise<TopPages | null> {
+/**
+ * The newest complete window's top pages, of a window within the report's range [from, to); a
+ * longer window is preferred to a single day. None when no such window is the newest of its
+ * grain (a range in the past: the tables name newer ones).
+ */
+async function readTopPages(db: Executor, project: string, from: string, to: string): Promise<TopPages | null> {
   const rows = await db.all(
     `WITH pick AS (
-       SELECT DISTINCT grain, window_start, window_end FROM latest_top_pages WHERE project_id = $project
+       SELECT DISTINCT grain, window_start, window_end FROM latest_top_pages
+        WHERE project_id = $project AND window_start >= $from::DATE AND window_end <= $to::DATE
        QUALIFY row_number() OVER (ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
      )
      SELECT t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
@@ -119,7 +124,7 @@ async function readTopPages(db: Executor, project: string): Promise<TopPages | n
      FROM latest_top_pages t JOIN pick USING (grain, window_start, window_end)
      WHERE t.project_id = $project
      ORDER BY t.rank`,
-    { project },
+    { project, from, to },
   );
   const first = rows[0];
   if (!first) return null;
@@ -204,7 +209,7 @@ export async function readReportData(
     reports.push({
       projectId,
       daily: await readDaily(db, projectId, options.from, options.to),
-      topPages: await readTopPages(db, projectId),
+      topPages: await readTopPages(db, projectId, options.from, options.to),
       weeks: await readWeeks(db, projectId, options.from, options.to),
       jobs: await readJobs(db, projectId),
     });

@@ -104,6 +104,15 @@ describe('docpipe report', () => {
     }
     expect(existsSync(join(h.dir, 'bad.html'))).toBe(false);
   });
+
+  it('takes the top pages of a window within its range: February\'s report shows February\'s month, not a later week', async () => {
+    const out = join(h.dir, 'february.html');
+    const result = await h.run(['report', '--from', '2026-02-01', '--to', '2026-03-01', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const page = readFileSync(out, 'utf8');
+    expect(page).toContain('Top pages of 2026-02-01 .. 2026-03-01 (month window)');
+    expect(page).not.toContain('Top pages of 2026-03-02');
+  });
 });
 
 describe('the database the report reads', () => {

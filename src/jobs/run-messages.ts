@@ -45,7 +45,8 @@ export interface MessagesOptions {
 export type MessageEvent =
   | { kind: 'skipped'; key: string; jobId: string; reason: string }
   | { kind: 'sent'; key: string; jobId: string; status: string }
-  | { kind: 'status'; key: string; jobId: string; status: string };
+  | { kind: 'status'; key: string; jobId: string; status: string }
+  | { kind: 'warning'; key: string; jobId: string; message: string };
 
 export interface MessagesSummary {
   total: number;
@@ -158,6 +159,16 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   /** One message; false when the job's later messages must wait for another run. */
   const handle = async (entry: MessageEntry): Promise<boolean> => {
     let existing = await messages.get(projectId, entry.key);
+    if (existing && (existing.jobId !== entry.jobId || existing.prompt !== entry.prompt)) {
+      // An id used before for another message: the earlier one stands, as for prompts.
+      options.onEvent?.({
+        kind: 'warning',
+        key: entry.key,
+        jobId: entry.jobId,
+        message: `id '${entry.key}' (line ${entry.line}) was used before for another message (to ${existing.jobId}, ${existing.status}); not sent: give the new message its own id`,
+      });
+      return true;
+    }
     if (existing?.postInFlight === true) {
       // Another run that is still going is sending it: the job's messages are that run's.
       taken(entry);

@@ -2,7 +2,7 @@
  * `docpipe jobs message`: follow-up messages against the sandbox over HTTP, the
  * `agent_messages` table, and the agent budget they share with job creation.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -167,6 +167,20 @@ describe('docpipe jobs message', () => {
     expect(h.requests('/message')).toBe(0);
   });
 
+  it('an id used before for another message is warned about and not sent: the earlier message stands', async () => {
+    const a = await jobOf('Check /installation');
+    const b = await jobOf('Rewrite the migration guide');
+    const week1 = join(h.dir, 'week1.jsonl');
+    const week2 = join(h.dir, 'week2.jsonl');
+    writeFileSync(week1, `${JSON.stringify({ jobId: a.job_id, prompt: 'Add a FAQ entry [nopr]', id: 'm1' })}\n`);
+    writeFileSync(week2, `${JSON.stringify({ jobId: b.job_id, prompt: 'Add a changelog entry [nopr]', id: 'm1' })}\n`);
+    expect((await h.run(['jobs', 'message', '--file', week1, ...FAST])).code).toBe(0);
+    const sent = h.requests('/message');
+    const second = await h.run(['jobs', 'message', '--file', week2, ...FAST]);
+    expect(h.requests('/message')).toBe(sent);
+    expect(logLines(second).find((l) => l.event === 'message warning')?.message).toMatch(/^id 'm1' \(line 1\) was used before for another message \(to /);
+  });
+
   it('bad usage exits 2: no text, both forms, no project', async () => {
     const cases: [string[], string][] = [
       [['jobs', 'message', 'job_0001', ...FAST], 'docpipe: name a job and the message: docpipe jobs message JOB_ID TEXT (or --file FILE.jsonl)'],
@@ -225,6 +239,27 @@ describe('docpipe jobs message', () => {
     expect(logLines(result).some((l) => l.reason === 'taken by another run of the same messages')).toBe(true);
     expect(h.requests('/message', 'POST')).toBe(1);
     expect(await messages(h.db)).toMatchObject([{ status: 'pending' }]);
+  });
+
+  it('--dry-run says what the run would do with a message cut off mid-POST, and makes no database where there is none', async () => {
+    const job = await jobOf('Check /installation');
+    expect((await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST])).code).toBe(0);
+    // As a run killed during the POST leaves it (its run gone): pending, marked as being posted.
+    const db = await Database.open(h.db);
+    await db.run(`UPDATE agent_messages SET status = 'pending', post_started_at = now(), run_id = 'gone-run', updated_at = now()`);
+    await db.close();
+    const dry = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('skip (unknown)');
+    expect(dry.stdout).toContain('0 would be sent');
+    const real = await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST]);
+    expect(real.code).toBe(1); // unknown, as the dry run said
+    expect(h.requests('/message', 'POST')).toBe(1);
+    const nowhere = join(h.dir, 'none', 'docpipe.duckdb');
+    const fresh = await h.run(['jobs', 'message', 'job_1', 'Hello', ...FAST, '--dry-run', '--db', nowhere]);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain('1 would be sent');
+    expect(existsSync(nowhere)).toBe(false);
   });
 
   it('a job still working at --timeout is timed_out (exit 1); a re-run follows it again without sending again', async () => {

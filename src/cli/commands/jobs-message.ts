@@ -1,20 +1,23 @@
 /** `docpipe jobs message`: follow-up messages to agent jobs, one or a batch file, each sent once. */
+import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { JobLedger } from '../../jobs/ledger.js';
-import { readMessageFile, type MessageRequest } from '../../jobs/message-file.js';
+import { readMessageFile, resolveMessages, type MessageRequest } from '../../jobs/message-file.js';
 import { isMessageDone, MessageLedger, type MessageRow } from '../../jobs/message-ledger.js';
 import type { MessageEvent } from '../../jobs/run-messages.js';
 import { positive } from '../../lib/common.js';
 import { planMessages, sendMessages } from '../../lib/messages.js';
+import { upgradeIfOlder } from '../../load/database.js';
 import { newRunId } from '../../load/runs.js';
+import { Store } from '../../load/store.js';
+import { readerOptions } from '../session.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { commonOf } from '../common-options.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderRows } from '../output/table.js';
-import { createWorkspace } from '../../lib/session.js';
 import { countsLine, stopLine } from '../output/batch-summary.js';
 
 function builder(yargs: Argv) {
@@ -86,21 +89,30 @@ export function messageCommand(ctx: CliContext): CommandModule {
       const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
       if (args['dry-run']) {
+        // Read-only, as the dry run of jobs submit: a database that does not exist is not made.
         const runId = newRunId(ctx.io.clock.now());
-        const { store } = createWorkspace(args, runId, logger);
-        const { entries, warnings } = await planMessages(new JobLedger(store, runId), projectId, source, requests);
+        const exists = existsSync(args.db);
+        if (exists) await upgradeIfOlder(args.db, readerOptions(ctx, args));
+        const store = new Store(args.db, readerOptions(ctx, args));
+        const { entries, warnings } = exists ? await planMessages(new JobLedger(store, runId), projectId, source, requests) : resolveMessages(source, requests, []);
         for (const warning of warnings) logger.warn('messages', { warning });
         const ledger = new MessageLedger(store, runId);
         const plan: Record<string, unknown>[] = [];
         for (const entry of entries) {
-          const row = await ledger.get(projectId, entry.key);
+          const row = exists ? await ledger.get(projectId, entry.key) : undefined;
+          // The same decisions as the run (run-messages.ts): a POST cut off mid-flight is unknown.
+          const unknown = row?.status === 'unknown' || (row?.status === 'pending' && row.postStarted && row.postInFlight !== true);
           const action = !row
             ? 'send'
-            : isMessageDone(row)
-              ? 'done'
-              : row.status === 'unknown'
-                ? args['resubmit-unknown'] ? 'send again' : 'skip (unknown)'
-                : row.status === 'sent' ? 'follow' : 'send';
+            : row.jobId !== entry.jobId || row.prompt !== entry.prompt
+              ? 'skip (id used before)'
+              : row.postInFlight === true
+                ? 'taken'
+                : isMessageDone(row)
+                  ? 'done'
+                  : unknown
+                    ? args['resubmit-unknown'] ? 'send again' : 'skip (unknown)'
+                    : row.status === 'sent' ? 'follow' : 'send';
           plan.push({ line: entry.line, job_id: entry.jobId, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
         }
         ctx.io.stdout(renderRows('table', ['line', 'job_id', 'key', 'action', 'status', 'prompt'], plan));
@@ -111,6 +123,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
 
       const onEvent = (event: MessageEvent): void => {
         if (event.kind === 'status' && event.status === 'active') return logger.debug('job polled', { ...event });
+        if (event.kind === 'warning') return logger.warn('message warning', { ...event });
         logger.info(`message ${event.kind}`, { ...event });
       };
       const result = await sendMessages({

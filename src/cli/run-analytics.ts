@@ -86,7 +86,10 @@ export async function runAnalytics(
       onWindow: (event) => progress.window(event),
       onWait: (wait) => progress.waiting({ ...wait }),
       budgetHints: {
-        hourly: 'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
+        // A run given --wait stops here only past its --max-wait.
+        hourly: (args as GlobalArgs & { wait?: boolean }).wait
+          ? 'run again then, raise --max-wait to sleep until it, or change the budget with --requests-per-hour'
+          : 'run again then, add --wait to sleep until it, or change the budget with --requests-per-hour',
         cap: 'raise --max-requests to allow more requests in one run',
       },
     });

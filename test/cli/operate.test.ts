@@ -105,7 +105,7 @@ describe('--wait: one process for a backfill that takes hours', () => {
     const result = await h.run([...WEEK, '--requests-per-hour', '5', '--wait', '--max-wait', '30m']);
     expect(result.code).toBe(75);
     expect(h.requests('/visitors')).toBe(5);
-    expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3602 s/);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3602 s.*raise --max-wait to sleep until it/);
     const bad = await h.run([...WEEK, '--wait', '--max-wait', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("docpipe: invalid --max-wait 'soon': expected a duration such as 90s, 45m, 6h or 2d");

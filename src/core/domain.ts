@@ -69,5 +69,7 @@ export function projectIdProblem(id: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0000-\u0020\u007f]/.test(id)) return 'it contains a space or a control character';
   if (/[?#%]/.test(id)) return 'it contains ?, # or %';
+  // It names a folder of the spool: a file name holds 255 bytes.
+  if (encodeURIComponent(id).length > 200) return 'it is too long (more than 200 characters, URL-encoded)';
   return undefined;
 }

@@ -95,6 +95,8 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
   if (raw.start !== undefined) {
     try {
       const start = parseDay(raw.start, 'start');
+      // A mistyped year (0026 for 2026) would plan hundreds of thousands of windows.
+      if (start.year < 2000) errors.push(`start: ${raw.start} is before 2000: check the year`);
       // One grain: its windows start at `start`, which must be on its boundary. A list of
       // grains: each starts at its first boundary on or after `start`.
       if (raw.windows === undefined) {

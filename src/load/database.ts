@@ -559,6 +559,8 @@ export class Database implements Executor {
 
   private async queryNow(sql: string): Promise<QueryResult[]> {
     {
+      // Blank text or comments only: no statement (DuckDB's parser fails on it with no message).
+      if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
       const statements = await this.shared.connection.extractStatements(sql);
       const results: QueryResult[] = [];
       // Prepared one at a time: a statement may use what the one before created.

@@ -371,6 +371,7 @@ describe('validation that names what was typed', () => {
     [['export', 'visitors', '--project', '..', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '..': it is a relative path"],
     [['export', 'visitors', '--project', '.', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '.': it is a relative path"],
     [['export', 'visitors', '--project', 'docs/../x', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project 'docs/../x': it contains a slash"],
+    [['export', 'visitors', '--project', 'p'.repeat(201), '--from', '2026-03-01', '--to', '2026-03-02'], `docpipe: invalid --project '${'p'.repeat(201)}': it is too long (more than 200 characters, URL-encoded)`],
     [['sandbox', '--port', 'eighty'], "docpipe: invalid --port 'eighty': expected a whole number >= 0 and <= 65535"],
     // An empty path would be an in-memory database: the run's data lost at exit, its budget forgotten.
     [[...DAYS, '--db', ''], "docpipe: invalid --db '': expected the path of a DuckDB file (check --db or DOCPIPE_DB)"],

@@ -40,6 +40,14 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(code).toBe(0);
   });
 
+  it('a SQL file of comments only is exit 2 naming it, not a native error', async () => {
+    const file = join(h.dir, 'comments.sql');
+    writeFileSync(file, '-- nothing yet\n/* later */\n');
+    const result = await h.run(['query', '--file', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`docpipe: ${file}: no SQL statement in it\n`);
+  });
+
   it('runs the ready-made queries in sql/queries', async () => {
     for (const file of ['daily-trend.sql', 'request-budget.sql']) {
       const result = await h.run(['query', '--file', join('sql/queries', file)]);

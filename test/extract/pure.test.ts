@@ -61,6 +61,8 @@ describe('checkPipelineConfig', () => {
     expect(check.errors).toEqual(['start: 2026-01-07 is not a Monday (week windows start on Monday)']);
     const bad = checkPipelineConfig({ projects: [], start: 'x', extra: 1 });
     expect(bad.errors.length).toBeGreaterThanOrEqual(2);
+    // A mistyped year would plan hundreds of thousands of windows.
+    expect(checkPipelineConfig({ projects: ['a'], start: '0026-01-01' }).errors).toEqual(['start: 0026-01-01 is before 2000: check the year']);
   });
   it('names the bad value as the file has it', () => {
     const check = checkPipelineConfig({ projects: ['a'], start: '2026-01-01', metrics: ['visitors', 'visitor'], lookbackDays: -1 });

@@ -48,6 +48,8 @@ export interface ResponseInfo extends RequestInfo {
 
 export interface HttpClientOptions {
   apiKey: string;
+  /** Where the key came from, for the message of a refused key. @default 'DOCPIPE_API_KEY' */
+  keySource?: string;
   /** @default 'https://api.mintlify.com' */
   baseUrl?: string;
   /** Deadline for each attempt, in ms. @default 30_000 */
@@ -220,7 +222,7 @@ export class HttpClient {
       throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key)');
     }
     const problem = apiKeyProblem(options.apiKey);
-    if (problem) throw new UsageError(`${problem}: check DOCPIPE_API_KEY`);
+    if (problem) throw new UsageError(`${problem}: check ${options.keySource ?? 'DOCPIPE_API_KEY'}`);
     this.baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
     this.options = {
       baseUrl: this.baseUrl.toString(),
@@ -231,6 +233,7 @@ export class HttpClient {
       maxRetryAfterMs: 60_000,
       maxRetryAfterWaits: 5,
       maxRetryTimeMs: 300_000,
+      keySource: 'DOCPIPE_API_KEY',
       random: Math.random,
       clock: systemClock,
       transport: options.transport ?? createNodeTransport(),
@@ -360,7 +363,7 @@ export class HttpClient {
         if (status === 429 || (status === 503 && retryAfter !== undefined)) {
           throw new RateLimitError(status, request.method, shown, retryAfter, message);
         }
-        if (status === 401 || status === 403) throw new KeyRejectedError(status, request.method, shown, message);
+        if (status === 401 || status === 403) throw new KeyRejectedError(status, request.method, shown, message, this.options.keySource);
         throw new HttpError(status, request.method, shown, message);
       }
 

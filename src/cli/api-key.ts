@@ -6,14 +6,29 @@ import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
 
 export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
-  const key = findApiKey(args);
+  const { key, source } = findApiKey(args);
   // Checked before any request (or database write): a key that cannot go in a header.
   const problem = apiKeyProblem(key);
-  if (problem) throw new UsageError(`${problem}: check ${args.apiKeyFile && !args.apiKey ? `--api-key-file '${args.apiKeyFile}'` : 'DOCPIPE_API_KEY'}`);
+  if (problem) throw new UsageError(`${problem}: check ${source}`);
   return key;
 }
 
-function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
+/** Where the key came from, as an error about it names it: `--api-key`, DOCPIPE_API_KEY or `--api-key-file 'path'`. */
+export function apiKeySource(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
+  try {
+    return findApiKey(args).source;
+  } catch {
+    return 'DOCPIPE_API_KEY';
+  }
+}
+
+function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: string } {
+  const found = findApiKeyText(args);
+  const fromEnv = found.source === 'value' && found.key === process.env.DOCPIPE_API_KEY?.trim();
+  return { key: found.key, source: found.source === 'file' ? `--api-key-file '${args.apiKeyFile}'` : fromEnv ? 'DOCPIPE_API_KEY' : '--api-key' };
+}
+
+function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: 'value' | 'file' } {
   // Given twice (flag and env, or two flags), the last one wins.
   const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
   // The command line beats the environment, as for every option: an --api-key-file typed
@@ -21,11 +36,11 @@ function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
   const keyFromEnv = given === process.env.DOCPIPE_API_KEY;
   const fileTyped = args.apiKeyFile !== undefined && args.apiKeyFile !== process.env.DOCPIPE_API_KEY_FILE;
   const fileFirst = keyFromEnv && fileTyped;
-  if (!fileFirst && typeof given === 'string' && given.trim()) return given.trim();
+  if (!fileFirst && typeof given === 'string' && given.trim()) return { key: given.trim(), source: 'value' };
   if (args.apiKeyFile) {
     try {
       const key = readFileSync(args.apiKeyFile, 'utf8').trim();
-      if (key) return key;
+      if (key) return { key, source: 'file' };
     } catch (error) {
       throw new UsageError(`cannot read --api-key-file '${args.apiKeyFile}'`, { cause: error });
     }

@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger.js';
 import type { CommonOptions } from '../lib/common.js';
 import type { CliContext } from './context.js';
 import type { GlobalArgs } from './io.js';
+import { apiKeySource } from './api-key.js';
 
 export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logger: Logger): CommonOptions {
   return {
@@ -13,7 +14,8 @@ export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logg
     ...(args.maxRequests === undefined ? {} : { maxRequests: args.maxRequests }),
     logger,
     clock: ctx.io.clock,
-    ...(ctx.http ? { http: ctx.http } : {}),
+    // A refused key's message names where this one came from.
+    http: { ...ctx.http, keySource: apiKeySource(args) },
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };
 }

@@ -105,12 +105,13 @@ export class HttpError extends DocpipeError {
  * `write`), or is used from an IP it does not allow. Every later request would fail too.
  */
 export class KeyRejectedError extends HttpError {
-  constructor(status: number, method: string, url: string, serverMessage?: string) {
+  /** `keySource`: where the key came from, as the user gave it (`--api-key-file 'key.txt'`). */
+  constructor(status: number, method: string, url: string, serverMessage?: string, keySource = 'DOCPIPE_API_KEY') {
     super(status, method, url, serverMessage);
     this.message =
       status === 403
-        ? `the API rejected the key (HTTP 403${serverMessage ? `: ${serverMessage}` : ''}): check DOCPIPE_API_KEY, its scopes (GET needs read, POST write) and the IPs it allows`
-        : `the API rejected the key (HTTP ${status}): check DOCPIPE_API_KEY`;
+        ? `the API rejected the key (HTTP 403${serverMessage ? `: ${serverMessage}` : ''}): check ${keySource}, its scopes (GET needs read, POST write) and the IPs it allows`
+        : `the API rejected the key (HTTP ${status}): check ${keySource}`;
   }
 }
 

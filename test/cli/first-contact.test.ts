@@ -230,12 +230,12 @@ describe('the key', () => {
     const result = await h.run([...DAYS, '--api-key', 'mint_wrong']);
     expect(result.code).toBe(1);
     expect(h.sandbox.requests).toHaveLength(1); // one window tried, not seven
-    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', stopMessage: 'the API rejected the key (HTTP 401): check DOCPIPE_API_KEY' });
+    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', stopMessage: 'the API rejected the key (HTTP 401): check --api-key' });
     const jobs = join(h.dir, 'p.txt');
     writeFileSync(jobs, 'one\ntwo\nthree\n');
     const submit = await h.run(['jobs', 'submit', jobs, '--project', 'docs', '--concurrency', '1', '--api-key', 'mint_wrong', '--log-format', 'text']);
     expect(submit.code).toBe(1);
-    expect(submit.stdout).toMatch(/stopped: the API rejected the key \(HTTP 401\): check DOCPIPE_API_KEY/);
+    expect(submit.stdout).toMatch(/stopped: the API rejected the key \(HTTP 401\): check --api-key/);
     expect(h.requests('/job', 'POST')).toBe(1);
   });
 
@@ -244,7 +244,7 @@ describe('the key', () => {
     const result = await h.run(DAYS);
     expect(result.code).toBe(1);
     expect(h.sandbox.requests).toHaveLength(1);
-    expect(String(summaryOf(result).stopMessage)).toMatch(/^the API rejected the key \(HTTP 403: .+\): check DOCPIPE_API_KEY, its scopes/);
+    expect(String(summaryOf(result).stopMessage)).toMatch(/^the API rejected the key \(HTTP 403: .+\): check --api-key-file '.+', its scopes/);
   });
 
   it('is checked before a budget wait: with the budget spent, a wrong key is still reported', async () => {
@@ -253,7 +253,7 @@ describe('the key', () => {
     const before = h.sandbox.requests.length;
     const wrong = await h.run([...DAYS, '--requests-per-hour', '2', '--api-key', 'mint_wrong']);
     expect(wrong.code).toBe(1);
-    expect(summaryOf(wrong).stopMessage).toBe('the API rejected the key (HTTP 401): check DOCPIPE_API_KEY');
+    expect(summaryOf(wrong).stopMessage).toBe('the API rejected the key (HTTP 401): check --api-key');
     // One request, the key check; no analytics request.
     const made = h.sandbox.requests.slice(before);
     expect(made.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v2/agent/docs/job/docpipe-key-check 401']);
@@ -270,7 +270,7 @@ describe('the key', () => {
     const key = 'mint_secret\u0007part';
     const result = await h.run([...DAYS, '--api-key', key]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/docpipe: the API key contains a character that cannot be sent in an HTTP header \(U\+0007 at position 12\): check DOCPIPE_API_KEY\n$/);
+    expect(result.stderr).toMatch(/docpipe: the API key contains a character that cannot be sent in an HTTP header \(U\+0007 at position 12\): check --api-key\n$/);
     expect(result.stderr).not.toContain('secret');
     const file = join(h.dir, 'key');
     writeFileSync(file, 'mint_two words\n');

@@ -1,5 +1,9 @@
 /** Issue 8, pure parts: numbers as typed, did-you-mean, project ids, keys, pipeline errors, retry bound. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { apiKeySource } from '../../src/cli/api-key.js';
 import { apiKeyProblem } from '../../src/api/http-client.js';
 import { envName } from '../../src/cli/help.js';
 import { parseNumberOption } from '../../src/cli/options.js';
@@ -134,5 +138,23 @@ describe('envName', () => {
   it('names the DOCPIPE_ variable of an option', () => {
     expect(envName('max-requests')).toBe('DOCPIPE_MAX_REQUESTS');
     expect(envName('api-key')).toBe('DOCPIPE_API_KEY');
+  });
+});
+
+describe('apiKeySource', () => {
+  it('names where the key came from, for the message of a refused key', () => {
+    const saved = process.env.DOCPIPE_API_KEY;
+    try {
+      process.env.DOCPIPE_API_KEY = 'mint_from_env';
+      expect(apiKeySource({ apiKey: 'mint_from_env' })).toBe('DOCPIPE_API_KEY');
+      expect(apiKeySource({ apiKey: 'mint_typed' })).toBe('--api-key');
+      const dir = mkdtempSync(join(tmpdir(), 'docpipe-key-'));
+      writeFileSync(join(dir, 'key.txt'), 'mint_in_file\n');
+      expect(apiKeySource({ apiKeyFile: join(dir, 'key.txt') })).toBe(`--api-key-file '${join(dir, 'key.txt')}'`);
+      rmSync(dir, { recursive: true, force: true });
+    } finally {
+      if (saved === undefined) delete process.env.DOCPIPE_API_KEY;
+      else process.env.DOCPIPE_API_KEY = saved;
+    }
   });
 });

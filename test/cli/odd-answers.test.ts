@@ -103,7 +103,7 @@ describe('odd answers from the API', () => {
     });
 
     it.each([
-      [401, /the API rejected the key \(HTTP 401[^)]*\): check DOCPIPE_API_KEY/],
+      [401, /the API rejected the key \(HTTP 401[^)]*\): check --api-key-file/],
       [403, /the API rejected the key \(HTTP 403.*POST write/],
       [404, /the API does not know project 'docs' \(HTTP 404.*check --project/],
     ])('a %d on POST stops the batch with a clear message, leaving the prompts pending', async (status, message) => {

@@ -47,6 +47,32 @@ export function isMessageDone(row: Pick<MessageRow, 'status' | 'jobStatus'>): bo
   return row.status === 'rejected' || (row.status === 'sent' && isTerminalStatus(row.jobStatus));
 }
 
+/**
+ * What a run does with one message, given its ledger row: the one decision the run
+ * (run-messages.ts) and `jobs message --dry-run` both take. Pure.
+ * - `reused-id`: the key names another message (another job or text); the earlier one stands.
+ * - `taken`: another run that is still going has its POST in flight.
+ * - `done`, `skip-unknown` (outcome unknown, not asked to send again), `send`, `follow`.
+ * `markUnknown`: an earlier run was cut off between recording it and learning the POST's fate.
+ */
+export function decideMessage(
+  entry: { jobId: string; prompt: string },
+  row: MessageRow | undefined,
+  resendUnknown: boolean,
+): { action: 'reused-id' | 'taken' | 'done' | 'skip-unknown' | 'send' | 'follow'; status: string | null; markUnknown: boolean } {
+  if (!row) return { action: 'send', status: null, markUnknown: false };
+  if (row.jobId !== entry.jobId || row.prompt !== entry.prompt) return { action: 'reused-id', status: row.status, markUnknown: false };
+  if (row.postInFlight === true) return { action: 'taken', status: row.status, markUnknown: false };
+  const markUnknown = row.status === 'pending' && row.postStarted;
+  const status = markUnknown ? 'unknown' : row.status;
+  const action = isMessageDone({ status, jobStatus: row.jobStatus })
+    ? 'done'
+    : status === 'unknown'
+      ? resendUnknown ? 'send' : 'skip-unknown'
+      : status === 'sent' ? 'follow' : 'send';
+  return { action, status, markUnknown };
+}
+
 const ts = (ms: number): string => new Date(ms).toISOString();
 const time = (column: string): string => `strftime(${column} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS ${column}`;
 

@@ -15,7 +15,7 @@ import { HttpError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { followJob } from './follow-job.js';
 import type { JobLedger } from './ledger.js';
-import { isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
+import { decideMessage, isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
 import { classifySubmitError, message, readUnlessHeld } from './run-batch.js';
 
@@ -159,38 +159,39 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   /** One message; false when the job's later messages must wait for another run. */
   const handle = async (entry: MessageEntry): Promise<boolean> => {
     let existing = await messages.get(projectId, entry.key);
-    if (existing && (existing.jobId !== entry.jobId || existing.prompt !== entry.prompt)) {
-      // An id used before for another message: the earlier one stands, as for prompts.
-      options.onEvent?.({
-        kind: 'warning',
-        key: entry.key,
-        jobId: entry.jobId,
-        message: `id '${entry.key}' (line ${entry.line}) was used before for another message (to ${existing.jobId}, ${existing.status}); not sent: give the new message its own id`,
-      });
-      return true;
+    const decision = decideMessage(entry, existing, options.resendUnknown === true);
+    switch (decision.action) {
+      case 'reused-id':
+        // An id used before for another message: the earlier one stands, as for prompts.
+        options.onEvent?.({
+          kind: 'warning',
+          key: entry.key,
+          jobId: entry.jobId,
+          message: `id '${entry.key}' (line ${entry.line}) was used before for another message (to ${existing!.jobId}, ${existing!.status}); not sent: give the new message its own id`,
+        });
+        return true;
+      case 'taken':
+        // Another run that is still going is sending it: the job's messages are that run's.
+        taken(entry);
+        return false;
     }
-    if (existing?.postInFlight === true) {
-      // Another run that is still going is sending it: the job's messages are that run's.
-      taken(entry);
-      return false;
-    }
-    if (existing?.status === 'pending' && existing.postStarted) {
-      // An earlier run was cut off between recording the message and learning the POST's fate.
+    if (decision.markUnknown) {
       await messages.recordOutcome(projectId, entry.key, { status: 'unknown', error: 'cut off while sending; outcome unknown' }, clock.now());
       existing = await messages.get(projectId, entry.key);
     }
-    if (existing && isMessageDone(existing)) {
-      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: existing.status === 'sent' ? 'sent in an earlier run' : existing.status });
-      return true;
-    }
-    if (existing?.status === 'unknown' && !options.resendUnknown) {
-      options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'outcome unknown; --resubmit-unknown to send again' });
-      return false;
-    }
-    if (existing?.status !== 'sent') {
-      if (state.stop || signal?.aborted) return false; // stop sending; jobs being followed go on
-      const next = await send(entry, existing);
-      if (next !== 'follow') return next === 'next';
+    switch (decision.action) {
+      case 'done':
+        options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: existing!.status === 'sent' ? 'sent in an earlier run' : existing!.status });
+        return true;
+      case 'skip-unknown':
+        options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'outcome unknown; --resubmit-unknown to send again' });
+        return false;
+      case 'send': {
+        if (state.stop || signal?.aborted) return false; // stop sending; jobs being followed go on
+        const next = await send(entry, existing);
+        if (next !== 'follow') return next === 'next';
+        break;
+      }
     }
     return follow(entry);
   };

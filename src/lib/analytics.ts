@@ -30,6 +30,9 @@ export const DEFAULT_REQUESTS_PER_HOUR = 100;
 /** Longest wait for the hourly budget unless told otherwise: longer stops the run (exit code 75). */
 export const DEFAULT_MAX_WAIT_MS = 60_000;
 
+/** A run that may wait longer than the default for the budget (`--wait`): a backfill in one process. */
+const waitsForBudget = (maxWaitMs: number): boolean => maxWaitMs > DEFAULT_MAX_WAIT_MS;
+
 export interface AnalyticsHooks {
   /** Told how many windows will be fetched, before the first request. */
   onPlan?: (plan: { toFetch: number; skipped: number; fromSpool: number }) => void;
@@ -119,6 +122,9 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { store } = workspace;
   // Recording the run, reading the plan and the hour's requests share one open of the file,
   // released once the plan is made (before the first request).
+  const http = waitsForBudget(options.maxWaitMs)
+    ? { ...common.http, maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs) }
+    : common.http;
   const { release: releaseStartup, isNew } = await store.holdForStart();
   let session: Session;
   // The run's record (and the crashed runs it finds), in the file before the first load.
@@ -143,9 +149,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       ...(options.tasks[0] ? { keyCheckProject: options.tasks[0].projectId } : {}),
       // A run that waits for the budget waits for the server's Retry-After as long (another
       // client of the organization may have spent the hour); others give up past a minute.
-      ...(common.http || options.maxWaitMs > DEFAULT_MAX_WAIT_MS
-        ? { http: { ...common.http, ...(options.maxWaitMs > DEFAULT_MAX_WAIT_MS ? { maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs) } : {}) } }
-        : {}),
+      ...(http ? { http } : {}),
     });
     if (isNew) {
       // A file this run created holds nothing: the plan needs no read of it, and the first
@@ -340,7 +344,7 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
     perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
     // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
     // backfill in one process, which the cap would stop before its first wait.
-    maxRequests: common.maxRequests ?? (maxWaitMs > DEFAULT_MAX_WAIT_MS ? undefined : config.maxRequestsPerRun),
+    maxRequests: common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun),
     maxWaitMs,
   });
 }

@@ -6,7 +6,7 @@ import { METRICS, type Metric } from '../core/domain.js';
 import type { KnownWindow } from '../extract/backlog.js';
 import type { Executor } from './database.js';
 import { conversationThreadSql } from './endpoint-store.js';
-import { runIsAlive } from './doctor.js';
+import { iso, runIsAlive } from './doctor.js';
 import { liveness, spoolRootOf } from './doctor-io.js';
 import { readRunEnds } from '../spool/run-ends.js';
 import { runOwnerColumns } from './runs.js';
@@ -64,8 +64,7 @@ export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null
   // A run that ended while the file was held kept its end in the spool, for the next run to record.
   const kept = row.status === 'running' ? readRunEnds(await spoolRootOf(db)).get(row.run_id) : undefined;
   if (kept) {
-    const at = new Date(kept.finishedAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return { runId: row.run_id, command: row.command, startedAt: row.started, finishedAt: at, status: kept.status, exitCode: kept.exitCode, summary: kept.summary };
+    return { runId: row.run_id, command: row.command, startedAt: row.started, finishedAt: iso(kept.finishedAt), status: kept.status, exitCode: kept.exitCode, summary: kept.summary };
   }
   const dead = row.status === 'running' && runIsAlive(row, await liveness(db)) === false;
   let summary: unknown;

@@ -5,25 +5,17 @@
  * a live process keeps for longer than `timeoutMs` (stopped with SIGSTOP, say) is given up on,
  * and the caller goes on without it, as it did before there was a lock.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
-import { isLiveOther, removeIfUnchanged } from './spool.js';
+import { isLiveOther, readText, removeIfUnchanged } from './spool.js';
 
 /** Holders in this process, by path: one at a time, in turn (the file cannot tell them apart). */
 const inProcess = new Map<string, Promise<void>>();
 
 /** A lock file with no holder written yet is left alone for this long (it is being written). */
 const BEING_WRITTEN_MS = 1_000;
-
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
 
 function youngerThan(path: string, ms: number): boolean {
   try {

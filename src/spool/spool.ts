@@ -720,7 +720,8 @@ function readLegacy(dir: string): WalkFile | null {
   return file;
 }
 
-function readText(path: string): string | null {
+/** A file's text, or null when it is not there (or cannot be read). */
+export function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch {

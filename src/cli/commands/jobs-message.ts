@@ -4,7 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { JobLedger } from '../../jobs/ledger.js';
 import { readMessageFile, resolveMessages, type MessageRequest } from '../../jobs/message-file.js';
-import { isMessageDone, MessageLedger, type MessageRow } from '../../jobs/message-ledger.js';
+import { decideMessage, MessageLedger, type MessageRow } from '../../jobs/message-ledger.js';
 import type { MessageEvent } from '../../jobs/run-messages.js';
 import { positive } from '../../lib/common.js';
 import { planMessages, sendMessages } from '../../lib/messages.js';
@@ -100,19 +100,16 @@ export function messageCommand(ctx: CliContext): CommandModule {
         const plan: Record<string, unknown>[] = [];
         for (const entry of entries) {
           const row = exists ? await ledger.get(projectId, entry.key) : undefined;
-          // The same decisions as the run (run-messages.ts): a POST cut off mid-flight is unknown.
-          const unknown = row?.status === 'unknown' || (row?.status === 'pending' && row.postStarted && row.postInFlight !== true);
-          const action = !row
-            ? 'send'
-            : row.jobId !== entry.jobId || row.prompt !== entry.prompt
-              ? 'skip (id used before)'
-              : row.postInFlight === true
-                ? 'taken'
-                : isMessageDone(row)
-                  ? 'done'
-                  : unknown
-                    ? args['resubmit-unknown'] ? 'send again' : 'skip (unknown)'
-                    : row.status === 'sent' ? 'follow' : 'send';
+          // The run's own decision (decideMessage): a POST cut off mid-flight is unknown.
+          const decision = decideMessage(entry, row, args['resubmit-unknown']);
+          const action = {
+            'reused-id': 'skip (id used before)',
+            taken: 'taken',
+            done: 'done',
+            'skip-unknown': 'skip (unknown)',
+            send: decision.status === 'unknown' ? 'send again' : 'send',
+            follow: 'follow',
+          }[decision.action];
           plan.push({ line: entry.line, job_id: entry.jobId, key: entry.key, action, status: row?.status ?? null, prompt: shorten(entry.prompt) });
         }
         ctx.io.stdout(renderRows('table', ['line', 'job_id', 'key', 'action', 'status', 'prompt'], plan));

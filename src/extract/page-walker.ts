@@ -23,6 +23,12 @@ import type { Series, Totals, Window } from '../core/domain.js';
 import { ApiFailingError, DataError, HttpError } from '../core/errors.js';
 import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 
+/**
+ * Pages in a row that claim more and add nothing new (WalkProgress.addsNothing) before the
+ * walk concludes that the server ignores its offset or cursor and stops the run.
+ */
+export const MAX_IDLE_PAGES = 3;
+
 export interface WalkOptions {
   /** Re-walks after drift before loading with a warning. @default 3 */
   maxRewalks?: number;
@@ -85,6 +91,8 @@ export class WalkProgress {
   private readonly seen = new Set<string>();
   /** A fingerprint of each page taken (first path, last path, row count). */
   private readonly pageFingerprints = new Set<string>();
+  /** Pages in a row, up to the last one taken, that claimed more and added no row (see addsNothing). */
+  idlePages = 0;
 
   constructor(readonly paging: Paging = 'offset') {}
 
@@ -134,6 +142,16 @@ export class WalkProgress {
   }
 
   /**
+   * Whether the page claims more but holds only rows this walk has seen: it takes the walk no
+   * further. Drift or an unstable order among tied rows moves a few rows across a page
+   * boundary; page after page of nothing new is a server that ignores where the walk is (it
+   * serves its first page again, in another order each time).
+   */
+  addsNothing(page: WalkPage): boolean {
+    return page.hasMore && page.rows.length > 0 && page.rows.every((row) => this.seen.has(row.path));
+  }
+
+  /**
    * Takes the page at the current offset (drift and all) and moves on. `drift` is what
    * `driftOf` found on this page, when the caller has asked already.
    */
@@ -143,6 +161,7 @@ export class WalkProgress {
     const fingerprint = fingerprintOf(page);
     if (fingerprint !== undefined) this.pageFingerprints.add(fingerprint);
     this.totals ??= page.totals;
+    this.idlePages = this.addsNothing(page) ? this.idlePages + 1 : 0;
     for (const row of page.rows) {
       if (this.seen.has(row.path)) this.repeatedPaths = true;
       else this.seen.add(row.path);
@@ -262,6 +281,15 @@ export async function walkWindow(
           `the API ignores ${what}: the page at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`} of ${context.metric} ` +
             `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
             `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`,
+        );
+      }
+      if (progress.idlePages + 1 >= MAX_IDLE_PAGES && progress.addsNothing(page)) {
+        // Walking on could spend the hour's budget, and every later hour's, on this window.
+        const what = paging === 'offset' ? 'offset' : 'cursor';
+        throw new ApiFailingError(
+          `the API ignores ${what}: ${MAX_IDLE_PAGES} pages in a row of ${context.metric} ${context.window.start}..${context.window.end} ` +
+            `(the last at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`}) held only rows already seen ` +
+            `and still claimed hasMore; stopped to keep the request budget`,
         );
       }
       const drift = progress.driftOf(page);

@@ -33,6 +33,8 @@ export interface ApiOptions {
   drift?: boolean;
   /** Answer every analytics page as the first, claiming more (an 'ignore-offset' fault). */
   ignoreOffset?: boolean;
+  /** Like ignoreOffset, but the listing in a new random order each time, as a server whose sort is unstable (a 'shuffle' fault). */
+  shuffle?: boolean;
 }
 
 export interface ApiResult {
@@ -116,18 +118,31 @@ function analyticsPage(
   const parsed = parseAnalyticsQuery(params, now);
   if (!parsed.ok) return { response: errorResponse(400, 'Invalid query parameters', parsed.details), drifted: false };
   const { fromDay, toDay, limit, offset } = parsed.query;
-  const { rows, totals } = context.analytics.listing(metric, projectId, fromDay, toDay, now);
+  const listing = context.analytics.listing(metric, projectId, fromDay, toDay, now);
+  const { totals } = listing;
+  const rows = options.shuffle ? shuffled(listing.rows) : listing.rows;
+  const ignoreOffset = options.ignoreOffset === true || options.shuffle === true;
   // Drift: one new row at the head pushes every row down by one, so this page starts with
   // the row that ended the previous page, and the site gained a (human) visitor.
   const drifted = options.drift === true && offset > 0 && offset - 1 < rows.length;
-  const start = options.ignoreOffset ? 0 : drifted ? offset - 1 : offset;
+  const start = ignoreOffset ? 0 : drifted ? offset - 1 : offset;
   const page = rows.slice(start, start + limit);
   const body = {
     totals: drifted ? { human: totals.human + 1, ai: totals.ai, total: totals.total + 1 } : totals,
     [metric]: page,
-    hasMore: options.ignoreOffset === true || start + limit < rows.length,
+    hasMore: ignoreOffset || start + limit < rows.length,
   };
   return { response: jsonResponse(200, body), drifted };
+}
+
+/** A copy of `rows` in a random order (Fisher-Yates). */
+function shuffled<T>(rows: readonly T[]): T[] {
+  const copy = [...rows];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
 }
 
 /** The prompt of a `{prompt}` body, or the 400 that explains why there is none. */

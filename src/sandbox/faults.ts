@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../core/errors.js';
 
-export const FAULT_KINDS = ['rate-limit', 'server-error', 'drop', 'slow', 'malformed', 'drift', 'ignore-offset', 'body', 'patch'] as const;
+export const FAULT_KINDS = ['rate-limit', 'server-error', 'drop', 'slow', 'malformed', 'drift', 'ignore-offset', 'shuffle', 'body', 'patch'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const DROP_PHASES = ['before-handling', 'after-handling'] as const;

@@ -232,7 +232,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const result = handleApiRequest(
       { method, pathname: url.pathname, query: url.searchParams, authorization: req.headers.authorization, body },
       { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore, ...(limits ? { limits } : {}) },
-      { drift: fault?.kind === 'drift', ignoreOffset: fault?.kind === 'ignore-offset' },
+      { drift: fault?.kind === 'drift', ignoreOffset: fault?.kind === 'ignore-offset', shuffle: fault?.kind === 'shuffle' },
     );
     // A drift that could not change this page does not use up the fault.
     if (fault?.kind === 'drift' && !result.drifted) faults.refund(fault);

@@ -70,6 +70,20 @@ describe('a failing API does not eat the hour', () => {
     expect(h.requests('/visitors')).toBe(3);
   });
 
+  it('stops when the server ignores offset and serves its listing in a new order each time', async () => {
+    // No page repeats an earlier one row for row, and every page past the first repeats
+    // paths: after its re-walks the walk would take page after page of nothing new until the
+    // budget (every hour's) was spent. Three such pages in a row stop the run.
+    h.sandbox.addFault({ kind: 'shuffle', match: { path: '/visitors' }, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-07', '--to', '2026-03-08']);
+    expect(result.code).toBe(75);
+    expect(h.requests('/visitors')).toBeLessThanOrEqual(40);
+    expect(String(summaryOf(result).stopMessage)).toMatch(
+      /^the API ignores offset: 3 pages in a row of visitors 2026-03-07\.\.2026-03-08 \(the last at offset \d+\) held only rows already seen and still claimed hasMore; stopped to keep the request budget$/,
+    );
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 0, stopped: 'failing' });
+  });
+
   it('tells drift (a few rows moved) from a repeated page: drift still re-walks and loads', async () => {
     h.sandbox.addFault({ kind: 'drift', match: { path: '/visitors' }, times: 1 });
     const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);

@@ -337,6 +337,8 @@ export class HttpClient {
           headers: {
             authorization: `Bearer ${this.options.apiKey}`,
             accept: 'application/json',
+            // Bodies as they are: a compressed one is decoded all the same (see decodeBody).
+            'accept-encoding': 'identity',
             ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { DataError } from '../core/errors.js';
 
 export interface TransportRequest {
@@ -34,6 +35,43 @@ function responseClosedEarly(): Error {
  */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The body as sent, decoded: requests ask for `identity`, but a server (or a proxy) may
+ * compress anyway. Decoded up to `maxBytes`; a coding not known here is an error.
+ */
+export function decodeBody(body: Buffer, coding: string | undefined, maxBytes: number, what: string): Buffer {
+  const codings = (coding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  let decoded = body;
+  // Applied in the order listed, so undone in reverse.
+  for (const name of codings.reverse()) {
+    const options = { maxOutputLength: maxBytes };
+    try {
+      if (name === 'gzip' || name === 'x-gzip') decoded = gunzipSync(decoded, options);
+      else if (name === 'br') decoded = brotliDecompressSync(decoded, options);
+      else if (name === 'deflate') {
+        // Meant as zlib-wrapped; some servers send it raw.
+        try {
+          decoded = inflateSync(decoded, options);
+        } catch {
+          decoded = inflateRawSync(decoded, options);
+        }
+      } else throw new DataError(`${what} returned a body in an encoding docpipe cannot read (content-encoding: ${name})`);
+    } catch (error) {
+      if (error instanceof DataError) throw error;
+      const tooLarge = error instanceof RangeError || (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
+      throw new DataError(
+        tooLarge
+          ? `${what} returned a ${name} body larger than ${sizeName(maxBytes)} once decoded; not read`
+          : `${what} returned a body that is not valid ${name} (content-encoding: ${name})`,
+        { cause: error },
+      );
+    }
+  }
+  return decoded;
+}
+
+const sizeName = (bytes: number): string => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${bytes} bytes`);
+
 /** A transport with its own keep-alive agents (idle sockets do not hold the process open). */
 export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTES): Transport {
   const agents = {
@@ -56,21 +94,18 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
           settled = true; // the close that follows is not an early end
           chunks.length = 0;
           response.destroy();
-          const cap = maxBodyBytes >= 1024 * 1024 ? `${Math.round(maxBodyBytes / 1024 / 1024)} MiB` : `${maxBodyBytes} bytes`;
-          reject(new DataError(`${request.method} ${url.pathname}${url.search} returned a body larger than ${cap}; not read`));
+          reject(new DataError(`${request.method} ${url.pathname}${url.search} returned a body larger than ${sizeName(maxBodyBytes)}; not read`));
         });
         response.on('end', () => {
           settled = true;
           const raw = response.headers;
           try {
-            resolve({
-              status: response.statusCode ?? 0,
-              header: (name) => {
-                const value = raw[name.toLowerCase()];
-                return Array.isArray(value) ? value[0] : value;
-              },
-              text: Buffer.concat(chunks).toString('utf8'),
-            });
+            const header = (name: string): string | undefined => {
+              const value = raw[name.toLowerCase()];
+              return Array.isArray(value) ? value[0] : value;
+            };
+            const body = decodeBody(Buffer.concat(chunks), header('content-encoding'), maxBodyBytes, `${request.method} ${url.pathname}${url.search}`);
+            resolve({ status: response.statusCode ?? 0, header, text: body.toString('utf8') });
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }

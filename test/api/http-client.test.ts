@@ -1,4 +1,6 @@
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentJob } from '../../src/api/agent.js';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
@@ -215,5 +217,56 @@ describe('attemptSignal', () => {
     run.abort();
     expect(attempt.signal.aborted).toBe(false);
     expect(attempt.timedOut()).toBe(false);
+  });
+});
+
+describe('compressed bodies', () => {
+  // A server that compresses though asked not to (a proxy, a CDN): its body is decoded.
+  const answer = { totals: { human: 2, ai: 1, total: 3 }, visitors: [{ path: '/a', human: 2, ai: 1, total: 3 }], hasMore: false };
+  const json = Buffer.from(JSON.stringify(answer));
+  let server: HttpServer;
+  let url: string;
+  let coding: string;
+  let body: Buffer;
+  const asked: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    server = createHttpServer((req, res) => {
+      asked.push(req.headers['accept-encoding']);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const client = (maxBodyBytes?: number) =>
+    new HttpClient({ apiKey: 'mint_test', baseUrl: url, retries: 0, ...(maxBodyBytes ? { transport: createNodeTransport(8, maxBodyBytes) } : {}) });
+
+  it.each([
+    ['gzip', gzipSync(json)],
+    ['x-gzip', gzipSync(json)],
+    ['deflate', deflateSync(json)],
+    ['deflate', deflateRawSync(json)], // deflate as some servers send it: without the zlib wrapper
+    ['br', brotliCompressSync(json)],
+    ['deflate, gzip', gzipSync(deflateSync(json))], // applied in order, undone in reverse
+    ['identity', json],
+  ])('reads a %s body, having asked for none', async (name, sent) => {
+    [coding, body] = [name, sent];
+    const result = await fetchAnalyticsPage(client(), page);
+    expect(result.page.rows).toEqual([{ path: '/a', human: 2, ai: 1, total: 3 }]);
+    expect(JSON.parse(result.body)).toEqual(answer);
+    expect(asked.at(-1)).toBe('identity');
+  });
+
+  it('refuses a body that decodes past the cap, and one in a coding it does not know, naming them', async () => {
+    [coding, body] = ['gzip', gzipSync(Buffer.alloc(4096, 32))];
+    await expect(fetchAnalyticsPage(client(1024), page)).rejects.toThrow(/^GET \/v1\/analytics\/docs\/visitors\?\S+ returned a gzip body larger than 1024 bytes once decoded; not read$/);
+    [coding, body] = ['zstd', json];
+    await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body in an encoding docpipe cannot read \(content-encoding: zstd\)$/);
+    [coding, body] = ['gzip', json];
+    await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body that is not valid gzip \(content-encoding: gzip\)$/);
   });
 });

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Metric, Totals } from '../core/domain.js';
 import { DataError } from '../core/errors.js';
-import { parseAnalyticsPage } from './schemas.js';
+import { count, parseAnalyticsPage } from './schemas.js';
 
 /**
  * - `offset`: `limit` + `offset`, ends on `hasMore=false` (visitors, views);
@@ -88,13 +88,13 @@ const conversation = z.object({
 
 const searchItem = z.object({
   searchQuery: z.string(),
-  hits: z.number(),
+  hits: count,
   ctr: z.number(),
   topClickedPage: nullableString,
   lastSearchedAt: z.string(),
 });
 
-const byPageItem = z.object({ path: z.string(), thumbsUp: z.number(), thumbsDown: z.number(), code: z.number(), total: z.number() });
+const byPageItem = z.object({ path: z.string(), thumbsUp: count, thumbsDown: count, code: count, total: count });
 
 const FEEDBACK_BY_PAGE_LIMIT = 100;
 
@@ -157,7 +157,7 @@ export const ENDPOINTS: Readonly<Record<Metric, EndpointDeclaration>> = {
     kind: 'aggregate',
     table: 'searches',
     parse: (json) => {
-      const b = z.object({ searches: z.array(searchItem), totalSearches: z.number(), nextCursor: nullableString }).parse(json);
+      const b = z.object({ searches: z.array(searchItem), totalSearches: count, nextCursor: nullableString }).parse(json);
       return {
         totals: { totalSearches: b.totalSearches },
         rows: b.searches.map((s) => ({ path: s.searchQuery })),
@@ -186,7 +186,7 @@ export const ENDPOINTS: Readonly<Record<Metric, EndpointDeclaration>> = {
     kind: 'aggregate',
     table: 'assistant_caller_stats',
     parse: (json) => {
-      const b = z.object({ web: z.number(), api: z.number(), other: z.number(), total: z.number() }).parse(json);
+      const b = z.object({ web: count, api: count, other: count, total: count }).parse(json);
       // The window's one row in assistant_caller_stats.
       return { totals: b, rows: [{ path: 'caller-stats' }], hasMore: false };
     },

@@ -206,11 +206,14 @@ function saidByServer(text: string): string | undefined {
 }
 
 /**
- * A body that is an error, whatever the status said: it carries `error` and none of the
- * fields of an answer (`id` of a job, `totals` of an analytics page).
+ * A body that is an error, whatever the status said: its `error` says something (text, or
+ * an object) and it has none of the fields of an answer (`id` of a job, `totals` of an
+ * analytics page). An answer with an extra `"error": null` (or `""`, or `false`) is an answer.
  */
 export function isErrorBody(json: unknown): boolean {
-  return json !== null && typeof json === 'object' && !Array.isArray(json) && 'error' in json && !('id' in json) && !('totals' in json);
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || 'id' in json || 'totals' in json) return false;
+  const error = (json as { error?: unknown }).error;
+  return (typeof error === 'string' && error.trim() !== '') || (typeof error === 'object' && error !== null);
 }
 
 export class HttpClient {

@@ -10,8 +10,10 @@ import type { ApiRow, Counts, PageMetric } from '../core/domain.js';
 /**
  * A count: any JSON number (JSON.parse turns `1e400` into Infinity) or null. One odd count
  * must not cost the window: the loader stores what no BIGINT can hold as NULL and flags it.
+ * Every endpoint's counts are read so (visitors' and views', searches' hits, feedback by page,
+ * caller stats).
  */
-const count = z.custom<number | null>((v) => v === null || (typeof v === 'number' && !Number.isNaN(v)), {
+export const count = z.custom<number | null>((v) => v === null || (typeof v === 'number' && !Number.isNaN(v)), {
   message: 'expected a number or null',
 });
 const counts = { human: count, ai: count, total: count };

@@ -27,7 +27,7 @@ interface RowLoad {
   key: string;
   /** Target column and its SQL over the item `r`, in insert order. */
   columns: readonly (readonly [string, string])[];
-  /** The item's counts (stored rounded): a non-integral one is a warning on its window. */
+  /** The item's counts (stored rounded): a non-integral, missing, negative or too large one is a warning on its window. */
   counts?: readonly string[];
 }
 
@@ -128,7 +128,8 @@ export interface EndpointLoad {
 
 const date = (day: string): string => `DATE ${sqlString(day)}`;
 const ts = (ms: number): string => `${sqlString(new Date(ms).toISOString())}::TIMESTAMPTZ`;
-const num = (totals: Totals, key: string): string => countLiteral(totals[key] ?? 0);
+/** A total as a literal: a null one (the API sent null) stays NULL. */
+const num = (totals: Totals, key: string): string => countLiteral(totals[key] === undefined ? 0 : totals[key]);
 const windowOf = (w: CompletedWalk): string => `(${sqlString(w.projectId)}, ${date(w.window.start)}, ${date(w.window.end)})`;
 
 /** The rows of every spooled page of `loads`, tagged with their window, first copy of each identity. */
@@ -139,11 +140,13 @@ function spooledRows(spec: RowLoad, loads: readonly EndpointLoad[], events: bool
     .map(({ file, walk }) => `(${sqlString(file)}, ${sqlString(walk.projectId)}, ${date(walk.window.start)}, ${date(walk.window.end)}, ${sqlString(walk.runId)})`)
     .join(', ');
   const columns = spec.columns.map(([column, sql]) => `${inItem(sql)} AS ${column}`).join(', ');
-  const nonIntegral = (spec.counts ?? []).map((c) => `(${fitsBigint(inItem(c))} AND ${inItem(c)} <> floor(${inItem(c)}))`).join(' OR ') || 'false';
-  const outOfRange = (spec.counts ?? []).map((c) => `(${inItem(c)} IS NOT NULL AND NOT ${fitsBigint(inItem(c))})`).join(' OR ') || 'false';
+  const any = (test: (c: string) => string): string => (spec.counts ?? []).map((c) => `(${test(inItem(c))})`).join(' OR ') || 'false';
+  const nonIntegral = any((c) => `${fitsBigint(c)} AND ${c} <> floor(${c})`);
+  const outOfRange = any((c) => `${c} IS NOT NULL AND NOT ${fitsBigint(c)}`);
   return `
     SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral,
-           coalesce(${outOfRange}, false) AS out_of_range
+           coalesce(${outOfRange}, false) AS out_of_range, ${any((c) => `${c} IS NULL`)} AS count_missing,
+           coalesce(${any((c) => `${c} < 0`)}, false) AS negative
       FROM (SELECT unnest(body.${spec.array}) AS r, generate_subscripts(body.${spec.array}, 1) AS i, page, filename
               FROM read_json(${list}, format = 'newline_delimited', filename = true,
                              columns = {page: 'INTEGER', body: 'STRUCT(${spec.array} ${spec.item}[])'})) j
@@ -168,10 +171,11 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_rows AS ${spooledRows(spec, loads, events)}`);
     if (events) await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_rows)`);
     await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_rows`);
-    const flagged = await tx.all<{ p: string; s: string; e: string; odd: bigint; big: bigint }>(
+    const flagged = await tx.all<{ p: string; s: string; e: string; odd: bigint; big: bigint; missing: bigint; negative: bigint }>(
       `SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
-              count(*) FILTER (WHERE non_integral) AS odd, count(*) FILTER (WHERE out_of_range) AS big
-         FROM docpipe_staged_rows WHERE non_integral OR out_of_range GROUP BY ALL`,
+              count(*) FILTER (WHERE non_integral) AS odd, count(*) FILTER (WHERE out_of_range) AS big,
+              count(*) FILTER (WHERE count_missing) AS missing, count(*) FILTER (WHERE negative) AS negative
+         FROM docpipe_staged_rows WHERE non_integral OR out_of_range OR count_missing OR negative GROUP BY ALL`,
     );
     await tx.run(`DROP TABLE docpipe_staged_rows`);
     const rowsOf = (n: bigint): string => `${n} row${n === 1n ? '' : 's'}`;
@@ -179,6 +183,8 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
       const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
       if (!load) continue;
       if (f.odd > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.odd)} non_integral (stored rounded)`);
+      if (f.negative > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.negative)} negative`);
+      if (f.missing > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.missing)} count_missing (stored as NULL)`);
       if (f.big > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.big)} count_out_of_range (stored as NULL)`);
     }
   }
@@ -186,6 +192,10 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
   for (const { walk } of loads) {
     const odd = Object.entries(walk.totals).filter(([, v]) => countFits(v) && !Number.isInteger(v));
     if (odd.length > 0) warnings.get(walk)?.push(`totals non_integral (stored rounded): ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const negative = Object.entries(walk.totals).filter(([, v]) => v !== null && v < 0);
+    if (negative.length > 0) warnings.get(walk)?.push(`totals negative: ${negative.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const missing = Object.entries(walk.totals).filter(([, v]) => v === null);
+    if (missing.length > 0) warnings.get(walk)?.push(`totals count_missing (stored as NULL): ${missing.map(([k]) => k).join(', ')}`);
     const big = Object.entries(walk.totals).filter(([, v]) => v !== null && !countFits(v));
     if (big.length > 0) warnings.get(walk)?.push(`totals count_out_of_range (stored as NULL): ${big.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
@@ -210,9 +220,11 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     );
     for (const { walk } of loads) {
       const t = walk.totals;
-      if ((t.total ?? 0) !== (t.web ?? 0) + (t.api ?? 0) + (t.other ?? 0)) {
-        warnings.get(walk)?.push(`caller stats total ${t.total ?? 0} is not web + api + other (${(t.web ?? 0) + (t.api ?? 0) + (t.other ?? 0)})`);
-      }
+      const parts = [t.web, t.api, t.other, t.total];
+      // Only counts in hand are compared (a missing or infinite one is warned of above).
+      if (!parts.every((v) => v !== null && v !== undefined && Number.isFinite(v))) continue;
+      const sum = (t.web ?? 0) + (t.api ?? 0) + (t.other ?? 0);
+      if (t.total !== sum) warnings.get(walk)?.push(`caller stats total ${t.total} is not web + api + other (${sum})`);
     }
   }
   return warnings;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/api/retry-after.js';
 import { decideRetry } from '../../src/api/retry-policy.js';
 import { planRequestSlot, RequestBudget, HOUR_MS, SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
-import { checkBaseUrl } from '../../src/api/http-client.js';
+import { checkBaseUrl, isErrorBody } from '../../src/api/http-client.js';
 import { ManualClock } from '../../src/core/clock.js';
 import {
   BudgetExhaustedError,
@@ -119,6 +119,20 @@ describe('RequestBudget', () => {
     await budget.acquire();
     await expect(budget.acquire()).rejects.toThrow(BudgetExhaustedError);
     expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe('isErrorBody', () => {
+  it('is an error only when error says something and no answer field is there', () => {
+    expect(isErrorBody({ error: 'Job store unavailable' })).toBe(true);
+    expect(isErrorBody({ error: { message: 'bad gateway' } })).toBe(true);
+    expect(isErrorBody({ web: 1, api: 2, other: 0, total: 3, error: null })).toBe(false);
+    expect(isErrorBody({ searches: [], error: '' })).toBe(false);
+    expect(isErrorBody({ searches: [], error: false })).toBe(false);
+    expect(isErrorBody({ id: 'job_1', error: 'failed to push' })).toBe(false);
+    expect(isErrorBody({ totals: {}, error: 'x' })).toBe(false);
+    expect(isErrorBody(['error'])).toBe(false);
+    expect(isErrorBody(null)).toBe(false);
   });
 });
 

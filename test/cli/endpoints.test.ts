@@ -165,6 +165,38 @@ describe('docpipe export of window aggregates', () => {
     expect(callers[1]?.total).toBe(BigInt(api.total));
   });
 
+  it('odd counts (null, 1e400, negative) and an extra "error": null load, each warned of on its window', async () => {
+    h = await startHarness(NOW, { site: { paths: 300 } });
+    // Bodies as a server may send them (1e400 is text JSON.stringify cannot write).
+    const search = (q: string, hits: string): string => `{"searchQuery":"${q}","hits":${hits},"ctr":0.5,"topClickedPage":null,"lastSearchedAt":"2026-03-02T10:00:00Z"}`;
+    const bodies: Record<string, string> = {
+      searches: `{"searches":[${search('a', 'null')},${search('b', '1e400')},${search('c', '-3')},${search('d', '2')}],"totalSearches":-3,"nextCursor":null,"error":null}`,
+      'feedback/by-page': `{"feedback":[{"path":"/a","thumbsUp":-1,"thumbsDown":null,"code":0,"total":1}],"hasMore":false,"error":null}`,
+      'assistant/caller-stats': `{"web":-5,"api":null,"other":1e400,"total":0,"error":null}`,
+    };
+    for (const [path, body] of Object.entries(bodies)) h.sandbox.addFault({ kind: 'body', match: { path: `/docs/${path}` }, body, times: Infinity });
+    for (const metric of ['searches', 'feedback-by-page', 'caller-stats'] as const) {
+      const result = await h.run(['export', metric, '--project', 'docs', ...DAY]);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const warnings = Object.fromEntries(
+      (await queryDb<{ metric: string; warnings: string[] }>(h, `SELECT metric, warnings FROM loaded_windows`)).map((r) => [r.metric, r.warnings]),
+    );
+    expect(warnings).toEqual({
+      searches: ['1 row negative', '1 row count_missing (stored as NULL)', '1 row count_out_of_range (stored as NULL)', 'totals negative: totalSearches -3'],
+      'feedback-by-page': ['1 row negative', '1 row count_missing (stored as NULL)'],
+      'caller-stats': ['totals negative: web -5', 'totals count_missing (stored as NULL): api', 'totals count_out_of_range (stored as NULL): other Infinity'],
+    });
+    expect(await queryDb(h, `SELECT search_query, hits FROM searches ORDER BY search_query`)).toEqual([
+      { search_query: 'a', hits: null },
+      { search_query: 'b', hits: null },
+      { search_query: 'c', hits: -3n },
+      { search_query: 'd', hits: 2n },
+    ]);
+    expect(await queryDb(h, `SELECT web, api, other, total FROM assistant_caller_stats`)).toEqual([{ web: -5n, api: null, other: null, total: 0n }]);
+    expect(await queryDb(h, `SELECT thumbs_up, thumbs_down FROM feedback_by_page`)).toEqual([{ thumbs_up: -1n, thumbs_down: null }]);
+  });
+
   it('feedback by page: one request a window, and a warning when the API says there were more than it returns', async () => {
     h = await startHarness(NOW, { site: { paths: 2000 }, engagement: { feedbackPerDay: 400, exact: true } });
     const result = await h.run(['export', 'feedback-by-page', '--project', 'docs', ...DAY]);

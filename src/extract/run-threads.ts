@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
 import { endpointPath } from '../api/analytics.js';
 import type { Window } from '../core/domain.js';
-import { DatabaseBusyError, DataError } from '../core/errors.js';
+import { DatabaseBusyError, DataError, HttpError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
@@ -39,6 +39,8 @@ export interface ThreadsOptions {
   /** Fetch threads that are loaded already. @default false */
   refresh?: boolean;
   signal?: AbortSignal;
+  /** Told of each thread that failed (and was not recorded), with why. */
+  onThreadFailed?: (event: { projectId: string; threadId: string; error: string }) => void;
 }
 
 export interface ThreadsSummary {
@@ -175,16 +177,23 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
           done++;
           continue;
         }
-        const body = await client.request({
-          method: 'GET',
-          path,
-          parse: (json, text) => {
-            const parsed = threadSchema.safeParse(json);
-            if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
-            return text;
-          },
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        const body = await client
+          .request({
+            method: 'GET',
+            path,
+            parse: (json, text) => {
+              const parsed = threadSchema.safeParse(json);
+              if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
+              return `{"body":${wellFormedJson(text)}}\n`;
+            },
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+          .catch((error: unknown) => {
+            // A thread the API does not have (its documented 404): recorded as not found, so
+            // that it is not asked for on every run (--refresh asks again).
+            if (error instanceof HttpError && error.status === 404) return `{"body":{"messages":[]},"notFound":true}\n`;
+            throw error;
+          });
         if (!claim.stillHeld()) {
           // Taken over while this run was stopped: the other run fetches and loads it.
           overlapping = true;
@@ -192,7 +201,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
           continue;
         }
         // On disk before the next request.
-        writeFileAtomic(file, `{"body":${wellFormedJson(body)}}\n`);
+        writeFileAtomic(file, body);
         pending.push({ projectId, threadId, file, claim });
         if (pending.length >= LOAD_BATCH) await flush();
       } catch (error) {
@@ -204,6 +213,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
           break;
         }
         summary.threadsFailed++;
+        options.onThreadFailed?.({ projectId, threadId, error: message(error) });
       }
       done++;
     }

@@ -219,6 +219,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       range: options.threads.range,
       refresh: options.refresh,
       ...(common.signal ? { signal: common.signal } : {}),
+      onThreadFailed: ({ projectId, threadId, error }) => logger.error('thread failed', { project: projectId, thread: threadId, error }),
     });
     if (threads.stopped !== null && summary.stopped === null) {
       summary.stopped = threads.stopped;

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 /**
  * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
  * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
- * too: it is not asked for again). Messages are filed under the thread id asked for, as the
+ * too, and one the API did not have, `notFound`: neither is asked for again). Messages are filed under the thread id asked for, as the
  * conversations name it.
  */
 export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
@@ -21,9 +21,10 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
   await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
   const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
   const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
-  const bodies = `SELECT m.project_id, m.thread_id, j.body
+  const bodies = `SELECT m.project_id, m.thread_id, j.body, coalesce(j.notFound, false) AS not_found
        FROM read_json(${files}, format = 'newline_delimited', filename = true,
-                      columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])'}) j
+                      columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])',
+                                 notFound: 'BOOLEAN'}) j
        JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
   await tx.run(
     `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id)
@@ -33,9 +34,9 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
     QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id) = 1`,
   );
   await tx.run(
-    `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id)
+    `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id, not_found)
      SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
-            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}
+            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}, not_found
        FROM (${bodies})`,
   );
 }

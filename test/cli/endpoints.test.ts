@@ -11,7 +11,7 @@ import { ENDPOINTS } from '../../src/api/endpoints.js';
 import type { Metric } from '../../src/core/domain.js';
 import { SANDBOX_API_KEY, type SandboxOptions } from '../../src/sandbox/server.js';
 import { encodeSegment } from '../../src/spool/spool.js';
-import { startHarness, summaryOf, type Harness, queryDb } from './harness.js';
+import { logLines, startHarness, summaryOf, type Harness, queryDb } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAY = ['--from', '2026-03-02', '--to', '2026-03-03'];
@@ -311,6 +311,30 @@ describe('docpipe export assistant --threads', () => {
     // threadId): every conversation's thread was asked for by that id.
     const ids = await queryDb<{ id: string }>(h, `SELECT id FROM assistant_conversations ORDER BY id`);
     expect(paths.map((p) => decodeURIComponent(p.split('/threads/')[1]!.split('?')[0]!)).sort()).toEqual(ids.map((r) => r.id));
+  });
+
+  it('a thread the API does not have (404) is recorded as not found and not asked for again; another failure is named', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 20 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03', '--threads'];
+    h.sandbox.addFault({ kind: 'body', status: 404, match: { path: '/threads/' }, body: '{"error":"Thread not found"}', times: 2 });
+    h.sandbox.addFault({ kind: 'body', status: 400, match: { path: '/threads/' }, body: '{"error":"Bad thread id"}', times: 1 });
+    const first = await h.run(args);
+    expect(first.code).toBe(1); // the 400
+    const fetched = threadRequests().length;
+    expect(fetched).toBeGreaterThan(3);
+    expect(summaryOf(first)).toMatchObject({ threads: { threadsPlanned: fetched, threadsLoaded: fetched - 1, threadsFailed: 1 } });
+    const failed = logLines(first).filter((l) => l.event === 'thread failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 'error', project: 'docs', thread: expect.any(String), error: expect.stringMatching(/HTTP 400.*Bad thread id/) });
+    expect(await queryDb(h, `SELECT not_found, message_count::INTEGER AS n, count(*)::INTEGER AS threads FROM assistant_threads GROUP BY ALL ORDER BY 1`)).toEqual([
+      { not_found: false, n: 2, threads: fetched - 3 },
+      { not_found: true, n: 0, threads: 2 },
+    ]);
+    // Only the thread that failed is asked for again.
+    const again = await h.run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(threadRequests()).toHaveLength(fetched + 1);
+    expect(threadRequests().at(-1)?.path).toBe(threadRequests().find((r) => r.status === 400)?.path);
   });
 
   it('a thread that held no message is recorded as fetched, and not asked for again', async () => {

@@ -184,8 +184,13 @@ function errorCode(error: unknown): string | undefined {
  * headers): the message goes to the terminal, the logs and the job ledger (DESIGN rule 8).
  */
 export function serverMessage(text: string, apiKey: string): string | undefined {
-  const said = saidByServer(text);
-  return said === undefined || apiKey === '' ? said : said.split(apiKey).join('[API key]');
+  // Blanked out before the text is shortened: a key cut in two would no longer match.
+  return saidByServer(redactKey(text, apiKey));
+}
+
+/** `text` with the API key blanked out wherever it occurs. */
+export function redactKey(text: string, apiKey: string): string {
+  return apiKey === '' || !text.includes(apiKey) ? text : text.split(apiKey).join('[API key]');
 }
 
 function saidByServer(text: string): string | undefined {
@@ -372,9 +377,13 @@ export class HttpClient {
         throw new HttpError(status, request.method, shown, message);
       }
 
+      // The key, if a server echoed it into an answer (a job's failure reason, a link), goes no
+      // further: not to the spool, the database, the logs. A key that could be a bare JSON
+      // token (digits only) is left, as blanking it could break the body.
+      const text = /[^0-9]/.test(this.options.apiKey) ? redactKey(response.text, this.options.apiKey) : response.text;
       let json: unknown;
       try {
-        json = JSON.parse(response.text);
+        json = JSON.parse(text);
       } catch (error) {
         badBody = true;
         throw new MalformedResponseError(`${request.method} ${shown} returned a body that is not JSON`, {
@@ -385,10 +394,10 @@ export class HttpClient {
         badBody = true;
         // A success status around an error (a gateway, a half-finished job store): not data.
         throw new DataError(
-          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(response.text, this.options.apiKey) ?? 'no message'}`,
+          `${request.method} ${shown} answered HTTP ${status} with an error: ${serverMessage(text, this.options.apiKey) ?? 'no message'}`,
         );
       }
-      return request.parse(json, response.text);
+      return request.parse(json, text);
     } finally {
       const ended: ResponseInfo = {
         ...info,

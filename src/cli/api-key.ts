@@ -28,6 +28,11 @@ function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: str
   return { key: found.key, source: found.source === 'file' ? `--api-key-file '${args.apiKeyFile}'` : fromEnv ? 'DOCPIPE_API_KEY' : '--api-key' };
 }
 
+/** Pure: whether a value meant as a path looks like an API key instead (`mint_…`, or one long word of key characters). */
+export function looksLikeKey(value: string): boolean {
+  return /^mint_/i.test(value) || /^[A-Za-z0-9_-]{24,}$/.test(value);
+}
+
 function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: 'value' | 'file' } {
   // Given twice (flag and env, or two flags), the last one wins.
   const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
@@ -38,13 +43,15 @@ function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key:
   const fileFirst = keyFromEnv && fileTyped;
   if (!fileFirst && typeof given === 'string' && given.trim()) return { key: given.trim(), source: 'value' };
   if (args.apiKeyFile) {
+    // A key given as the file by mistake (DOCPIPE_API_KEY_FILE=$(cat key)) is not echoed.
+    const named = looksLikeKey(args.apiKeyFile) ? 'given (it looks like a key itself: set DOCPIPE_API_KEY to it instead)' : `'${args.apiKeyFile}'`;
     try {
       const key = readFileSync(args.apiKeyFile, 'utf8').trim();
       if (key) return { key, source: 'file' };
     } catch (error) {
-      throw new UsageError(`cannot read --api-key-file '${args.apiKeyFile}'`, { cause: error });
+      throw new UsageError(`cannot read --api-key-file ${named}`, { cause: error });
     }
-    throw new UsageError(`--api-key-file '${args.apiKeyFile}' is empty`);
+    throw new UsageError(`--api-key-file ${named} is empty`);
   }
   throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key-file)');
 }

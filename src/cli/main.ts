@@ -130,19 +130,37 @@ const FLAG_OPTIONS = new Set(['--verbose', '--help', '-h', '--version', '-V']);
 /**
  * Pure: the word of the command line that stands where a command should: the first that is
  * neither an option nor an option's value. An option's value (the key after --api-key, a
- * path after --db) is never taken for a mistyped command, so it is never echoed.
+ * path after --db) is never taken for a mistyped command, so it is never echoed: an option
+ * not known here is taken to have a value unless the next word is an option itself (a
+ * command's yes/no flag such as --refresh, before --api-key), and the key itself, wherever it
+ * stands, is never the answer.
  */
-export function typedCommand(argv: readonly string[]): string | undefined {
+export function typedCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
+  const keys = new Set([env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv)].filter((k): k is string => k !== undefined && k !== ''));
+  const shown = (word: string | undefined): string | undefined => (word === undefined || keys.has(word) ? undefined : word);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') return argv[i + 1];
+    if (arg === '--') return shown(argv[i + 1]);
     if (!arg.startsWith('-')) {
-      if (!COMMAND_WORDS.has(arg)) return arg;
+      if (!COMMAND_WORDS.has(arg)) return shown(arg);
       continue;
     }
-    if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !arg.startsWith('--no-')) i++; // its value
+    const next = argv[i + 1];
+    if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !arg.startsWith('--no-') && !(next ?? '').startsWith('-')) i++; // its value
   }
   return undefined;
+}
+
+/** The values given to --api-key (or --apiKey) on the command line. */
+function keysOnCommandLine(argv: readonly string[]): string[] {
+  const keys: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = /^--api-?[kK]ey=(.*)$/.exec(arg);
+    if (eq) keys.push(eq[1] ?? '');
+    else if ((arg === '--api-key' || arg === '--apiKey') && argv[i + 1] !== undefined) keys.push(argv[i + 1]!);
+  }
+  return keys;
 }
 
 /** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
@@ -150,7 +168,7 @@ function usageMessage(message: string, argv: readonly string[]): string {
   const line = message.replace(/\s*\n\s*/g, ' ').trim();
   const suggestion = /^Did you mean (.+)\?$/.exec(line);
   if (!suggestion) return line;
-  const typed = typedCommand(argv);
+  const typed = typedCommand(argv, process.env);
   return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
 }
 

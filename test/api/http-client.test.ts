@@ -105,6 +105,24 @@ describe('HttpClient against the sandbox', () => {
     expect(messages[0]).toMatch(/failed with HTTP 400: Bad request \(rejected header: Bearer \[API key\]\)$/);
   });
 
+  it('blanks out the key before shortening a long message, and in an answer that echoes it', async () => {
+    // The key past the 117 characters a message keeps: cut in two, it matched no more.
+    sandbox.addFault({ kind: 'body', status: 403, body: `${'x'.repeat(80)} Authorization: Bearer ${SANDBOX_API_KEY}, Accept: json`, times: 1 });
+    const error = (await fetchAnalyticsPage(client({ retries: 0 }), page).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain('Bearer [API key]');
+    expect(error.message).not.toContain(SANDBOX_API_KEY.slice(0, 8));
+    // A 200 answer that carries the key (a job's failure reason quoting the request): the
+    // parsed answer and the body kept for the spool have it blanked out.
+    sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/job' }, patch: { status: 'failed', errorMessage: `push rejected; request had Bearer ${SANDBOX_API_KEY}` }, times: 1 });
+    const job = await createAgentJob(client(), 'docs', 'Fix the typo');
+    expect(JSON.stringify(job)).not.toContain(SANDBOX_API_KEY);
+    expect(JSON.stringify(job)).toContain('Bearer [API key]');
+    sandbox.addFault({ kind: 'patch', match: { path: '/visitors' }, patch: { note: `key ${SANDBOX_API_KEY}` }, times: 1 });
+    const received = await fetchAnalyticsPage(client(), page);
+    expect(received.body).not.toContain(SANDBOX_API_KEY);
+    expect(received.body).toContain('key [API key]');
+  });
+
   it('does not retry other 4xx', async () => {
     const error = await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_wrong', baseUrl: sandbox.url, clock }), page).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);

@@ -116,6 +116,12 @@ describe('first contact: help, version, did you mean', () => {
     expect(verbose.stderr).toContain("unknown command 'synk'");
     expect(verbose.stderr).not.toContain('SECRET');
     expect((await bare(['--api-key=mint_SECRETKEY123', 'synk'])).stderr).not.toContain('SECRET');
+    // A command's yes/no flag before --api-key does not make the key the typo.
+    for (const flag of ['--refresh', '--wait', '--dry-run']) {
+      const flagged = await bare([flag, '--api-key', 'mint_SECRETKEY123', 'exprt', 'visitors']);
+      expect(flagged.code).toBe(2);
+      expect(flagged.stderr).toBe("docpipe: unknown command 'exprt': did you mean 'export'?\n");
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiKeySource } from '../../src/cli/api-key.js';
+import { apiKeySource, resolveApiKey } from '../../src/cli/api-key.js';
 import { apiKeyProblem } from '../../src/api/http-client.js';
 import { envName } from '../../src/cli/help.js';
 import { parseNumberOption } from '../../src/cli/options.js';
@@ -155,6 +155,20 @@ describe('apiKeySource', () => {
     } finally {
       if (saved === undefined) delete process.env.DOCPIPE_API_KEY;
       else process.env.DOCPIPE_API_KEY = saved;
+    }
+  });
+
+  it('does not echo a key given as the key file by mistake, and names a real path', () => {
+    const saved = process.env.DOCPIPE_API_KEY;
+    delete process.env.DOCPIPE_API_KEY;
+    try {
+      for (const key of ['mint_SECRETxyz123LEAKCHECK', 'Ab3dEf6hIj9kLm2nOp5qRs8tUv']) {
+        expect(() => resolveApiKey({ apiKeyFile: key })).toThrow('cannot read --api-key-file given (it looks like a key itself: set DOCPIPE_API_KEY to it instead)');
+        expect(() => resolveApiKey({ apiKeyFile: key })).not.toThrow(key);
+      }
+      expect(() => resolveApiKey({ apiKeyFile: '/etc/docpipe/no-such.key' })).toThrow("cannot read --api-key-file '/etc/docpipe/no-such.key'");
+    } finally {
+      if (saved !== undefined) process.env.DOCPIPE_API_KEY = saved;
     }
   });
 });

@@ -21,7 +21,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
@@ -106,10 +106,21 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
 /**
  * Values as JavaScript, but dates, times and timestamps as DuckDB prints them, at any depth
- * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC.
+ * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC. A TIMESTAMPTZ is printed in
+ * UTC (`2026-10-31 06:00:00+00`), the session's zone, whatever the machine's: the client's
+ * own text would use the process's zone, and a prompt rendered from it would differ by host.
  */
-const TEMPORAL_AS_TEXT: DuckDBValueConverter<unknown> = (value, type, converter) =>
-  value === null ? null : TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
+const TEMPORAL_AS_TEXT: DuckDBValueConverter<unknown> = (value, type, converter) => {
+  if (value === null) return null;
+  if (value instanceof DuckDBTimestampTZValue) return timestampTzText(value);
+  return TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
+};
+
+/** A TIMESTAMPTZ as DuckDB prints it with TimeZone 'UTC'. */
+function timestampTzText(value: DuckDBTimestampTZValue): string {
+  const text = new DuckDBTimestampValue(value.micros).toString();
+  return value.isFinite ? `${text}+00` : text;
+}
 
 export interface OpenOptions {
   /** Open without the write lock; other readers may open the file at the same time. @default false */

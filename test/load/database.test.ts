@@ -199,4 +199,17 @@ describe('Database: files attached to one instance', () => {
       await db.close();
     }
   });
+
+  it('query gives a TIMESTAMPTZ in UTC whatever the machine\'s zone (a prompt rendered from it is the same on every host)', () => {
+    // The zone is the process's from its start: each in a process of its own (the built code).
+    const database = join(process.cwd(), 'dist/load/database.js');
+    const script =
+      `import(${JSON.stringify(database)}).then(async ({ Database }) => { const db = await Database.open(':memory:');` +
+      `const [r] = await db.query("SELECT TIMESTAMPTZ '2026-11-24 12:25:51.913+00' AS t, [TIMESTAMPTZ '2026-01-01 00:00:00+00'] AS l, 'infinity'::TIMESTAMPTZ AS i");` +
+      `console.log(JSON.stringify(r.rows)); await db.close(); })`;
+    for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {
+      const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, TZ: zone } });
+      expect(JSON.parse(out), zone).toEqual([{ t: '2026-11-24 12:25:51.913+00', l: ['2026-01-01 00:00:00+00'], i: 'infinity' }]);
+    }
+  });
 });

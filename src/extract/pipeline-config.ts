@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import { isEventStream } from '../api/endpoints.js';
 import { METRICS, projectIdProblem, type Metric } from '../core/domain.js';
-import { COARSE_FIRST, GRAINS, alignUp, parseDay, planClosedWindows, type Grain } from './windows.js';
+import { COARSE_FIRST, GRAINS, addDays, alignUp, parseDay, planClosedWindows, utcToday, yearProblem, type Grain } from './windows.js';
 import type { Window } from '../core/domain.js';
 
 /** The project id the shipped `pipelines/nightly.json` carries until someone edits it. */
@@ -95,8 +95,8 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
   if (raw.start !== undefined) {
     try {
       const start = parseDay(raw.start, 'start');
-      // A mistyped year (0026 for 2026) would plan hundreds of thousands of windows.
-      if (start.year < 2000) errors.push(`start: ${raw.start} is before 2000: check the year`);
+      const typo = yearProblem(start, raw.start, 'start:');
+      if (typo) errors.push(typo);
       // One grain: its windows start at `start`, which must be on its boundary. A list of
       // grains: each starts at its first boundary on or after `start`.
       if (raw.windows === undefined) {
@@ -162,6 +162,12 @@ export interface SyncSeries {
  * are fetched and replaced one day at a time). `sync` runs it; `status` reports on it.
  */
 export function planSyncSeries(config: PipelineConfig, projects: readonly string[], now: number): SyncSeries[] {
+  // A start a year or more ahead is a mistyped year (2062 for 2026): the sync would plan
+  // nothing, and exit 0, every night until then.
+  const yearAhead = addDays(utcToday(now), 366);
+  if (config.start > yearAhead) {
+    throw new UsageError(`start: ${config.start} is more than a year after today (${utcToday(now)}, UTC): check the year`);
+  }
   const aggregates = config.metrics.filter((m) => !isEventStream(m));
   const events = config.metrics.filter((m) => isEventStream(m));
   const series: SyncSeries[] = config.grains.flatMap((grain) => {

@@ -21,6 +21,17 @@ export const MAX_RANGE_DAYS = 3_660;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/**
+ * The first year docpipe takes: a date before it is a mistyped year (`0026` for 2026), which
+ * would plan hundreds of thousands of windows, or ask the API for days it has nothing of.
+ */
+export const FIRST_YEAR = 2000;
+
+/** Pure: the problem with a date's year (`what` names the option), or undefined. */
+export function yearProblem(day: DateTime, value: string, what: string): string | undefined {
+  return day.year < FIRST_YEAR ? `${what} ${value} is before ${FIRST_YEAR}: check the year` : undefined;
+}
+
 /** Parses a strict `YYYY-MM-DD` UTC date; `what` names the option in the error. */
 export function parseDay(value: string, what = 'date'): DateTime {
   const parsed = ISO_DATE.test(value) ? DateTime.fromISO(value, { zone: 'utc' }) : null;
@@ -71,6 +82,8 @@ function checkAligned(day: DateTime, grain: 'week' | 'month', option: string): v
 export function planWindows(from: string, to: string, grain: Grain, options: { tenYears?: boolean } = {}): Window[] {
   const start = parseDay(from, '--from');
   const end = parseDay(to, '--to');
+  const typo = yearProblem(start, from, '--from');
+  if (typo) throw new UsageError(typo);
   if (start >= end) {
     throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`);
   }
@@ -102,10 +115,18 @@ export function windowDays(window: Window): number {
 /**
  * Refuses windows that start after today (UTC): there is no data for them yet, so they would
  * cost requests and load nothing. A window that starts today is allowed (it is partial, and
- * re-fetched until it settles).
+ * re-fetched until it settles). A `range` window, which has no period of its own, ends
+ * tomorrow at the latest: one that ended years ahead would be re-fetched every day until then.
  */
-export function checkNotFuture(windows: readonly Window[], nowMs: number, to: string): void {
+export function checkNotFuture(windows: readonly Window[], nowMs: number, to: string, grain?: Grain): void {
   const today = utcToday(nowMs);
+  const tomorrow = addDays(today, 1);
+  if (grain === 'range' && windows.some((w) => w.start <= today && w.end > tomorrow)) {
+    throw new UsageError(
+      `--to ${to} is past tomorrow (${tomorrow}, UTC): a range window ends tomorrow at the latest, ` +
+        `as the days after it have no data yet; use --to ${tomorrow}`,
+    );
+  }
   const future = windows.filter((w) => w.start > today);
   if (future.length === 0) return;
   const last = windows.filter((w) => w.start <= today).at(-1);

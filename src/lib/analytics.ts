@@ -273,7 +273,7 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
   const common = resolveCommon(options);
   const now = common.clock.now();
   const windows = planWindows(options.from, options.to, grain);
-  checkNotFuture(windows, now, options.to);
+  checkNotFuture(windows, now, options.to, grain);
   const open = windows.filter((w) => !isClosed(w, now));
   if (open.length > 0) {
     common.logger.warn('window not closed yet', {

@@ -9,6 +9,7 @@ import { formatDuration, parseDuration } from '../../src/core/duration.js';
 import { ApiFailingError, UsageError } from '../../src/core/errors.js';
 import { WalkProgress } from '../../src/extract/page-walker.js';
 import { orderFetches } from '../../src/extract/plan-export.js';
+import { checkPipelineConfig, planSyncSeries } from '../../src/extract/pipeline-config.js';
 import { alignUp, checkNotFuture, planWindows, type Grain } from '../../src/extract/windows.js';
 
 describe('orderFetches', () => {
@@ -59,10 +60,27 @@ describe('window plans that cost nothing useless', () => {
       /1 window would start after today and have no data$/,
     );
   });
+  it('refuses a range window that ends after tomorrow (it would be re-fetched daily until then)', () => {
+    const now = Date.parse('2026-03-10T12:00:00Z');
+    expect(() => checkNotFuture(planWindows('2026-03-01', '2026-03-11', 'range'), now, '2026-03-11', 'range')).not.toThrow();
+    expect(() => checkNotFuture(planWindows('2026-03-01', '2030-01-01', 'range'), now, '2030-01-01', 'range')).toThrow(
+      '--to 2030-01-01 is past tomorrow (2026-03-11, UTC): a range window ends tomorrow at the latest, as the days after it have no data yet; use --to 2026-03-11',
+    );
+    // A month or a week may end after tomorrow: it is today's.
+    expect(() => checkNotFuture(planWindows('2026-03-01', '2026-04-01', 'month'), now, '2026-04-01', 'month')).not.toThrow();
+  });
+  it('refuses a mistyped year: --from before 2000, a sync start more than a year ahead', () => {
+    expect(() => planWindows('0026-11-01', '0026-11-04', 'day')).toThrow('--from 0026-11-01 is before 2000: check the year');
+    const now = Date.parse('2026-11-24T12:00:00Z');
+    const { config } = checkPipelineConfig({ projects: ['a'], start: '2062-01-01', metrics: ['visitors'] });
+    expect(() => planSyncSeries(config!, ['a'], now)).toThrow('start: 2062-01-01 is more than a year after today (2026-11-24, UTC): check the year');
+    const soon = checkPipelineConfig({ projects: ['a'], start: '2026-12-01', metrics: ['visitors'] }).config!;
+    expect(planSyncSeries(soon, ['a'], now)).toEqual([{ metric: 'visitors', projectId: 'a', grain: 'day', windows: [] }]);
+  });
   it('refuses a range of more than ten years before planning it', () => {
     expect(planWindows('2016-03-01', '2026-03-01', 'day')).toHaveLength(3652);
     const started = performance.now();
-    expect(() => planWindows('0001-01-01', '9999-01-01', 'day')).toThrow(/spans more than ten years/);
+    expect(() => planWindows('2001-01-01', '9999-01-01', 'day')).toThrow(/spans more than ten years/);
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

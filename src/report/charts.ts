@@ -18,8 +18,10 @@ const base: EChartsOption = {
   legend: { top: 4 },
 };
 
+/** The axis labels: month and day, or the whole date when the days span more than one year. */
 function days(daily: readonly DailyPoint[]): string[] {
-  return daily.map((d) => d.day.slice(5));
+  const oneYear = daily.length === 0 || daily[0]!.day.slice(0, 4) === daily.at(-1)!.day.slice(0, 4);
+  return daily.map((d) => (oneYear ? d.day.slice(5) : d.day));
 }
 
 export function visitorsOption(daily: readonly DailyPoint[]): EChartsOption {

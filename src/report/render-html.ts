@@ -3,7 +3,7 @@
  * script, no external request), with a short table under each chart for people who read.
  */
 import { aiShareOption, jobsOption, renderSvg, topPagesOption, viewsVsVisitorsOption, visitorsOption, weeksOption } from './charts.js';
-import type { DailyPoint, ProjectReport, ReportData } from './report-data.js';
+import { missingDayRuns, type DailyPoint, type ProjectReport, type ReportData } from './report-data.js';
 
 /** Rows of the daily tables: the most recent days (the chart has them all). */
 const TABLE_DAYS = 7;
@@ -45,7 +45,7 @@ function recent(daily: readonly DailyPoint[]): DailyPoint[] {
 }
 
 function partial(d: DailyPoint): string {
-  return d.complete ? d.day : `${d.day} (partial)`;
+  return d.missing ? `${d.day} (missing)` : d.complete ? d.day : `${d.day} (partial)`;
 }
 
 function charts(p: ProjectReport, data: ReportData): Chart[] {
@@ -54,11 +54,13 @@ function charts(p: ProjectReport, data: ReportData): Chart[] {
   const lastDays = `The ${Math.min(TABLE_DAYS, p.daily.length)} most recent days.`;
   const top = p.topPages;
   const missingWeeks = p.weeks.filter((w) => w.visitorsTotal === null).map((w) => w.weekStart);
+  const gaps = missingDayRuns(p.daily);
+  const missingDays = gaps.length > 0 ? ` Missing days (no day window loaded, drawn as gaps): ${gaps.join(', ')}.` : '';
   return [
     {
       id: 'visitors',
       title: 'Unique visitors per day: human and AI',
-      note: `Day windows ${data.from} .. ${data.to} (UTC, end exclusive). Total is deduplicated, so it is below human + AI. ${lastDays}`,
+      note: `Day windows ${data.from} .. ${data.to} (UTC, end exclusive). Total is deduplicated, so it is below human + AI.${missingDays} ${lastDays}`,
       svg: hasDays ? renderSvg(visitorsOption(p.daily)) : null,
       empty: noDays,
       table: table(['day', 'human', 'AI', 'total'], recent(p.daily).map((d) => [partial(d), int(d.visitorsHuman), int(d.visitorsAi), int(d.visitorsTotal)])),

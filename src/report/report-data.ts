@@ -4,7 +4,7 @@
  * sql/queries/week-over-week.sql, and sql/queries/job-success-rate.sql.
  */
 import type { Executor } from '../load/database.js';
-import { alignUp, planWindows } from '../extract/windows.js';
+import { addDays, alignUp, planWindows } from '../extract/windows.js';
 import { readSqlFile } from '../load/sql-files.js';
 
 export interface DailyPoint {
@@ -15,6 +15,8 @@ export interface DailyPoint {
   aiShare: number | null;
   viewsTotal: number | null;
   complete: boolean;
+  /** No day window loaded for it (a gap between loaded days): drawn as a gap, named on the page. */
+  missing?: true;
 }
 
 export interface TopPage {
@@ -96,15 +98,50 @@ async function readDaily(db: Executor, project: string, from: string, to: string
      ORDER BY day`,
     { project, from, to },
   );
-  return rows.map((r: Raw) => ({
-    day: str(r.day),
-    visitorsHuman: num(r.visitors_human),
-    visitorsAi: num(r.visitors_ai),
-    visitorsTotal: num(r.visitors_total),
-    aiShare: num(r.ai_share),
-    viewsTotal: num(r.views_total),
-    complete: r.complete === true,
-  }));
+  return withGaps(
+    rows.map((r: Raw) => ({
+      day: str(r.day),
+      visitorsHuman: num(r.visitors_human),
+      visitorsAi: num(r.visitors_ai),
+      visitorsTotal: num(r.visitors_total),
+      aiShare: num(r.ai_share),
+      viewsTotal: num(r.views_total),
+      complete: r.complete === true,
+    })),
+  );
+}
+
+/**
+ * Pure: the loaded days (ascending) with every day between them that is not loaded put in as
+ * a missing point, so that a chart's axis is the calendar and never joins two days across a gap.
+ */
+export function withGaps(daily: readonly DailyPoint[]): DailyPoint[] {
+  const out: DailyPoint[] = [];
+  for (const point of daily) {
+    const last = out.at(-1);
+    for (let day = last ? addDays(last.day, 1) : point.day; day < point.day; day = addDays(day, 1)) {
+      out.push({ day, visitorsHuman: null, visitorsAi: null, visitorsTotal: null, aiShare: null, viewsTotal: null, complete: false, missing: true });
+    }
+    out.push(point);
+  }
+  return out;
+}
+
+/** Pure: runs of consecutive missing days, as `start` or `start .. end` (inclusive). */
+export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
+  const runs: string[] = [];
+  let first: string | undefined;
+  let previous: string | undefined;
+  for (const point of [...daily, undefined]) {
+    if (point?.missing) {
+      first ??= point.day;
+      previous = point.day;
+      continue;
+    }
+    if (first !== undefined) runs.push(first === previous ? first : `${first} .. ${previous}`);
+    first = undefined;
+  }
+  return runs;
 }
 
 /**

@@ -317,9 +317,12 @@ describe('docpipe export', () => {
     // A month window that starts today is partial, not future: allowed.
     const month = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-04-01', '--window', 'month', '--max-requests', '0']);
     expect(month.stderr).not.toMatch(/past today/);
-    const decade = await h.run(['export', 'visitors', '--project', 'docs', '--from', '0026-01-01', '--to', '2026-01-01']);
+    const decade = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2006-01-01', '--to', '2026-01-01']);
     expect(decade.code).toBe(2);
-    expect(decade.stderr).toMatch(/range 0026-01-01 \.\. 2026-01-01 spans more than ten years/);
+    expect(decade.stderr).toMatch(/range 2006-01-01 \.\. 2026-01-01 spans more than ten years/);
+    const typo = await h.run(['export', 'visitors', '--project', 'docs', '--from', '0026-01-01', '--to', '0026-01-04']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('docpipe: --from 0026-01-01 is before 2000: check the year\n');
     expect(h.sandbox.requests).toHaveLength(0);
   });
 

@@ -8,8 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { DatabaseError } from '../core/errors.js';
+import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
 import type { Executor } from './database.js';
+import { readRunFacts } from './doctor-io.js';
 import { readSqlFile, sqlDir } from './sql-files.js';
 
 export interface Migration {
@@ -72,6 +73,28 @@ function refuseNewer(found: number): void {
   }
 }
 
+/**
+ * An older database with a run of the release that wrote it at work on it (a days-long
+ * backfill started before docpipe was upgraded): upgrading it would stop that run at its next
+ * open ("written by a newer docpipe"), with jobs it created recorded nowhere. The upgrade
+ * waits: exit 75, to be tried again once that run has ended. Runs whose process cannot be
+ * told alive (a record of another host's, without a heartbeat) do not hold it back.
+ */
+async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
+  const [runs] = await db.all<{ n: bigint }>(
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'runs'`,
+  );
+  if (Number(runs?.n ?? 0) === 0) return;
+  const live = (await readRunFacts(db)).filter((r) => r.alive === true);
+  if (live.length === 0) return;
+  const [first] = live;
+  const named = `${first!.command ?? 'a run'} (run ${first!.runId}${first!.pid !== null ? `, pid ${first!.pid}` : ''})${live.length > 1 ? ` and ${live.length - 1} more` : ''}`;
+  throw new DatabaseBusyError(
+    `this database is at schema version ${from} and an older docpipe is at work on it: ${named}; ` +
+      `upgrading it now would stop that run: try again once it has ended`,
+  );
+}
+
 /** For read-only opens: a newer schema is refused; an older one is read as it is. */
 export async function checkReadable(db: Executor): Promise<void> {
   refuseNewer(await readSchemaVersion(db));
@@ -129,6 +152,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
   if (current !== undefined) return { from: current, to: current };
   const from = await readSchemaVersion(db);
   refuseNewer(from);
+  if (from < currentSchemaVersion()) await refuseUnderLiveRuns(db, from);
   // Not current: older, or this release's schema with another release's views.
   const views = readSqlFile(VIEWS_FILE);
   const sha = viewsChecksum();

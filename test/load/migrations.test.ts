@@ -11,7 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -415,6 +416,35 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     expect(await withDb(db, schema)).toEqual(await withDb(fresh, schema));
     const versions = await plain(db, (c) => rowsOf(c, 'SELECT version FROM schema_version ORDER BY version'));
     expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
+  });
+
+  it('waits (exit 75) to upgrade while a run of the release that wrote it is at work on it, then upgrades', async () => {
+    // A 0.2.0 process still at work (a backfill started before the upgrade): its record, with
+    // the pid of a live process on this host.
+    const older = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await plain(db, (c) =>
+        c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${older.pid}, '${hostname()}')`),
+      );
+      const version = async (): Promise<number> => Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v);
+      for (const command of [['status'], ['export', 'views', '--from', '2026-03-02', '--to', '2026-03-09', '--window', 'week', '--project', 'docs']]) {
+        const result = await h.run([...command, '--db', db]);
+        expect(result.code, command[0]).toBe(75);
+        expect(result.stderr).toContain(
+          'this database is at schema version 6 and an older docpipe is at work on it: sync (run 20260320T050000Z-0a0b0c0d, pid ' +
+            `${older.pid}); upgrading it now would stop that run: try again once it has ended`,
+        );
+        expect(await version()).toBe(6);
+      }
+      expect(h.sandbox.requests).toHaveLength(0);
+      older.kill('SIGKILL');
+      await new Promise((resolve) => older.once('exit', resolve));
+      const after = await h.run(['status', '--db', db]);
+      expect(after.code, after.stderr).toBe(0);
+      expect(await version()).toBe(currentSchemaVersion());
+    } finally {
+      older.kill('SIGKILL');
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import type { Executor } from '../load/database.js';
 import { readLiveRunIds } from '../load/runs.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
+import { dropCreatedJob, keepCreatedJob, readCreatedJobs } from '../spool/kept-jobs.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
 export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
@@ -175,7 +176,40 @@ export class JobLedger {
   constructor(
     private readonly store: Store,
     private readonly runId: string,
+    /** The spool, where a created job the ledger could not take is kept (kept-jobs.ts). */
+    private readonly spoolRoot?: string,
   ) {}
+
+  /**
+   * Records the answer of the POST that created a job; if the database cannot take it (held
+   * past the lock wait), keeps it in the spool for the next batch, then throws.
+   */
+  async recordCreated(projectId: string, promptKey: string, job: AgentJob, now: number): Promise<void> {
+    try {
+      await this.recordJob(projectId, promptKey, job, now, { submitted: true });
+    } catch (error) {
+      if (this.spoolRoot !== undefined) keepCreatedJob(this.spoolRoot, { projectId, promptKey, job, at: now });
+      throw error;
+    }
+  }
+
+  /**
+   * Writes the created jobs an earlier batch kept in the spool into the ledger (a prompt whose
+   * row has a job already keeps it), then removes them. Returns how many were recorded.
+   */
+  async recoverCreated(projectId: string): Promise<number> {
+    if (this.spoolRoot === undefined) return 0;
+    let recorded = 0;
+    for (const { kept, file } of readCreatedJobs(this.spoolRoot, projectId)) {
+      const row = await this.get(projectId, kept.promptKey);
+      if (row !== undefined && row.jobId === null) {
+        await this.recordJob(projectId, kept.promptKey, kept.job, kept.at, { submitted: true });
+        recorded++;
+      }
+      dropCreatedJob(file);
+    }
+    return recorded;
+  }
 
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {
     const rows = await this.store.read((db) => db.all(`${SELECT} WHERE project_id = $p AND prompt_key = $k`, { p: projectId, k: promptKey }));

@@ -219,11 +219,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     const answer: AgentJob =
       job.id === null ? { ...job, status: 'unknown', reason: `the API returned a job without an id (status ${job.status ?? 'none'})` } : job;
     try {
-      await ledger.recordJob(projectId, entry.key, answer, clock.now(), { submitted: true });
+      await ledger.recordCreated(projectId, entry.key, answer, clock.now());
     } catch (error) {
-      // The ledger keeps the POST mark: the next run calls the prompt unknown and does not
-      // post it again. The job's id is in the log, for the user to follow it by hand.
-      event(entry, { kind: 'warning', message: `job ${job.id ?? '(no id)'} was created but could not be recorded: ${message(error)}` });
+      // The answer is kept in the spool: the next batch records the job and follows it.
+      event(entry, { kind: 'warning', message: `job ${job.id ?? '(no id)'} was created but could not be recorded yet (kept in the spool for the next run): ${message(error)}` });
       throw error;
     }
     event(entry, { kind: 'submitted', jobId: job.id });
@@ -231,6 +230,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
   };
 
+  // Jobs an earlier batch created but could not record go in first, to be followed.
+  await ledger.recoverCreated(projectId);
   // One read of the ledger for the whole batch; each prompt's decision is the dry run's too.
   const before = await ledger.byKey(projectId);
 

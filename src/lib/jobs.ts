@@ -131,7 +131,7 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({
     client: session.client,
-    ledger: new JobLedger(store, runId),
+    ledger: new JobLedger(store, runId, workspace.spool.root),
     clock,
     projectId: input.projectId,
     sourceFile: input.source,

@@ -569,12 +569,19 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(sandbox.jobs()).toHaveLength(1);
     const warning = logLines(stopped).find((l) => l.event === 'job warning');
     expect(warning?.message).toMatch(new RegExp(`^job ${sandbox.jobs()[0]!.id} was created but could not be recorded`));
-    // The next run posts each other prompt once; the job whose answer was not recorded is unknown, not posted again.
+    // The answer was kept in the spool: the next run records that job and follows it (it is
+    // not unknown, and not posted again), and posts each other prompt once.
     const rerun = await docpipe(submit).done;
-    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.code, rerun.stderr).toBe(0);
     expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
     expect(sandbox.jobs()).toHaveLength(6);
-    expect(summaryOf(rerun)).toMatchObject({ submitted: 5, counts: { completed: 5, unknown: 1 } });
+    expect(summaryOf(rerun)).toMatchObject({ submitted: 5, counts: { completed: 6 } });
+    const [first] = await Database.with(db, { readOnly: true }, (d) =>
+      d.all<{ job_id: string }>(`SELECT job_id FROM agent_jobs WHERE prompt = 'Fix page 0 [pr]'`),
+    );
+    expect(first?.job_id).toBe(sandbox.jobs()[0]!.id);
+    expect(existsSync(join(`${db}.spool`, 'created'))).toBe(true);
+    expect(readdirSync(join(`${db}.spool`, 'created', 'docs'))).toEqual([]);
   });
 
   it('a writer waits for a reader that holds the file, logging database busy, and exits 0', async () => {

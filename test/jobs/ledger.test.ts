@@ -88,6 +88,32 @@ describe('JobLedger: writes that meet share a short write', () => {
   });
 });
 
+describe('JobLedger: a created job the database could not take', () => {
+  let path = '';
+  freshDatabase((p) => (path = p));
+
+  it('is kept in the spool and recorded by the next batch, unless the prompt has a job by then', async () => {
+    const spool = `${path}.spool`;
+    const setup = new JobLedger(new Store(path), 'run-0', spool);
+    for (const k of ['k1', 'k2']) await setup.markPending('docs', k, `Fix ${k}`, 'prompts.txt', NOW);
+    // The file held by another process past the lock wait: the write fails, the answers go to the spool.
+    const busy = new Store(path);
+    busy.run = () => Promise.reject(new Error('database held past the lock wait'));
+    const held = new JobLedger(busy, 'run-1', spool);
+    for (const [k, id] of [['k1', 'job_1'], ['k2', 'job_2']] as const) {
+      await expect(held.recordCreated('docs', k, job(id, 'active'), NOW + 1)).rejects.toThrow('database held past the lock wait');
+    }
+    // k2 got its job meanwhile (another way): its kept answer is dropped, not written over it.
+    await setup.recordJob('docs', 'k2', job('job_2', 'succeeded'), NOW + 2, { submitted: true });
+    const next = new JobLedger(new Store(path), 'run-2', spool);
+    expect(await next.recoverCreated('docs')).toBe(1);
+    expect(await next.recoverCreated('docs')).toBe(0);
+    const rows = await next.byKey('docs');
+    expect([rows.get('k1')?.jobId, rows.get('k1')?.status]).toEqual(['job_1', 'active']);
+    expect([rows.get('k2')?.jobId, rows.get('k2')?.status]).toEqual(['job_2', 'succeeded']);
+  });
+});
+
 describe('JobLedger: two runs of the same prompts claim each prompt once', () => {
   let path = '';
   freshDatabase((p) => (path = p));

@@ -123,6 +123,13 @@ export interface JournalFacts {
   live: boolean;
 }
 
+/** A job the API created while the database was held, its answer kept in the spool (../spool/kept-jobs.ts). */
+export interface CreatedJobFacts {
+  projectId: string;
+  promptKey: string;
+  jobId: string | null;
+}
+
 export interface DoctorFacts {
   windows: readonly WindowFacts[];
   runs: readonly RunFacts[];
@@ -130,6 +137,8 @@ export interface DoctorFacts {
   journals: readonly JournalFacts[];
   /** Assistant thread bodies in the spool. @default none */
   threads?: readonly SpooledThreadFacts[];
+  /** Created jobs kept in the spool. @default none */
+  createdJobs?: readonly CreatedJobFacts[];
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -255,6 +264,7 @@ export function spoolFindings(
   loaded: (walk: WalkFacts) => WindowFacts | undefined,
   now: number,
   threads: readonly SpooledThreadFacts[] = [],
+  createdJobs: readonly CreatedJobFacts[] = [],
 ): Finding[] {
   const spool = walks.map((w): Finding => {
     const label = windowLabel(w);
@@ -306,6 +316,15 @@ export function spoolFindings(
     }
     if (held > 0) spool.push({ check: 'spool', status: 'info', detail: `assistant ${projectId}: ${plural(held, 'thread body', 'thread bodies')} held by a run at work` });
   }
+  // Not a fault: the next jobs batch of the project records each before it decides anything.
+  for (const job of createdJobs) {
+    spool.push({
+      check: 'spool',
+      status: 'info',
+      detail: `jobs ${job.projectId}: job ${job.jobId ?? '(no id)'} of prompt ${job.promptKey} was created while the database was held; ` +
+        'its answer is kept in the spool: the next jobs batch of the project records it and follows the job',
+    });
+  }
   const leftover = journals.filter((j) => !j.live);
   const journal: Finding[] = journals
     .filter((j) => j.live)
@@ -331,7 +350,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const loaded = (w: WalkFacts): WindowFacts | undefined => byWindow.get(`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`);
   const all = [
     ...windowFindings(facts.windows),
-    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads),
+    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.createdJobs),
     ...runFindings(facts.runs),
   ];
   return CHECKS.flatMap((check) => all.filter((f) => f.check === check));

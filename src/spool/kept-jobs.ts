@@ -54,6 +54,17 @@ export function readCreatedJobs(root: string, projectId: string): { kept: KeptJo
   return found;
 }
 
+/** Every kept answer, of every project (doctor and status name them). */
+export function readAllCreatedJobs(root: string): KeptJob[] {
+  let projects: string[];
+  try {
+    projects = readdirSync(createdDir(root));
+  } catch {
+    return [];
+  }
+  return projects.flatMap((folder) => readCreatedJobs(root, decodeURIComponent(folder)).map((k) => k.kept));
+}
+
 /** Removes a kept answer (it is in the ledger now). */
 export function dropCreatedJob(file: string): void {
   rmSync(file, { force: true });

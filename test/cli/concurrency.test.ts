@@ -569,8 +569,11 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(sandbox.jobs()).toHaveLength(1);
     const warning = logLines(stopped).find((l) => l.event === 'job warning');
     expect(warning?.message).toMatch(new RegExp(`^job ${sandbox.jobs()[0]!.id} was created but could not be recorded`));
-    // The answer was kept in the spool: the next run records that job and follows it (it is
-    // not unknown, and not posted again), and posts each other prompt once.
+    // The answer was kept in the spool, as doctor says; the next run records that job and
+    // follows it (it is not unknown, and not posted again), and posts each other prompt once.
+    const doctor = await docpipe(['doctor', '--db', db]).done;
+    expect(doctor.stdout).toContain(`jobs docs: job ${sandbox.jobs()[0]!.id} of prompt `);
+    expect(doctor.stdout).toContain('was created while the database was held; its answer is kept in the spool');
     const rerun = await docpipe(submit).done;
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);

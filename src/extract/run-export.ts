@@ -179,6 +179,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   );
 
   const fetches: PlannedFetch[] = [];
+  // A window the spool holds a completed walk of is loaded from it: counted as loaded (from
+  // the spool), neither skipped nor fetched; one outside the tasks is planned by this run too.
+  let recoveredPlanned = 0;
   for (const task of options.tasks) {
     const decisions = planExport({
       windows: task.windows,
@@ -190,10 +193,12 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     summary.windowsPlanned += decisions.length;
     for (const d of decisions) {
       const inSpool = recoveredKeys.has(`${seriesKey(task.metric, task.projectId)}\u0000${windowKey(d.window)}`);
-      if (d.action === 'skip' || inSpool) summary.windowsSkipped++;
+      if (inSpool) recoveredPlanned++;
+      else if (d.action === 'skip') summary.windowsSkipped++;
       else fetches.push({ metric: task.metric, projectId: task.projectId, grain: task.grain, window: d.window, reason: d.reason });
     }
   }
+  summary.windowsPlanned += recovered.length - recoveredPlanned;
   const ordered = orderAllFetches(fetches);
   // The hour's requests, read now that the file is open for the plan (the first request would read them).
   if (ordered.length > 0) await budget.ready();

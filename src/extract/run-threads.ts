@@ -48,6 +48,8 @@ export interface ThreadsSummary {
   threadsLoaded: number;
   threadsFromSpool: number;
   threadsFailed: number;
+  /** Left to another run at work (it fetches or fetched them): planned = loaded + failed + skipped + left. */
+  threadsSkipped: number;
   threadsLeft: number;
   stopped: StopReason | null;
   stopMessage: string | null;
@@ -72,6 +74,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     threadsLoaded: 0,
     threadsFromSpool: 0,
     threadsFailed: 0,
+    threadsSkipped: 0,
     threadsLeft: 0,
     stopped: null,
     stopMessage: null,
@@ -100,7 +103,9 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
   summary.threadsFromSpool = pending.length;
   const flush = async (): Promise<void> => {
     // A thread another run took over while this one was stopped is that run's to load.
-    const batch = pending.splice(0, pending.length).filter((t) => t.claim.stillHeld());
+    const waiting = pending.splice(0, pending.length);
+    const batch = waiting.filter((t) => t.claim.stillHeld());
+    summary.threadsSkipped += waiting.length - batch.length;
     if (batch.length === 0) return;
     await store.write((tx) => loadThreads(tx, batch, options.runId));
     for (const t of batch) {
@@ -166,6 +171,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       if (!claim.take()) {
         // Another run is fetching it, and loads it.
         overlapping = true;
+        summary.threadsSkipped++;
         done++;
         continue;
       }
@@ -174,6 +180,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       try {
         if (overlapping && (await loadedSincePlan(projectId, threadId))) {
           claim.remove();
+          summary.threadsSkipped++;
           done++;
           continue;
         }
@@ -197,6 +204,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
         if (!claim.stillHeld()) {
           // Taken over while this run was stopped: the other run fetches and loads it.
           overlapping = true;
+          summary.threadsSkipped++;
           done++;
           continue;
         }

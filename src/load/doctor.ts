@@ -211,7 +211,7 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
   const ok = (check: Check, detail: string): Finding[] => [{ check, status: 'ok', detail }];
   return [
     ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'row')} in keyless tables, each key once per window`)),
-    ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')}, each with its totals and row count`)),
+    ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')} of the keyless tables (pages, searches, feedback by page), each with its totals and row count`)),
     ...(orphans.length > 0 ? orphans : ok('orphans', 'no rows outside a loaded window')),
   ];
 }

@@ -353,7 +353,8 @@ describe('docpipe doctor', () => {
     const requested = h.sandbox.requests.length;
     const after = await h.run(next);
     expect(after.code).toBe(0);
-    expect(summaryOf(after)).toMatchObject({ windowsLoaded: 1, windowsFromSpool: 1, windowsSkipped: 5, requests: 0 });
+    // Planned = skipped + loaded: the window from the spool is loaded, not skipped too.
+    expect(summaryOf(after)).toMatchObject({ windowsPlanned: 5, windowsLoaded: 1, windowsFromSpool: 1, windowsSkipped: 4, requests: 0 });
     expect(h.sandbox.requests.length).toBe(requested);
     expect(logLines(after).find((l) => l.event === 'earlier runs marked crashed')).toMatchObject({ runs: ['pod-run'] });
     expect(await queryDb(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-05'`)).toEqual([{ n: BigInt(rows) }]);
@@ -479,6 +480,13 @@ describe('docpipe doctor', () => {
     expect(await queryDb(h, `SELECT count(*) AS n FROM visitor_totals`)).toEqual([{ n: 2n }]);
   });
 
+  it('a walk of another series that an export loads from the spool is counted as planned and loaded (planned = skipped + loaded)', async () => {
+    await spoolCompletedWalk(h, { start: '2026-03-03', end: '2026-03-04' }, h.clock.now() - 3_600_000);
+    const result = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsSkipped: 0, windowsLoaded: 3, windowsFromSpool: 1, windowsLeft: 0 });
+  });
+
   it('export recovers a spooled walk through the same path: loaded first, not fetched, overtaken ones dropped', async () => {
     await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
     const { rows } = await spoolCompletedWalk(h, { start: '2026-03-03', end: '2026-03-04' }, h.clock.now() - 3_600_000);
@@ -487,7 +495,7 @@ describe('docpipe doctor', () => {
     const result = await h.run(EXPORT);
     expect(result.code).toBe(0);
     // 2026-03-01 was loaded, 2026-03-03 came from the spool: only 2026-03-02 is fetched (2 pages).
-    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 2, windowsFromSpool: 1, windowsSkipped: 2, requests: 2 });
+    expect(summaryOf(result)).toMatchObject({ windowsPlanned: 3, windowsLoaded: 2, windowsFromSpool: 1, windowsSkipped: 1, requests: 2 });
     expect(h.requests('/visitors') - before).toBe(2);
     expect(await queryDb(h, `SELECT run_id, row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([
       { run_id: 'crashed-run', row_count: BigInt(rows) },

@@ -372,6 +372,11 @@ describe('docpipe export assistant --threads', () => {
     expect(loaded?.n).toBe(referenced?.n);
     // Nothing is left in the spool: no body, no claim.
     expect(readdirSync(join(`${h.db}.spool`, 'threads', 'docs'))).toEqual([]);
+    // Each run accounts for every thread it planned: the other's are left to it.
+    for (const run of [a, b]) {
+      const t = summaryOf(run).threads as { threadsPlanned: number; threadsLoaded: number; threadsFailed: number; threadsSkipped: number; threadsLeft: number };
+      expect(t.threadsLoaded + t.threadsFailed + t.threadsSkipped + t.threadsLeft).toBe(t.threadsPlanned);
+    }
   });
 
   it('--refresh: a run that another overtook does not fetch again the threads the other refreshed after its plan', async () => {

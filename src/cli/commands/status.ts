@@ -71,7 +71,8 @@ export interface StatusReport {
     nextSlotAt: string;
   };
   lastRun: LastRun | null;
-  spool: { walks: number; completedWalks: number; pages: number };
+  /** `inUse`: walks a live run holds (it loads its own complete ones). */
+  spool: { walks: number; completedWalks: number; inUse: number; pages: number };
   /**
    * Assistant threads the loaded conversations reference, and how many are fetched: each one
    * left costs a request of `export assistant --threads` (not in `backlogRequests`).
@@ -178,7 +179,9 @@ export function statusCommand(ctx: CliContext): CommandModule {
         lastRun,
         spool: {
           walks: walks.length,
-          completedWalks: walks.filter((w) => w.completed !== null).length,
+          // A live run's walks are its own to load: not waiting for the next run.
+          completedWalks: walks.filter((w) => w.completed !== null && !w.ownerLive).length,
+          inUse: walks.filter((w) => w.ownerLive).length,
           pages: walks.reduce((n, w) => n + w.pages, 0),
         },
         // Bodies in the spool are paid for: the next run loads them without a request.
@@ -234,7 +237,8 @@ function renderStatus(r: StatusReport, now: number): string {
   }
   lines.push(
     `spool: ${plural(r.spool.pages, 'page')} waiting in ${plural(r.spool.walks, 'walk')} ` +
-      `(${r.spool.completedWalks} complete: the next run loads them without a request)`,
+      `(${r.spool.completedWalks} complete: the next run loads them without a request` +
+      `${r.spool.inUse > 0 ? `; ${r.spool.inUse} in use by a run at work` : ''})`,
   );
   if (r.threads.referenced > 0) {
     lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched${r.threads.spooled > 0 ? `, ${r.threads.spooled} in the spool` : ''}; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);

@@ -9,7 +9,6 @@
 CREATE TABLE assistant_threads (
   project_id VARCHAR NOT NULL, thread_id VARCHAR NOT NULL,
   created_at TIMESTAMPTZ, message_count INTEGER NOT NULL, fetched_at TIMESTAMPTZ, run_id VARCHAR,
-  not_found BOOLEAN NOT NULL DEFAULT false,
   PRIMARY KEY (project_id, thread_id)
 );
 INSERT INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id)
@@ -20,5 +19,4 @@ COMMENT ON TABLE assistant_threads IS 'The assistant threads fetched (export ass
 COMMENT ON COLUMN assistant_threads.thread_id IS 'The thread: a conversation''s thread_id, or else its id.';
 COMMENT ON COLUMN assistant_threads.message_count IS 'Messages the thread held when fetched (0 is possible); they are in assistant_messages.';
 COMMENT ON COLUMN assistant_threads.fetched_at IS 'When it was loaded (NULL: before this table, unknown).';
-COMMENT ON COLUMN assistant_threads.not_found IS 'The API answered 404 (thread not found) when it was fetched: no message, and not asked for again unless refreshed.';
 COMMENT ON COLUMN assistant_conversations.thread_id IS 'The thread of the turn: the API''s threadId when it sends one, else its id (NULL in rows docpipe 0.2.0 loaded without a threadId: their thread is their id).';

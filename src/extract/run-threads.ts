@@ -27,6 +27,8 @@ const threadKey = (projectId: string, threadId: string): string => `${projectId}
 
 /** Threads loaded per write. */
 const LOAD_BATCH = 50;
+/** Days after which a thread the API answered 404 is asked for again. */
+const NOT_FOUND_RETRY_DAYS = 7;
 
 export interface ThreadsOptions {
   store: Store;
@@ -116,14 +118,19 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
   };
 
   let othersRunning = false;
-  // The run whose copy of each loaded thread the plan saw.
+  // The run whose copy of each loaded thread the plan saw, and the threads stored with messages.
   const loadedBy = new Map<string, string>();
+  const withMessages = new Set<string>();
   const plan = await store.read(async (db) => {
     othersRunning = await otherRunsLive(db, options.runId);
     const all: { projectId: string; threadId: string }[] = [];
     for (const projectId of options.projects) {
-      const rows = await db.all<{ thread_id: string; loaded: boolean; run_id: string | null }>(
-        `SELECT ${conversationThreadSql('c')} AS thread_id, bool_or(t.thread_id IS NOT NULL) AS loaded, max(t.run_id) AS run_id
+      // A thread the API did not have (404) counts as loaded for a week, then is asked again
+      // (it may not have been available yet); its messages, if it had any, are never lost.
+      const rows = await db.all<{ thread_id: string; loaded: boolean; run_id: string | null; messages: boolean }>(
+        `SELECT ${conversationThreadSql('c')} AS thread_id,
+                bool_or(t.thread_id IS NOT NULL AND NOT (coalesce(t.not_found, false) AND t.fetched_at < now() - INTERVAL ${NOT_FOUND_RETRY_DAYS} DAY)) AS loaded,
+                max(t.run_id) AS run_id, bool_or(coalesce(t.message_count, 0) > 0) AS messages
            FROM assistant_conversations c
            LEFT JOIN assistant_threads t ON t.project_id = c.project_id AND t.thread_id = ${conversationThreadSql('c')}
           WHERE c.project_id = $project
@@ -133,6 +140,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       );
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
       for (const r of rows) if (r.run_id !== null) loadedBy.set(threadKey(projectId, r.thread_id), r.run_id);
+      for (const r of rows) if (r.messages) withMessages.add(threadKey(projectId, r.thread_id));
       // A body in the spool is loaded by whichever run holds it (this one, or another still going).
       const spooled = scan.spooled.get(projectId) ?? new Set<string>();
       all.push(...planThreads(rows.map((r) => r.thread_id), loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
@@ -197,8 +205,11 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
           })
           .catch((error: unknown) => {
             // A thread the API does not have (its documented 404): recorded as not found, so
-            // that it is not asked for on every run (--refresh asks again).
-            if (error instanceof HttpError && error.status === 404) return `{"body":{"messages":[]},"notFound":true}\n`;
+            // that it is not asked for on every run. One stored with messages keeps them (a
+            // --refresh answered 404): that is a failure, named, not an empty thread.
+            if (error instanceof HttpError && error.status === 404 && !withMessages.has(threadKey(projectId, threadId))) {
+              return `{"body":{"messages":[]},"notFound":true}\n`;
+            }
             throw error;
           });
         if (!claim.stillHeld()) {

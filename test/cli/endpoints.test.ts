@@ -335,6 +335,15 @@ describe('docpipe export assistant --threads', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(threadRequests()).toHaveLength(fetched + 1);
     expect(threadRequests().at(-1)?.path).toBe(threadRequests().find((r) => r.status === 400)?.path);
+    // A refresh answered 404 keeps every transcript stored: each such thread fails, named.
+    const [before] = await queryDb<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_messages`);
+    h.sandbox.addFault({ kind: 'body', status: 404, match: { path: '/threads/' }, body: '{"error":"Thread not found"}', times: Infinity });
+    const refreshed = await h.run([...args, '--refresh']);
+    expect(refreshed.code).toBe(1);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM assistant_messages`)).toEqual([before]);
+    const withMessages = fetched - 2;
+    expect(logLines(refreshed).filter((l) => l.event === 'thread failed')).toHaveLength(withMessages);
+    expect(summaryOf(refreshed)).toMatchObject({ threads: { threadsFailed: withMessages } });
   });
 
   it('a thread that held no message is recorded as fetched, and not asked for again', async () => {

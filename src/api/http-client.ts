@@ -184,13 +184,35 @@ function errorCode(error: unknown): string | undefined {
  * headers): the message goes to the terminal, the logs and the job ledger (DESIGN rule 8).
  */
 export function serverMessage(text: string, apiKey: string): string | undefined {
-  // Blanked out before the text is shortened: a key cut in two would no longer match.
-  return saidByServer(redactKey(text, apiKey));
+  // Blanked out before the text is shortened (a key cut in two would no longer match), and
+  // again in what the JSON said (a key written there with escapes, `\/` for `/`).
+  const said = saidByServer(redactKey(text, apiKey));
+  return said === undefined ? said : redactKey(said, apiKey);
 }
 
-/** `text` with the API key blanked out wherever it occurs. */
+/**
+ * `text` with the API key blanked out wherever it occurs: as it is, and as JSON may write it
+ * in a string (`\/` for `/`, `\"` and `\\` escaped), so that a body stays valid JSON.
+ */
 export function redactKey(text: string, apiKey: string): string {
-  return apiKey === '' || !text.includes(apiKey) ? text : text.split(apiKey).join('[API key]');
+  if (apiKey === '') return text;
+  let out = text;
+  for (const form of keyForms(apiKey)) {
+    if (out.includes(form)) out = out.split(form).join('[API key]');
+  }
+  return out;
+}
+
+/** The ways a key may be written in a body (see redactKey), worked out once per key. */
+const formsOfKey = new Map<string, readonly string[]>();
+function keyForms(apiKey: string): readonly string[] {
+  let forms = formsOfKey.get(apiKey);
+  if (forms === undefined) {
+    const escaped = JSON.stringify(apiKey).slice(1, -1);
+    forms = [...new Set([apiKey, escaped, escaped.replaceAll('/', '\\/')])];
+    formsOfKey.set(apiKey, forms);
+  }
+  return forms;
 }
 
 function saidByServer(text: string): string | undefined {

@@ -98,14 +98,24 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
         });
         response.on('end', () => {
           settled = true;
-          const raw = response.headers;
+          const headers = response.headers;
           try {
             const header = (name: string): string | undefined => {
-              const value = raw[name.toLowerCase()];
+              const value = headers[name.toLowerCase()];
               return Array.isArray(value) ? value[0] : value;
             };
-            const body = decodeBody(Buffer.concat(chunks), header('content-encoding'), maxBodyBytes, `${request.method} ${url.pathname}${url.search}`);
-            resolve({ status: response.statusCode ?? 0, header, text: body.toString('utf8') });
+            const status = response.statusCode ?? 0;
+            const raw = Buffer.concat(chunks);
+            // The status decides first: an error answer (a 429's empty body marked gzip) whose
+            // body cannot be decoded is still that error, with its body as sent.
+            let body: Buffer;
+            try {
+              body = raw.length === 0 ? raw : decodeBody(raw, header('content-encoding'), maxBodyBytes, `${request.method} ${url.pathname}${url.search}`);
+            } catch (error) {
+              if (status >= 200 && status <= 299) throw error;
+              body = raw;
+            }
+            resolve({ status, header, text: body.toString('utf8') });
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }

@@ -246,12 +246,13 @@ describe('compressed bodies', () => {
   let url: string;
   let coding: string;
   let body: Buffer;
+  let status = 200;
   const asked: (string | undefined)[] = [];
 
   beforeAll(async () => {
     server = createHttpServer((req, res) => {
       asked.push(req.headers['accept-encoding']);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': coding });
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -260,8 +261,8 @@ describe('compressed bodies', () => {
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
   });
-  const client = (maxBodyBytes?: number) =>
-    new HttpClient({ apiKey: 'mint_test', baseUrl: url, retries: 0, ...(maxBodyBytes ? { transport: createNodeTransport(8, maxBodyBytes) } : {}) });
+  const client = (maxBodyBytes?: number, apiKey = 'mint_test') =>
+    new HttpClient({ apiKey, baseUrl: url, retries: 0, maxRetryAfterWaits: 0, ...(maxBodyBytes ? { transport: createNodeTransport(8, maxBodyBytes) } : {}) });
 
   it.each([
     ['gzip', gzipSync(json)],
@@ -286,5 +287,29 @@ describe('compressed bodies', () => {
     await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body in an encoding docpipe cannot read \(content-encoding: zstd\)$/);
     [coding, body] = ['gzip', json];
     await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body that is not valid gzip \(content-encoding: gzip\)$/);
+  });
+
+  it('an error status decides before the body: a 429 whose empty body is marked gzip is a 429, a 500 with a broken one a 500', async () => {
+    try {
+      [status, coding, body] = [429, 'gzip', Buffer.alloc(0)];
+      await expect(fetchAnalyticsPage(client(), page)).rejects.toBeInstanceOf(RateLimitError);
+      [status, coding, body] = [500, 'gzip', Buffer.from('upstream error')];
+      const error = await fetchAnalyticsPage(client(), page).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HttpError);
+      expect((error as HttpError).status).toBe(500);
+    } finally {
+      status = 200;
+    }
+  });
+
+  it('blanks out a key a server wrote with JSON escapes (\\/ for /)', async () => {
+    try {
+      [status, coding, body] = [400, 'identity', Buffer.from('{"error":"key mint_Ab12\\/Cd34+Ef56 is not allowed here"}')];
+      const error = (await fetchAnalyticsPage(client(undefined, 'mint_Ab12/Cd34+Ef56'), page).catch((e: unknown) => e)) as Error;
+      expect(error.message).toContain('key [API key] is not allowed here');
+      expect(error.message).not.toContain('Cd34');
+    } finally {
+      status = 200;
+    }
   });
 });

@@ -7,7 +7,8 @@
  * docpipe is refused rather than misread.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
@@ -85,7 +86,7 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
     `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'runs'`,
   );
   if (Number(runs?.n ?? 0) === 0) return;
-  const live = (await readRunFacts(db)).filter((r) => r.alive === true);
+  const live = (await readRunFacts(db)).filter((r) => r.alive === true && !pidTakenByOther(r));
   if (live.length === 0) return;
   const [first] = live;
   const named = `${first!.command ?? 'a run'} (run ${first!.runId}${first!.pid !== null ? `, pid ${first!.pid}` : ''})${live.length > 1 ? ` and ${live.length - 1} more` : ''}`;
@@ -93,6 +94,22 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
     `this database is at schema version ${from} and an older docpipe is at work on it: ${named}; ` +
       `upgrading it now would stop that run: try again once it has ended`,
   );
+}
+
+/**
+ * Whether a run's process, alive by its pid on this host, is clearly not docpipe: the pid is
+ * this process's own (the run that recorded it is gone), or (Linux) its command line names no
+ * docpipe (the pid was reused, after a reboot say). A run recorded before its process start
+ * was kept is told alive by its pid alone; such a run must not hold the upgrade back forever.
+ */
+function pidTakenByOther(run: { pid: number | null; host: string | null }): boolean {
+  if (run.pid === null || (run.host !== null && run.host !== hostname())) return false;
+  if (run.pid === process.pid) return true;
+  try {
+    return !readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').includes('docpipe');
+  } catch {
+    return false; // not Linux, or not readable: its pid decides
+  }
 }
 
 /** For read-only opens: a newer schema is refused; an older one is read as it is. */

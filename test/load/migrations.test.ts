@@ -421,7 +421,9 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
   it('waits (exit 75) to upgrade while a run of the release that wrote it is at work on it, then upgrades', async () => {
     // A 0.2.0 process still at work (a backfill started before the upgrade): its record, with
     // the pid of a live process on this host.
-    const older = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    // (Its command line names docpipe, as an older release's does: a pid reused by another
+    // program does not hold the upgrade back; see the last step.)
+    const older = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'bin/docpipe.js'], { stdio: 'ignore' });
     try {
       await plain(db, (c) =>
         c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${older.pid}, '${hostname()}')`),
@@ -445,6 +447,16 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     } finally {
       older.kill('SIGKILL');
     }
+  });
+
+  it.runIf(process.platform === 'linux')('a stale record whose pid another program has now does not hold the upgrade back', async () => {
+    // A 0.2.0 run cut off by a reboot: its pid (1 here) is alive, but it is not docpipe.
+    await plain(db, (c) =>
+      c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260301T050000Z-deadbeef', 'sync', TIMESTAMPTZ '2026-03-01 05:00:00+00', 'running', 1, '${hostname()}')`),
+    );
+    const result = await h.run(['status', '--db', db]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());
   });
 });
 

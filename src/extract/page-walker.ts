@@ -24,8 +24,8 @@ import { ApiFailingError, DataError, HttpError } from '../core/errors.js';
 import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 
 /**
- * Pages in a row that claim more and add nothing new (WalkProgress.addsNothing) before the
- * walk concludes that the server ignores its offset or cursor and stops the run.
+ * Pages in a row that claim more and are mostly rows seen before (WalkProgress.addsNothing)
+ * before the walk concludes that the server ignores its offset or cursor and stops the run.
  */
 export const MAX_IDLE_PAGES = 3;
 
@@ -142,13 +142,17 @@ export class WalkProgress {
   }
 
   /**
-   * Whether the page claims more but holds only rows this walk has seen: it takes the walk no
-   * further. Drift or an unstable order among tied rows moves a few rows across a page
-   * boundary; page after page of nothing new is a server that ignores where the walk is (it
-   * serves its first page again, in another order each time).
+   * Whether the page claims more but is mostly rows this walk has seen (more than a quarter of
+   * them): drift moves a few rows across a page boundary, while page after page of rows seen
+   * before is a server that ignores where the walk is (it serves its listing again, in another
+   * order each time: a random page of N paths repeats a quarter of its rows once the walk has
+   * seen a quarter of them, after about N/870 pages).
    */
   addsNothing(page: WalkPage): boolean {
-    return page.hasMore && page.rows.length > 0 && page.rows.every((row) => this.seen.has(row.path));
+    if (!page.hasMore || page.rows.length === 0) return false;
+    let seen = 0;
+    for (const row of page.rows) if (this.seen.has(row.path)) seen++;
+    return seen * 4 > page.rows.length;
   }
 
   /**
@@ -288,7 +292,7 @@ export async function walkWindow(
         const what = paging === 'offset' ? 'offset' : 'cursor';
         throw new ApiFailingError(
           `the API ignores ${what}: ${MAX_IDLE_PAGES} pages in a row of ${context.metric} ${context.window.start}..${context.window.end} ` +
-            `(the last at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`}) held only rows already seen ` +
+            `(the last at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`}) held mostly rows already seen ` +
             `and still claimed hasMore; stopped to keep the request budget`,
         );
       }

@@ -79,9 +79,22 @@ describe('a failing API does not eat the hour', () => {
     expect(result.code).toBe(75);
     expect(h.requests('/visitors')).toBeLessThanOrEqual(40);
     expect(String(summaryOf(result).stopMessage)).toMatch(
-      /^the API ignores offset: 3 pages in a row of visitors 2026-03-07\.\.2026-03-08 \(the last at offset \d+\) held only rows already seen and still claimed hasMore; stopped to keep the request budget$/,
+      /^the API ignores offset: 3 pages in a row of visitors 2026-03-07\.\.2026-03-08 \(the last at offset \d+\) held mostly rows already seen and still claimed hasMore; stopped to keep the request budget$/,
     );
     expect(summaryOf(result)).toMatchObject({ windowsLoaded: 0, stopped: 'failing' });
+  });
+
+  it('stops as soon on a large site, where a random page repeats few rows at first (8,000 paths)', async () => {
+    const big = await startHarness(NOW, { site: { paths: 8000 } });
+    try {
+      big.sandbox.addFault({ kind: 'shuffle', match: { path: '/visitors' }, times: Infinity });
+      const result = await big.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-07', '--to', '2026-03-08']);
+      expect(result.code).toBe(75);
+      expect(String(summaryOf(result).stopMessage)).toMatch(/^the API ignores offset: 3 pages in a row/);
+      expect(big.requests('/visitors')).toBeLessThanOrEqual(40);
+    } finally {
+      await big.close();
+    }
   });
 
   it('tells drift (a few rows moved) from a repeated page: drift still re-walks and loads', async () => {

@@ -181,16 +181,14 @@ export class JobLedger {
   ) {}
 
   /**
-   * Records the answer of the POST that created a job; if the database cannot take it (held
-   * past the lock wait), keeps it in the spool for the next batch, then throws.
+   * Records the answer of the POST that created a job. The answer is in the spool first, and
+   * leaves it once the ledger has it: a run killed while it waits for the database (or one
+   * that gives up on it, which throws) leaves it for the next batch to record.
    */
   async recordCreated(projectId: string, promptKey: string, job: AgentJob, now: number): Promise<void> {
-    try {
-      await this.recordJob(projectId, promptKey, job, now, { submitted: true });
-    } catch (error) {
-      if (this.spoolRoot !== undefined) keepCreatedJob(this.spoolRoot, { projectId, promptKey, job, at: now });
-      throw error;
-    }
+    const kept = this.spoolRoot === undefined ? undefined : keepCreatedJob(this.spoolRoot, { projectId, promptKey, job, at: now });
+    await this.recordJob(projectId, promptKey, job, now, { submitted: true });
+    if (kept !== undefined) dropCreatedJob(kept);
   }
 
   /**

@@ -224,6 +224,21 @@ export class JobLedger {
   }
 
   /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
+  /**
+   * byKey as the next batch will find it: with the created jobs kept in the spool (that the
+   * batch records first) on their rows, written nowhere. What a dry run decides from.
+   */
+  async byKeyWithKept(projectId: string): Promise<Map<string, LedgerRow>> {
+    const rows = await this.byKey(projectId);
+    if (this.spoolRoot === undefined) return rows;
+    for (const { kept } of readCreatedJobs(this.spoolRoot, projectId)) {
+      const row = rows.get(kept.promptKey);
+      if (row === undefined || row.jobId !== null) continue;
+      rows.set(kept.promptKey, { ...row, jobId: kept.job.id, status: kept.job.status ?? 'active', postStarted: false });
+    }
+    return rows;
+  }
+
   async byKey(projectId: string): Promise<Map<string, LedgerRow>> {
     return this.store.read(async (db) => {
       const rows = (await db.all(`${SELECT} WHERE project_id = $p`, { p: projectId })).map((r) => ({ row: toRow(r), runId: r.run_id }));

@@ -574,6 +574,10 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const doctor = await docpipe(['doctor', '--db', db]).done;
     expect(doctor.stdout).toContain(`jobs docs: job ${sandbox.jobs()[0]!.id} of prompt `);
     expect(doctor.stdout).toContain('was created while the database was held; its answer is kept in the spool');
+    // The dry run decides as the run will: that prompt's job is followed, not called unknown.
+    const dry = await docpipe([...submit, '--dry-run']).done;
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).not.toContain('cut off while submitting');
     const rerun = await docpipe(submit).done;
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);

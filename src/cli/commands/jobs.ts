@@ -12,6 +12,7 @@ import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
 import { Store } from '../../load/store.js';
 import { upgradeIfOlder } from '../../load/database.js';
+import { spoolDirFor } from '../../spool/spool.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, type GlobalArgs } from '../io.js';
@@ -145,7 +146,7 @@ export async function submitEntries(
     // and the runner's own decision for each prompt. A dry run never creates the database.
     const ledgerRows = async (): Promise<Map<string, LedgerRow>> => {
       await upgradeIfOlder(args.db, readerOptions(ctx, args)); // the ledger's columns are this release's
-      return new JobLedger(new Store(args.db, readerOptions(ctx, args)), '').byKey(projectId);
+      return new JobLedger(new Store(args.db, readerOptions(ctx, args)), '', spoolDirFor(args.db)).byKeyWithKept(projectId);
     };
     const rows = existsSync(args.db) ? await ledgerRows() : new Map<string, LedgerRow>();
     const plan = batch.entries.map((entry) => {

@@ -118,7 +118,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { clock, logger } = common;
   const runId = newRunId(clock.now());
   // DuckDB on one thread while loading: the other core is better spent fetching and parsing.
-  const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1 });
+  const workspace = createWorkspace(common.workspace, runId, logger, { threads: 1, ...(common.signal ? { signal: common.signal } : {}) });
   const { store } = workspace;
   // Recording the run, reading the plan and the hour's requests share one open of the file,
   // released once the plan is made (before the first request).

@@ -125,7 +125,7 @@ export interface JobBatchInput {
 export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput): Promise<SubmitJobsResult> {
   const { clock } = common;
   const runId = newRunId(clock.now());
-  const workspace = createWorkspace(common.workspace, runId, common.logger);
+  const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});
   const { store } = workspace;
   logCrashedRuns(common.logger, await recordRunStart(store, runId, input.command, clock.now()));
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);

@@ -73,7 +73,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
   const common = resolveCommon(options);
   const { clock } = common;
   const runId = newRunId(clock.now());
-  const workspace = createWorkspace(common.workspace, runId, common.logger);
+  const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});
   const { store } = workspace;
   const jobs = new JobLedger(store, runId);
   const { entries, warnings } = await planMessages(jobs, projectId, label, requests);

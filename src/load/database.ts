@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
-import { DatabaseBusyError, DatabaseError, UsageError } from '../core/errors.js';
+import { DatabaseBusyError, DatabaseError, InterruptedError, UsageError } from '../core/errors.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
 
@@ -145,6 +145,12 @@ export interface OpenOptions {
   lockTimeoutMs?: number;
   /** Told once per open that has to wait for another process, with who holds the file. */
   onLockWait?: (holder: string) => void;
+  /**
+   * Ends a wait for a held file (the run's Ctrl-C, SIGTERM): the open then throws
+   * InterruptedError at once instead of waiting out `lockTimeoutMs`. An open of a free file
+   * is not affected.
+   */
+  signal?: AbortSignal;
   /**
    * For a file this open creates: resolve as soon as the file is created and locked, and
    * create the schema as the first work of its queue (every statement runs after it, and
@@ -333,9 +339,21 @@ async function attach(connection: DuckDBConnection, path: string, alias: string,
       if (!told) options.onLockWait?.(lockHolder(error));
       told = true;
       // Real time, not the injected clock: the other process lives in real time.
-      await sleep(Math.min(delay, timeout - waited) * (0.75 + Math.random() / 2));
+      await lockWait(Math.min(delay, timeout - waited) * (0.75 + Math.random() / 2), path, options.signal);
       delay = Math.min(delay * 2, 2_000);
     }
+  }
+}
+
+/** One pause of a wait for a held file; a stop (`signal`) ends the wait with InterruptedError. */
+async function lockWait(ms: number, path: string, signal: AbortSignal | undefined): Promise<void> {
+  const stopped = (): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
+  if (signal?.aborted) throw stopped();
+  try {
+    await sleep(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    if (signal?.aborted) throw stopped();
+    throw error;
   }
 }
 
@@ -389,7 +407,7 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     if (connection && alias !== undefined) await detach(connection, alias);
     connection?.closeSync();
     own?.closeSync();
-    throw error instanceof DatabaseError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
+    throw error instanceof DatabaseError || error instanceof InterruptedError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
   }
 }
 
@@ -476,7 +494,7 @@ export class Database implements Executor {
           );
         }
         if (delay === 50) options.onLockWait?.(`a ${other} handle of this process`);
-        await sleep(Math.min(delay, timeout - waited));
+        await lockWait(Math.min(delay, timeout - waited), path, options.signal);
         delay = Math.min(delay * 2, 500);
         continue;
       }

@@ -610,6 +610,22 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(run.at).toBeGreaterThanOrEqual(released.at);
   });
 
+  it('SIGTERM ends a wait for a held file at once: exit 130, not after --lock-timeout', async () => {
+    await start();
+    await Database.with(db, {}, () => Promise.resolve());
+    const held = await holder(db, 30_000);
+    await held.take();
+    const run = docpipe([...exportArgs('2026-03-01', '2026-03-03'), '--lock-timeout', '60']);
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // started, and waiting for the file
+    const signalled = Date.now();
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(logLines(stopped).some((l) => l.event === 'database busy')).toBe(true);
+    await held.release();
+  });
+
   it('--lock-timeout: a writer stops with exit 75 naming the holder; the re-run fetches only what is left', async () => {
     await start({ faults: [SLOW] });
     // 8 day windows, about 3 s of walking at 40 ms a page.

@@ -6,7 +6,7 @@ import type { Executor } from './database.js';
 import { startHeartbeat } from '../spool/liveness.js';
 import { markRunsCrashed, readRunFacts, spoolRootOf, writeRunEnd } from './doctor-io.js';
 import { dropRunEnd, keepRunEnd, readRunEnds } from '../spool/run-ends.js';
-import { DatabaseBusyError, type ExitCode } from '../core/errors.js';
+import { DatabaseBusyError, InterruptedError, type ExitCode } from '../core/errors.js';
 import { runStatus, type StopReason } from '../core/outcome.js';
 import type { Store } from './store.js';
 
@@ -100,7 +100,8 @@ export async function recordRunEnd(
   try {
     await store.write((tx) => finishRun(tx, runId, outcome, now));
   } catch (error) {
-    if (!(error instanceof DatabaseBusyError)) throw error;
+    // Held past the lock wait, or a stop (Ctrl-C, SIGTERM) during that wait.
+    if (!(error instanceof DatabaseBusyError || error instanceof InterruptedError)) throw error;
     keepRunEnd(spoolRoot, runId, { ...outcome, finishedAt: now });
     logger.warn('run end kept in the spool', {
       run: runId,

@@ -574,6 +574,8 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const doctor = await docpipe(['doctor', '--db', db]).done;
     expect(doctor.stdout).toContain(`jobs docs: job ${sandbox.jobs()[0]!.id} of prompt `);
     expect(doctor.stdout).toContain('was created while the database was held; its answer is kept in the spool');
+    const status = await docpipe(['status']).done;
+    expect(status.stdout).toContain('jobs: 1 created job kept in the spool (the database was held): the next jobs batch of the project records and follows them');
     // The dry run decides as the run will: that prompt's job is followed, not called unknown.
     const dry = await docpipe([...submit, '--dry-run']).done;
     expect(dry.code, dry.stderr).toBe(0);

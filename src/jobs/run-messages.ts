@@ -14,7 +14,7 @@ import type { Clock } from '../core/clock.js';
 import { HttpError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { followJob } from './follow-job.js';
-import type { JobLedger } from './ledger.js';
+import type { JobLedger, LedgerRow } from './ledger.js';
 import { decideMessage, isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
 import { classifySubmitError, message, readUnlessHeld } from './run-batch.js';
@@ -75,6 +75,21 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const taken = (entry: MessageEntry): void => {
     takenJobs.add(entry.jobId);
     options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: 'taken by another run of the same messages' });
+  };
+
+  /**
+   * A message done (sent, its job ended) whose prompt's row in agent_jobs has not caught up:
+   * a run stopped between its two ledger writes. The job's end goes there too, from what the
+   * message's row holds. The prompt rows are read once, when the first done message needs them.
+   */
+  let promptRows: Promise<Map<string, LedgerRow>> | undefined;
+  const catchUpJob = async (entry: MessageEntry, row: MessageRow): Promise<void> => {
+    if (entry.promptKey === null || row.jobStatus === null || !isTerminalStatus(row.jobStatus)) return;
+    promptRows ??= jobs.byKey(projectId);
+    const prompt = (await promptRows).get(entry.promptKey);
+    if (prompt === undefined || prompt.jobId !== entry.jobId || isTerminalStatus(prompt.status)) return;
+    const job: AgentJob = { id: entry.jobId, status: row.jobStatus, model: null, repository: null, ref: null, prLink: row.prLink, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
+    await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: true });
   };
 
   const recordJob = async (entry: MessageEntry, job: AgentJob, opts: { sent?: boolean }): Promise<void> => {
@@ -181,6 +196,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     }
     switch (decision.action) {
       case 'done':
+        await catchUpJob(entry, existing!);
         options.onEvent?.({ kind: 'skipped', key: entry.key, jobId: entry.jobId, reason: existing!.status === 'sent' ? 'sent in an earlier run' : existing!.status });
         return true;
       case 'skip-unknown':

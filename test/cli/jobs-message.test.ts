@@ -103,6 +103,20 @@ describe('docpipe jobs message', () => {
     expect(await messages(h.db)).toHaveLength(1);
   });
 
+  it('a run stopped between its two ledger writes: the next run brings the prompt\'s row up to the job\'s end, without a request', async () => {
+    const job = await jobOf('Check /installation');
+    const args = ['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST];
+    expect((await h.run(args)).code).toBe(0);
+    const [message] = await messages(h.db);
+    // As a kill after the message's write and before the prompt's leaves it.
+    await Database.with(h.db, {}, (d) => d.run(`UPDATE agent_jobs SET status = 'active', finished_at = NULL, pr_link = NULL WHERE job_id = '${job.job_id}'`));
+    const requests = h.sandbox.requests.length;
+    const again = await h.run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(h.sandbox.requests.length).toBe(requests);
+    expect(await jobOf('Check /installation')).toMatchObject({ status: 'completed', pr_link: message!.pr_link });
+  });
+
   it('sends a batch file by job id and by prompt key; a job’s messages go one after the other, each after the job ended', async () => {
     const a = await jobOf('Check /installation');
     const b = await jobOf('Rewrite the migration guide');

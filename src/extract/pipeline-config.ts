@@ -164,9 +164,9 @@ export interface SyncSeries {
 export function planSyncSeries(config: PipelineConfig, projects: readonly string[], now: number): SyncSeries[] {
   // A start a year or more ahead is a mistyped year (2062 for 2026): the sync would plan
   // nothing, and exit 0, every night until then.
-  const yearAhead = addDays(utcToday(now), 366);
-  if (config.start > yearAhead) {
-    throw new UsageError(`start: ${config.start} is more than a year after today (${utcToday(now)}, UTC): check the year`);
+  const today = utcToday(now);
+  if (config.start > addDays(today, 366)) {
+    throw new UsageError(`start: ${config.start} is more than a year after today (${today}, UTC): check the year`);
   }
   const aggregates = config.metrics.filter((m) => !isEventStream(m));
   const events = config.metrics.filter((m) => isEventStream(m));

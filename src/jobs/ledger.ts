@@ -223,7 +223,6 @@ export class JobLedger {
     return this.store.read((db) => readLedger(db, filter));
   }
 
-  /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
   /**
    * byKey as the next batch will find it: with the created jobs kept in the spool (that the
    * batch records first) on their rows, written nowhere. What a dry run decides from.
@@ -239,6 +238,7 @@ export class JobLedger {
     return rows;
   }
 
+  /** Every row of a project by prompt key: the one read a batch (or a dry run) needs. */
   async byKey(projectId: string): Promise<Map<string, LedgerRow>> {
     return this.store.read(async (db) => {
       const rows = (await db.all(`${SELECT} WHERE project_id = $p`, { p: projectId })).map((r) => ({ row: toRow(r), runId: r.run_id }));

@@ -192,7 +192,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
         ? {}
         : {
             onFetched: async () => {
-              releaseEnd = await store.hold();
+              // The fetching is over: the last loads may have both cores.
+              releaseEnd = await store.hold(true);
             },
           }),
     });

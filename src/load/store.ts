@@ -33,10 +33,13 @@ export class Store {
    * Opens the file and keeps it open until the returned `release`: steps that follow each
    * other at once (a run's start; its last loads and its record) share one open instead of
    * each opening and closing it (about 20 ms each). `release` may be called again: it then
-   * does nothing.
+   * does nothing. `allThreads`: from now until the file is closed, DuckDB works on all its
+   * threads even if the store's options keep it to fewer (nothing else is left to share the
+   * cores with).
    */
-  async hold(): Promise<() => Promise<void>> {
+  async hold(allThreads = false): Promise<() => Promise<void>> {
     const db = await Database.open(this.path, this.options);
+    if (allThreads && this.options.threads !== undefined) await db.run('RESET threads');
     return () => db.close();
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
+import { Store } from '../../src/load/store.js';
 
 /** Files are attached to the process's one DuckDB instance, each under an alias of its own. */
 describe('Database: files attached to one instance', () => {
@@ -85,6 +86,29 @@ describe('Database: files attached to one instance', () => {
     const reader = await Database.open(file, { readOnly: true });
     expect(await settings(reader)).toEqual({ ...defaults, zone: 'UTC' });
     await reader.close();
+  });
+
+  it("a store's hold(true) gives DuckDB all its threads until it is released (an export's last loads, after the fetching)", async () => {
+    const own = await Database.open(':memory:');
+    const [{ threads: all }] = await own.all<{ threads: number }>(`SELECT current_setting('threads')::INTEGER AS threads`);
+    await own.close();
+    const store = new Store(join(dir, 'threads.duckdb'), { threads: 1 });
+    const threads = (): Promise<number> =>
+      store.write(async (tx) => (await tx.all<{ n: number }>(`SELECT current_setting('threads')::INTEGER AS n`))[0]!.n);
+    expect(await threads()).toBe(1);
+    const release = await store.hold(true);
+    try {
+      expect(await threads()).toBe(all);
+    } finally {
+      await release();
+    }
+    expect(await threads()).toBe(1);
+    const plain = await store.hold();
+    try {
+      expect(await threads()).toBe(1);
+    } finally {
+      await plain();
+    }
   });
 
   it('schemaInBackground: a new file is open before its schema is made, and every statement comes after it', async () => {

@@ -90,7 +90,7 @@ describe('Database: files attached to one instance', () => {
 
   it("a store's hold(true) gives DuckDB all its threads until it is released (an export's last loads, after the fetching)", async () => {
     const own = await Database.open(':memory:');
-    const [{ threads: all }] = await own.all<{ threads: number }>(`SELECT current_setting('threads')::INTEGER AS threads`);
+    const all = (await own.all<{ threads: number }>(`SELECT current_setting('threads')::INTEGER AS threads`))[0]!.threads;
     await own.close();
     const store = new Store(join(dir, 'threads.duckdb'), { threads: 1 });
     const threads = (): Promise<number> =>

@@ -13,7 +13,7 @@ import type { Executor } from '../load/database.js';
 import { readLiveRunIds } from '../load/runs.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
-import { dropCreatedJob, keepCreatedJob, readCreatedJobs } from '../spool/kept-jobs.js';
+import { dropKeptJob, keepJob, readKeptJobs } from '../spool/kept-jobs.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
 export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
@@ -186,9 +186,9 @@ export class JobLedger {
    * that gives up on it, which throws) leaves it for the next batch to record.
    */
   async recordCreated(projectId: string, promptKey: string, job: AgentJob, now: number): Promise<void> {
-    const kept = this.spoolRoot === undefined ? undefined : keepCreatedJob(this.spoolRoot, { projectId, promptKey, job, at: now });
+    const kept = this.spoolRoot === undefined ? undefined : keepJob(this.spoolRoot, 'created', { projectId, key: promptKey, job, at: now });
     await this.recordJob(projectId, promptKey, job, now, { submitted: true });
-    if (kept !== undefined) dropCreatedJob(kept);
+    if (kept !== undefined) dropKeptJob(kept);
   }
 
   /**
@@ -198,13 +198,13 @@ export class JobLedger {
   async recoverCreated(projectId: string): Promise<number> {
     if (this.spoolRoot === undefined) return 0;
     let recorded = 0;
-    for (const { kept, file } of readCreatedJobs(this.spoolRoot, projectId)) {
-      const row = await this.get(projectId, kept.promptKey);
+    for (const { kept, file } of readKeptJobs(this.spoolRoot, 'created', projectId)) {
+      const row = await this.get(projectId, kept.key);
       if (row !== undefined && row.jobId === null) {
-        await this.recordJob(projectId, kept.promptKey, kept.job, kept.at, { submitted: true });
+        await this.recordJob(projectId, kept.key, kept.job, kept.at, { submitted: true });
         recorded++;
       }
-      dropCreatedJob(file);
+      dropKeptJob(file);
     }
     return recorded;
   }
@@ -230,10 +230,10 @@ export class JobLedger {
   async byKeyWithKept(projectId: string): Promise<Map<string, LedgerRow>> {
     const rows = await this.byKey(projectId);
     if (this.spoolRoot === undefined) return rows;
-    for (const { kept } of readCreatedJobs(this.spoolRoot, projectId)) {
-      const row = rows.get(kept.promptKey);
+    for (const { kept } of readKeptJobs(this.spoolRoot, 'created', projectId)) {
+      const row = rows.get(kept.key);
       if (row === undefined || row.jobId !== null) continue;
-      rows.set(kept.promptKey, { ...row, jobId: kept.job.id, status: kept.job.status ?? 'active', postStarted: false });
+      rows.set(kept.key, { ...row, jobId: kept.job.id, status: kept.job.status ?? 'active', postStarted: false });
     }
     return rows;
   }

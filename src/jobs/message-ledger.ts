@@ -8,6 +8,7 @@ import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import { TERMINAL_SQL, clearPosting, markPosting, markPostsInFlight, type PostRows } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
+import { dropKeptJob, keepJob, readKeptJobs, type KeptJob } from '../spool/kept-jobs.js';
 
 /** A message's own status (the job's is `jobStatus`). */
 export const MESSAGE_STATUSES = ['pending', 'sent', 'unknown', 'rejected'] as const;
@@ -103,13 +104,67 @@ function toRow(r: Record<string, unknown>): MessageRow {
   };
 }
 
+/** A row still waiting for its POST's answer: one kept in the spool goes in (recoverSent). */
+function awaitsAnswer(row: MessageRow | undefined): row is MessageRow {
+  return row !== undefined && (row.status === 'pending' || row.status === 'unknown');
+}
+
 const MESSAGE_ROWS: PostRows = { table: 'agent_messages', key: 'message_key' };
 
 export class MessageLedger {
   constructor(
     private readonly store: Store,
     private readonly runId: string,
+    /** The spool, where the answer to a message the ledger could not take is kept (../spool/kept-jobs.ts). */
+    private readonly spoolRoot?: string,
   ) {}
+
+  /**
+   * Records the API's answer to a message (`sent`). The answer is in the spool first, and
+   * leaves it once the ledger has it: a run killed while it waits for the database (or one
+   * that gives up on it, which throws) leaves it for the next run to record.
+   */
+  async recordSent(projectId: string, messageKey: string, job: AgentJob, now: number): Promise<void> {
+    const kept = this.spoolRoot === undefined ? undefined : keepJob(this.spoolRoot, 'sent', { projectId, key: messageKey, job, at: now });
+    await this.recordJob(projectId, messageKey, job, now, { sent: true });
+    if (kept !== undefined) dropKeptJob(kept);
+  }
+
+  /**
+   * Writes the answers an earlier run kept in the spool into the ledger (a message whose row
+   * is no longer waiting for its answer keeps what it has), then removes them. Returns how
+   * many were recorded.
+   */
+  async recoverSent(projectId: string): Promise<number> {
+    if (this.spoolRoot === undefined) return 0;
+    let recorded = 0;
+    for (const { kept, file } of readKeptJobs(this.spoolRoot, 'sent', projectId)) {
+      if (awaitsAnswer(await this.get(projectId, kept.key))) {
+        await this.recordJob(projectId, kept.key, kept.job, kept.at, { sent: true });
+        recorded++;
+      }
+      dropKeptJob(file);
+    }
+    return recorded;
+  }
+
+  /** The answers kept in the spool for a project, by message key (what the next run records first). */
+  keptAnswers(projectId: string): Map<string, KeptJob> {
+    if (this.spoolRoot === undefined) return new Map();
+    return new Map(readKeptJobs(this.spoolRoot, 'sent', projectId).map(({ kept }) => [kept.key, kept]));
+  }
+
+  /**
+   * `get` as the next run will find the row: with its answer kept in the spool (`kept`, from
+   * keptAnswers), which that run records first, on it; written nowhere. What a dry run decides from.
+   */
+  async getWithKept(projectId: string, messageKey: string, kept: ReadonlyMap<string, KeptJob>): Promise<MessageRow | undefined> {
+    const row = await this.get(projectId, messageKey);
+    const answer = kept.get(messageKey);
+    if (answer === undefined || !awaitsAnswer(row)) return row;
+    const status = answer.job.status ?? 'active';
+    return { ...row, status: 'sent', statusAfter: status, jobStatus: status, prLink: answer.job.prLink, postStarted: false, postInFlight: false };
+  }
 
   async get(projectId: string, messageKey: string): Promise<MessageRow | undefined> {
     return this.store.read(async (db) => {

@@ -92,9 +92,10 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: true });
   };
 
-  const recordJob = async (entry: MessageEntry, job: AgentJob, opts: { sent?: boolean }): Promise<void> => {
-    await messages.recordJob(projectId, entry.key, job, clock.now(), opts);
-    if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: !opts.sent });
+  /** A poll of the job after a message: in the message's row and the prompt's. */
+  const recordPoll = async (entry: MessageEntry, job: AgentJob): Promise<void> => {
+    await messages.recordJob(projectId, entry.key, job, clock.now());
+    if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: true });
   };
 
   /** Follows the job after a message; false if the next message of the job must not be sent. */
@@ -110,7 +111,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       signal,
       stopped: () => state.stop?.reason === 'fatal',
       onJob: async (job) => {
-        await recordJob(entry, job, {});
+        await recordPoll(entry, job);
         options.onEvent?.({ kind: 'status', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
       },
       onTimeout: async () => {
@@ -166,7 +167,19 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       return 'halt';
     }
     sent++;
-    await recordJob(entry, job, { sent: true });
+    try {
+      await messages.recordSent(projectId, entry.key, job, clock.now());
+    } catch (error) {
+      // The answer is kept in the spool: the next run records the message as sent and follows its job.
+      options.onEvent?.({
+        kind: 'warning',
+        key: entry.key,
+        jobId: entry.jobId,
+        message: `message ${entry.key} was sent to job ${entry.jobId} but could not be recorded yet (kept in the spool for the next run): ${message(error)}`,
+      });
+      throw error;
+    }
+    if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: false });
     options.onEvent?.({ kind: 'sent', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
     return isTerminalStatus(job.status) ? 'next' : 'follow';
   };
@@ -212,6 +225,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     return follow(entry);
   };
 
+  // Messages an earlier run sent but could not record go in first, their jobs to be followed.
+  await messages.recoverSent(projectId);
   // A job's messages in order, one after the other; jobs side by side.
   const byJob = new Map<string, MessageEntry[]>();
   for (const entry of options.entries) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);

@@ -83,7 +83,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
   const session = agentSession(common, workspace, projectId, follow.jobsPerHour);
   const summary = await runMessages({
     client: session.client,
-    messages: new MessageLedger(store, runId),
+    messages: new MessageLedger(store, runId, workspace.spool.root),
     jobs,
     clock,
     projectId,

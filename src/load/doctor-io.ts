@@ -13,7 +13,7 @@ import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
 import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
-import { readAllCreatedJobs } from '../spool/kept-jobs.js';
+import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
 import { runOwnerColumns } from './runs.js';
 import type { Executor } from './database.js';
@@ -22,7 +22,7 @@ import {
   runIsAlive,
   runProcess,
   windowLabel,
-  type CreatedJobFacts,
+  type KeptAnswerFacts,
   type DoctorFacts,
   type Finding,
   type JournalFacts,
@@ -219,7 +219,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
  * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
  * the journal itself decides what a write may move.
  */
-export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; createdJobs: CreatedJobFacts[] } {
+export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; keptAnswers: KeptAnswerFacts[] } {
   const walks = spool.walks().map((w): WalkFacts => {
     const owner = w.owner();
     const done = w.completed();
@@ -244,8 +244,10 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
     const owner = journalOfLiveProcess(name, spool.root);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });
-  const createdJobs = readAllCreatedJobs(spool.root).map((k) => ({ projectId: k.projectId, promptKey: k.promptKey, jobId: k.job.id }));
-  return { walks, journals, threads: surveyThreads(spool), createdJobs };
+  const keptAnswers = (['created', 'sent'] as const).flatMap((kind) =>
+    readAllKeptJobs(spool.root, kind).map((k): KeptAnswerFacts => ({ kind, projectId: k.projectId, key: k.key, jobId: k.job.id })),
+  );
+  return { walks, journals, threads: surveyThreads(spool), keptAnswers };
 }
 
 /** Everything ./doctor.ts judges: the database's windows and runs, and the spool. */

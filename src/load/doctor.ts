@@ -123,10 +123,15 @@ export interface JournalFacts {
   live: boolean;
 }
 
-/** A job the API created while the database was held, its answer kept in the spool (../spool/kept-jobs.ts). */
-export interface CreatedJobFacts {
+/**
+ * An answer the API gave while the database was held, kept in the spool (../spool/kept-jobs.ts):
+ * the job a prompt created (`created`, keyed by the prompt), or a job's answer to a follow-up
+ * message (`sent`, keyed by the message).
+ */
+export interface KeptAnswerFacts {
+  kind: 'created' | 'sent';
   projectId: string;
-  promptKey: string;
+  key: string;
   jobId: string | null;
 }
 
@@ -137,8 +142,8 @@ export interface DoctorFacts {
   journals: readonly JournalFacts[];
   /** Assistant thread bodies in the spool. @default none */
   threads?: readonly SpooledThreadFacts[];
-  /** Created jobs kept in the spool. @default none */
-  createdJobs?: readonly CreatedJobFacts[];
+  /** Answers of created jobs and sent messages kept in the spool. @default none */
+  keptAnswers?: readonly KeptAnswerFacts[];
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -264,7 +269,7 @@ export function spoolFindings(
   loaded: (walk: WalkFacts) => WindowFacts | undefined,
   now: number,
   threads: readonly SpooledThreadFacts[] = [],
-  createdJobs: readonly CreatedJobFacts[] = [],
+  keptAnswers: readonly KeptAnswerFacts[] = [],
 ): Finding[] {
   const spool = walks.map((w): Finding => {
     const label = windowLabel(w);
@@ -316,13 +321,16 @@ export function spoolFindings(
     }
     if (held > 0) spool.push({ check: 'spool', status: 'info', detail: `assistant ${projectId}: ${plural(held, 'thread body', 'thread bodies')} held by a run at work` });
   }
-  // Not a fault: the next jobs batch of the project records each before it decides anything.
-  for (const job of createdJobs) {
+  // Not a fault: the next run of the project records each before it decides anything.
+  for (const kept of keptAnswers) {
     spool.push({
       check: 'spool',
       status: 'info',
-      detail: `jobs ${job.projectId}: job ${job.jobId ?? '(no id)'} of prompt ${job.promptKey} was created while the database was held; ` +
-        'its answer is kept in the spool: the next jobs batch of the project records it and follows the job',
+      detail: kept.kind === 'created'
+        ? `jobs ${kept.projectId}: job ${kept.jobId ?? '(no id)'} of prompt ${kept.key} was created while the database was held; ` +
+          'its answer is kept in the spool: the next jobs batch of the project records it and follows the job'
+        : `jobs ${kept.projectId}: message ${kept.key} to job ${kept.jobId ?? '(no id)'} was sent while the database was held; ` +
+          'its answer is kept in the spool: the next `jobs message` run of the project records it and follows the job',
     });
   }
   const leftover = journals.filter((j) => !j.live);
@@ -350,7 +358,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const loaded = (w: WalkFacts): WindowFacts | undefined => byWindow.get(`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`);
   const all = [
     ...windowFindings(facts.windows),
-    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.createdJobs),
+    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.keptAnswers),
     ...runFindings(facts.runs),
   ];
   return CHECKS.flatMap((check) => all.filter((f) => f.check === check));

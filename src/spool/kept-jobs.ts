@@ -1,39 +1,45 @@
 /**
- * Jobs the API created that the ledger could not take: a batch whose database stays held past
- * the lock wait cannot record the answer of a POST that created a job. It keeps the answer in
- * the spool instead, `<spool>/created/<project>/<prompt key>.json`, and the next batch (before
- * it decides anything) writes it into `agent_jobs`, where the prompt would otherwise be taken
- * for cut off while submitting (`unknown`) and its job never followed.
+ * Answers of POSTs the ledgers could not take: a batch whose database stays held past the lock
+ * wait (or a process killed while it waits) cannot record what the API answered. It keeps the
+ * answer in the spool first, and the next run of the project (before it decides anything)
+ * writes it into the ledger, where the prompt or message would otherwise be taken for cut off
+ * while posting (`unknown`) and its job never followed:
+ * - `created/<project>/<prompt key>.json`: the job a prompt's POST created (`agent_jobs`);
+ * - `sent/<project>/<message key>.json`: the job's answer to a follow-up message (`agent_messages`).
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentJob } from '../api/schemas.js';
 import { encodeSegment, writeFileAtomic } from './spool.js';
 
+/** `created`: a prompt's job; `sent`: a follow-up message's answer. */
+export type KeptKind = 'created' | 'sent';
+
 export interface KeptJob {
   projectId: string;
-  promptKey: string;
+  /** The prompt's key (`created`) or the message's (`sent`). */
+  key: string;
   job: AgentJob;
   /** When the answer came (ms). */
   at: number;
 }
 
-function createdDir(root: string, projectId?: string): string {
-  return projectId === undefined ? join(root, 'created') : join(root, 'created', encodeSegment(projectId));
+function keptDir(root: string, kind: KeptKind, projectId?: string): string {
+  return projectId === undefined ? join(root, kind) : join(root, kind, encodeSegment(projectId));
 }
 
-/** Keeps a created job's answer for the next batch (whole or not at all). */
-export function keepCreatedJob(root: string, kept: KeptJob): string {
-  const dir = createdDir(root, kept.projectId);
+/** Keeps an answer for the next run (whole or not at all); returns its file. */
+export function keepJob(root: string, kind: KeptKind, kept: KeptJob): string {
+  const dir = keptDir(root, kind, kept.projectId);
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${encodeSegment(kept.promptKey)}.json`);
+  const file = join(dir, `${encodeSegment(kept.key)}.json`);
   writeFileAtomic(file, JSON.stringify(kept));
   return file;
 }
 
 /** The answers kept for a project, each with its file (one that does not parse is left for later). */
-export function readCreatedJobs(root: string, projectId: string): { kept: KeptJob; file: string }[] {
-  const dir = createdDir(root, projectId);
+export function readKeptJobs(root: string, kind: KeptKind, projectId: string): { kept: KeptJob; file: string }[] {
+  const dir = keptDir(root, kind, projectId);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -46,7 +52,7 @@ export function readCreatedJobs(root: string, projectId: string): { kept: KeptJo
     const file = join(dir, name);
     try {
       const kept = JSON.parse(readFileSync(file, 'utf8')) as KeptJob;
-      if (kept.projectId === projectId && typeof kept.promptKey === 'string' && typeof kept.at === 'number' && kept.job) found.push({ kept, file });
+      if (kept.projectId === projectId && typeof kept.key === 'string' && typeof kept.at === 'number' && kept.job) found.push({ kept, file });
     } catch {
       // being written (the rename makes it whole) or torn: left for later
     }
@@ -54,18 +60,18 @@ export function readCreatedJobs(root: string, projectId: string): { kept: KeptJo
   return found;
 }
 
-/** Every kept answer, of every project (doctor and status name them). */
-export function readAllCreatedJobs(root: string): KeptJob[] {
+/** Every kept answer of a kind, of every project (doctor and status name them). */
+export function readAllKeptJobs(root: string, kind: KeptKind): KeptJob[] {
   let projects: string[];
   try {
-    projects = readdirSync(createdDir(root));
+    projects = readdirSync(keptDir(root, kind));
   } catch {
     return [];
   }
-  return projects.flatMap((folder) => readCreatedJobs(root, decodeURIComponent(folder)).map((k) => k.kept));
+  return projects.flatMap((folder) => readKeptJobs(root, kind, decodeURIComponent(folder)).map((k) => k.kept));
 }
 
 /** Removes a kept answer (it is in the ledger now). */
-export function dropCreatedJob(file: string): void {
+export function dropKeptJob(file: string): void {
   rmSync(file, { force: true });
 }

@@ -593,6 +593,46 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(readdirSync(join(`${db}.spool`, 'created', 'docs'))).toEqual([]);
   });
 
+  it('a message sent while the file is held past --lock-timeout is kept in the spool; the next run records it as sent and follows its job, without sending it again', async () => {
+    await start({ jobs: { pollsToFinish: 2 }, faults: [{ kind: 'slow', match: { method: 'POST' }, delayMs: 500, times: Infinity }] });
+    const file = join(dir, 'prompts.txt');
+    writeFileSync(file, 'Check /installation [nopr]\n');
+    const submitted = await docpipe(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.5']).done;
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const jobId = sandbox.jobs()[0]!.id;
+    const message = ['jobs', 'message', jobId, 'Add the Windows steps [pr]', '--project', 'docs', '--poll-interval', '0.5'];
+    const posts = (): number => sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/message')).length;
+    // While the message's POST is on its way, a reader takes the file for 4 s: the write of the
+    // answer waits 0.5 s (--lock-timeout) and gives up.
+    const held = await holder(db, 4_000);
+    const run = docpipe([...message, '--lock-timeout', '0.5']);
+    await pollUntil(() => posts() === 1, 'the message POST');
+    await held.take();
+    const stopped = await run.done;
+    await held.done;
+    expect(stopped.code, stopped.stderr).toBe(75);
+    const warning = logLines(stopped).find((l) => l.event === 'message warning');
+    expect(warning?.message).toMatch(new RegExp(`^message \\S+ was sent to job ${jobId} but could not be recorded yet \\(kept in the spool for the next run\\)`));
+    const doctor = await docpipe(['doctor', '--db', db]).done;
+    expect(doctor.stdout).toContain(`to job ${jobId} was sent while the database was held; its answer is kept in the spool`);
+    const status = await docpipe(['status']).done;
+    expect(status.stdout).toContain('jobs: 1 sent message kept in the spool (the database was held)');
+    // The dry run decides as the run will: the message is sent, its job to be followed (not unknown).
+    const dry = await docpipe([...message, '--dry-run']).done;
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/\bfollow\b/);
+    expect(dry.stdout).not.toContain('unknown');
+    const rerun = await docpipe(message).done;
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(posts()).toBe(1);
+    const [row] = await Database.with(db, { readOnly: true }, (d) =>
+      d.all<{ status: string; job_status: string; pr_link: string | null }>(`SELECT status, job_status, pr_link FROM agent_messages`),
+    );
+    expect(row).toMatchObject({ status: 'sent', job_status: 'completed' });
+    expect(row?.pr_link).toMatch(/^https:/);
+    expect(readdirSync(join(`${db}.spool`, 'sent', 'docs'))).toEqual([]);
+  });
+
   it('a writer waits for a reader that holds the file, logging database busy, and exits 0', async () => {
     await start();
     const setup = await docpipe(exportArgs('2026-02-28', '2026-03-01')).done;

@@ -59,7 +59,7 @@ describe('docpipe status', () => {
       nextSlotAt: '2026-03-10T06:00:00Z',
     });
     expect(report.lastRun).toMatchObject({ command: `sync ${file}`, status: 'budget', exitCode: 75, summary: { windowsLoaded: 2, requests: 5 } });
-    expect(report.spool).toEqual({ walks: 1, completedWalks: 0, inUse: 0, pages: 1, createdJobs: 0 });
+    expect(report.spool).toEqual({ walks: 1, completedWalks: 0, inUse: 0, pages: 1, createdJobs: 0, sentMessages: 0 });
     expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', runsLeft: 3, check: null });
 
     // At 10 an hour, 5 more go now and the other 8 an hour after the first five.

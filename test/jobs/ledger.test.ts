@@ -114,6 +114,39 @@ describe('JobLedger: a created job the database could not take', () => {
   });
 });
 
+describe('MessageLedger: the answer to a message the database could not take', () => {
+  let path = '';
+  freshDatabase((p) => (path = p));
+
+  it('is kept in the spool and recorded by the next run, unless the message has moved on by then', async () => {
+    const spool = `${path}.spool`;
+    const setup = new MessageLedger(new Store(path), 'run-0', spool);
+    for (const key of ['m1', 'm2']) {
+      await setup.markPending('docs', { key, jobId: `job_${key}`, promptKey: null, prompt: `Also ${key}` }, 'messages.csv', NOW);
+      expect(await setup.markPosting('docs', key, NOW)).toBe(true);
+    }
+    // The file held by another process past the lock wait: the write fails, the answers go to the spool.
+    const busy = new Store(path);
+    busy.run = () => Promise.reject(new Error('database held past the lock wait'));
+    const held = new MessageLedger(busy, 'run-1', spool);
+    for (const key of ['m1', 'm2']) {
+      await expect(held.recordSent('docs', key, job(`job_${key}`, 'active'), NOW + 1)).rejects.toThrow('database held past the lock wait');
+    }
+    // m2 was refused meanwhile (another way): its kept answer is dropped, not written over it.
+    await setup.recordOutcome('docs', 'm2', { status: 'rejected', error: 'no', nothingCreated: true }, NOW + 2);
+    const next = new MessageLedger(new Store(path), 'run-2', spool);
+    // What a dry run sees before the next run records it: m1 sent, its job to follow.
+    const kept = next.keptAnswers('docs');
+    expect([...kept.keys()].sort()).toEqual(['m1', 'm2']);
+    expect(await next.getWithKept('docs', 'm1', kept)).toMatchObject({ status: 'sent', jobStatus: 'active', postStarted: false });
+    expect(await next.getWithKept('docs', 'm2', kept)).toMatchObject({ status: 'rejected' });
+    expect(await next.recoverSent('docs')).toBe(1);
+    expect(await next.recoverSent('docs')).toBe(0);
+    expect(await next.get('docs', 'm1')).toMatchObject({ status: 'sent', statusAfter: 'active', jobStatus: 'active' });
+    expect((await next.get('docs', 'm2'))?.status).toBe('rejected');
+  });
+});
+
 describe('JobLedger: two runs of the same prompts claim each prompt once', () => {
   let path = '';
   freshDatabase((p) => (path = p));

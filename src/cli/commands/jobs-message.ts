@@ -11,6 +11,7 @@ import { planMessages, sendMessages } from '../../lib/messages.js';
 import { upgradeIfOlder } from '../../load/database.js';
 import { newRunId } from '../../load/runs.js';
 import { Store } from '../../load/store.js';
+import { spoolDirFor } from '../../spool/spool.js';
 import { readerOptions } from '../session.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { commonOf } from '../common-options.js';
@@ -96,10 +97,12 @@ export function messageCommand(ctx: CliContext): CommandModule {
         const store = new Store(args.db, readerOptions(ctx, args));
         const { entries, warnings } = exists ? await planMessages(new JobLedger(store, runId), projectId, source, requests) : resolveMessages(source, requests, []);
         for (const warning of warnings) logger.warn('messages', { warning });
-        const ledger = new MessageLedger(store, runId);
+        const ledger = new MessageLedger(store, runId, spoolDirFor(args.db));
+        // Answers kept in the spool count as the run will count them: it records them first.
+        const kept = ledger.keptAnswers(projectId);
         const plan: Record<string, unknown>[] = [];
         for (const entry of entries) {
-          const row = exists ? await ledger.get(projectId, entry.key) : undefined;
+          const row = exists ? await ledger.getWithKept(projectId, entry.key, kept) : undefined;
           // The run's own decision (decideMessage): a POST cut off mid-flight is unknown.
           const decision = decideMessage(entry, row, args['resubmit-unknown']);
           const action = {

@@ -72,7 +72,7 @@ export interface StatusReport {
   };
   lastRun: LastRun | null;
   /** `inUse`: walks a live run holds (it loads its own complete ones). */
-  spool: { walks: number; completedWalks: number; inUse: number; pages: number; createdJobs: number };
+  spool: { walks: number; completedWalks: number; inUse: number; pages: number; createdJobs: number; sentMessages: number };
   /**
    * Assistant threads the loaded conversations reference, and how many are fetched: each one
    * left costs a request of `export assistant --threads` (not in `backlogRequests`).
@@ -137,7 +137,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
         threads: await readThreadBacklog(db),
       }));
       const spool = new Spool(spoolDirFor(args.db));
-      const { walks, threads: spooledThreads, createdJobs } = surveySpool(spool);
+      const { walks, threads: spooledThreads, keptAnswers } = surveySpool(spool);
       const scope = `analytics@${checkBaseUrl(args.baseUrl).origin}`;
       const times = await new RequestLog(new Store(args.db, options), new RequestJournal(spool.requestsDir, 'status')).requestTimes(
         scope,
@@ -182,8 +182,9 @@ export function statusCommand(ctx: CliContext): CommandModule {
           // A live run's walks are its own to load: not waiting for the next run.
           completedWalks: walks.filter((w) => w.completed !== null && !w.ownerLive).length,
           inUse: walks.filter((w) => w.ownerLive).length,
-          // Jobs the API created while the file was held: the next jobs batch records them.
-          createdJobs: createdJobs.length,
+          // Jobs the API created, and messages it took, while the file was held: the next run records them.
+          createdJobs: keptAnswers.filter((k) => k.kind === 'created').length,
+          sentMessages: keptAnswers.filter((k) => k.kind === 'sent').length,
           pages: walks.reduce((n, w) => n + w.pages, 0),
         },
         // Bodies in the spool are paid for: the next run loads them without a request.
@@ -244,6 +245,9 @@ function renderStatus(r: StatusReport, now: number): string {
   );
   if (r.spool.createdJobs > 0) {
     lines.push(`jobs: ${plural(r.spool.createdJobs, 'created job')} kept in the spool (the database was held): the next jobs batch of the project records and follows them`);
+  }
+  if (r.spool.sentMessages > 0) {
+    lines.push(`jobs: ${plural(r.spool.sentMessages, 'sent message')} kept in the spool (the database was held): the next jobs message run of the project records them and follows their jobs`);
   }
   if (r.threads.referenced > 0) {
     lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched${r.threads.spooled > 0 ? `, ${r.threads.spooled} in the spool` : ''}; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);

@@ -287,17 +287,25 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     let stdout = '';
     let stderr = '';
     const watchers: { text: string; resolve: (line: string) => void }[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+    // `line` waits for a line of either stream (the CLI logs to stderr).
+    const printed = (text: string): string | undefined => `${stdout}\n${stderr}`.split('\n').find((l) => l.includes(text));
+    const check = (): void => {
       for (const w of [...watchers]) {
-        const line = stdout.split('\n').find((l) => l.includes(w.text));
+        const line = printed(w.text);
         if (line !== undefined) {
           watchers.splice(watchers.indexOf(w), 1);
           w.resolve(line);
         }
       }
+    };
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      check();
     });
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      check();
+    });
     const done = new Promise<Exited>((resolve) =>
       child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr, at: Date.now() })),
     );
@@ -306,7 +314,7 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
       done,
       line: (text) =>
         new Promise((resolve, reject) => {
-          const found = stdout.split('\n').find((l) => l.includes(text));
+          const found = printed(text);
           if (found !== undefined) return resolve(found);
           watchers.push({ text, resolve });
           void done.then((r) => reject(new Error(`exited (${r.code}) before printing '${text}': ${r.stderr}`)));
@@ -638,10 +646,13 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     const setup = await docpipe(exportArgs('2026-02-28', '2026-03-01')).done;
     expect(setup.code, setup.stderr).toBe(0);
 
-    const held = await holder(db, 1_500);
+    // Held until the writer says it waits (a timed hold could end before a slow start).
+    const held = await holder(db);
     await held.take();
-    const run = await docpipe(exportArgs('2026-03-01', '2026-03-03')).done;
-    const released = await held.done;
+    const writer = docpipe(exportArgs('2026-03-01', '2026-03-03'));
+    await writer.line('"database busy"');
+    const released = await held.release();
+    const run = await writer.done;
     expect(released.stdout).toContain('released');
     expect(run.code, run.stderr).toBe(0);
     expect(summaryOf(run)).toMatchObject({ windowsLoaded: 2 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { LOG_FORMATS } from '../core/logger.js';
-import { DEFAULT_BASE_URL } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, redactKey } from '../api/http-client.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
 import type { CliContext } from './context.js';
 import { loggerFor, processIo, type CliIo, type GlobalArgs } from './io.js';
@@ -163,6 +163,35 @@ function keysOnCommandLine(argv: readonly string[]): string[] {
   return keys;
 }
 
+/**
+ * `text` with every API key this command line could mean blanked out: DOCPIPE_API_KEY's, the
+ * values given to --api-key, and the key file's (--api-key-file or DOCPIPE_API_KEY_FILE).
+ */
+function withoutKeys(text: string, argv: readonly string[]): string {
+  const files = [process.env.DOCPIPE_API_KEY_FILE, ...valuesOf(argv, '--api-key-file'), ...valuesOf(argv, '--apiKeyFile')];
+  const fromFiles = files.flatMap((file) => {
+    if (file === undefined || file === '') return [];
+    try {
+      return [readFileSync(file, 'utf8').trim()];
+    } catch {
+      return [];
+    }
+  });
+  const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles];
+  return keys.reduce<string>((out, key) => (key === undefined || key.trim() === '' ? out : redactKey(out, key)), text);
+}
+
+/** The values given to an option on the command line (`--name value` or `--name=value`). */
+function valuesOf(argv: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
+    else if (arg === name && argv[i + 1] !== undefined) values.push(argv[i + 1]!);
+  }
+  return values;
+}
+
 /** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
 function usageMessage(message: string, argv: readonly string[]): string {
   const line = message.replace(/\s*\n\s*/g, ' ').trim();
@@ -259,7 +288,9 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       return await parse();
     }
   } catch (error) {
-    io.stderr(`docpipe: ${describeError(error, verbose)}\n`);
+    // yargs and the option checks quote what was typed: a key typed in the wrong place
+    // (a stray word, a date option's value) would be echoed.
+    io.stderr(`docpipe: ${withoutKeys(describeError(error, verbose), argv)}\n`);
     return exitCodeOf(error);
   } finally {
     Object.assign(process.env, ignored);

@@ -4,7 +4,8 @@
  * what was typed. Real sandbox over HTTP on 127.0.0.1, real DuckDB files, fake clock only.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -121,6 +122,33 @@ describe('first contact: help, version, did you mean', () => {
       const flagged = await bare([flag, '--api-key', 'mint_SECRETKEY123', 'exprt', 'visitors']);
       expect(flagged.code).toBe(2);
       expect(flagged.stderr).toBe("docpipe: unknown command 'exprt': did you mean 'export'?\n");
+    }
+  });
+
+  it('a key typed where another value goes (a stray word, a date, a choice) is not echoed by the error naming it', async () => {
+    const key = 'mint_ENVKEY_555';
+    const file = join(mkdtempSync(join(tmpdir(), 'docpipe-key-')), 'key');
+    writeFileSync(file, `${key}_FILE\n`);
+    const saved = process.env.DOCPIPE_API_KEY;
+    process.env.DOCPIPE_API_KEY = key;
+    try {
+      const cases: [string[], RegExp][] = [
+        [['export', 'visitors', key, '--from', '2026-11-01', '--to', '2026-11-02', '--project', 'docs'], /Unknown argument: \[API key\]/],
+        [['export', 'visitors', '--from', key, '--to', '2026-11-02', '--project', 'docs'], /invalid --from '\[API key\]'/],
+        [['export', 'visitors', '--from', '2026-11-01', '--to', '2026-11-02', '--window', key, '--project', 'docs'], /\[API key\]/],
+        // The key given as --api-key, and the key file's, the same way.
+        [['export', 'visitors', '--api-key', `${key}_TYPED`, '--from', `${key}_TYPED`, '--to', '2026-11-02', '--project', 'docs'], /invalid --from '\[API key\]'/],
+        [['export', 'visitors', '--api-key-file', file, '--from', `${key}_FILE`, '--to', '2026-11-02', '--project', 'docs'], /invalid --from '\[API key\]'/],
+      ];
+      for (const [argv, said] of cases) {
+        const result = await bare(argv);
+        expect(result.code, argv.join(' ')).toBe(2);
+        expect(result.stderr).toMatch(said);
+        expect(result.stderr).not.toContain('ENVKEY');
+      }
+    } finally {
+      if (saved === undefined) delete process.env.DOCPIPE_API_KEY;
+      else process.env.DOCPIPE_API_KEY = saved;
     }
   });
 });

@@ -177,8 +177,9 @@ function withoutKeys(text: string, argv: readonly string[]): string {
       return [];
     }
   });
-  const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles];
-  return keys.reduce<string>((out, key) => (key === undefined || key.trim() === '' ? out : redactKey(out, key)), text);
+  const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles].filter((k): k is string => k !== undefined && k.trim() !== '');
+  // Longest first: a key that begins with another is blanked out whole.
+  return keys.sort((a, b) => b.length - a.length).reduce((out, key) => redactKey(out, key), text);
 }
 
 /** The values given to an option on the command line (`--name value` or `--name=value`). */

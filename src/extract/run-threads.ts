@@ -65,7 +65,8 @@ const threadSchema = z.object({
 
 /** Pure: the threads to fetch, in the order given, minus those loaded (unless refreshed) or spooled. */
 export function planThreads(referenced: readonly string[], loaded: ReadonlySet<string>, spooled: ReadonlySet<string>, refresh: boolean): string[] {
-  return [...new Set(referenced)].filter((id) => !spooled.has(id) && (refresh || !loaded.has(id)));
+  // A blank id names no thread: its request would go to the collection (`threads/`) and fail, every run.
+  return [...new Set(referenced)].filter((id) => id.trim() !== '' && !spooled.has(id) && (refresh || !loaded.has(id)));
 }
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -104,8 +104,8 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
       ['query_category', 'r.queryCategory'],
       ['page_url', 'r.pageUrl'],
       // The API names a thread by a conversation row's id (a threadId is not in its schema;
-      // one a server sends anyway is taken).
-      ['thread_id', 'coalesce(r.threadId, r.id)'],
+      // one a server sends anyway is taken, unless it is blank).
+      ['thread_id', `coalesce(nullif(trim(r.threadId), ''), r.id)`],
     ],
   },
 };
@@ -117,7 +117,7 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
  */
 export function conversationThreadSql(alias?: string): string {
   const a = alias ? `${alias}.` : '';
-  return `coalesce(${a}thread_id, ${a}id)`;
+  return `coalesce(nullif(trim(${a}thread_id), ''), ${a}id)`;
 }
 
 /** A completed walk and its spool file of pages. */

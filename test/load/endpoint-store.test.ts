@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Metric, Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
 import { loadWindows, type WindowLoad } from '../../src/load/window-store.js';
+import { conversationThreadSql } from '../../src/load/endpoint-store.js';
+import { planThreads } from '../../src/extract/run-threads.js';
 import { Spool } from '../../src/spool/spool.js';
 
 const day = (start: string, end: string): Window => ({ start, end });
@@ -97,6 +99,27 @@ describe('loading searches, feedback and assistant windows', () => {
       { id: 'A', day: '2026-03-02', response_type: 'answer', sources: [{ title: 'T', url: 'https://d/x' }] },
       { id: 'B', day: '2026-03-03', response_type: 'answer', sources: [{ title: 'T', url: 'https://d/x' }] },
     ]);
+  });
+
+  it('assistant: a blank threadId is no thread name: the row names its thread by its id, and no blank thread is planned', async () => {
+    const conv = (id: string, threadId: string | null) => ({
+      id, timestamp: '2026-03-02T10:00:00Z', query: `q ${id}`, response: 'r', sources: [],
+      resolutionStatus: 'answered', queryCategory: null, pageUrl: null, threadId,
+    });
+    const load = spooled('assistant', day('2026-03-02', '2026-03-03'), [
+      { conversations: [conv('A', ''), conv('B', '  '), conv('C', 'thread-c'), conv('D', null)], nextCursor: null, hasMore: false },
+    ]);
+    await db.transaction((tx) => loadWindows(tx, [load]));
+    expect(await db.all(`SELECT id, ${conversationThreadSql()} AS thread FROM assistant_conversations ORDER BY id`)).toEqual([
+      { id: 'A', thread: 'A' },
+      { id: 'B', thread: 'B' },
+      { id: 'C', thread: 'thread-c' },
+      { id: 'D', thread: 'D' },
+    ]);
+    // A row an earlier release stored with a blank thread_id reads the same way.
+    await db.run(`UPDATE assistant_conversations SET thread_id = '' WHERE id = 'D'`);
+    expect(await db.all(`SELECT ${conversationThreadSql()} AS thread FROM assistant_conversations WHERE id = 'D'`)).toEqual([{ thread: 'D' }]);
+    expect(planThreads(['x', '', ' ', 'y'], new Set(), new Set(), true)).toEqual(['x', 'y']);
   });
 
   it('a load that fails half-way leaves the window as it was', async () => {

@@ -333,8 +333,16 @@ export class HttpClient {
     });
   }
 
+  /**
+   * The base URL's path is kept in front of `path` (a proxy's prefix, `https://host/mintlify/`).
+   * A `.` or `..` segment would be resolved away, sending the request (and the key) to another
+   * path than meant: refused.
+   */
   private buildUrl(path: string, query: RequestOptions<unknown>['query']): URL {
-    const url = new URL(path, this.baseUrl);
+    if (path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+      throw new UsageError(`refusing to request '${path}': a '.' or '..' in the path would change where it goes`);
+    }
+    const url = new URL(`${this.baseUrl.pathname.replace(/\/+$/, '')}${path}`, this.baseUrl.origin);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

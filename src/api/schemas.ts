@@ -113,6 +113,16 @@ const agentJobSchema = z.object({
   archivedAt: optionalString,
 });
 
+/**
+ * Whether a job id can name its job in a request path: not blank, and not `.` or `..`, which
+ * a URL resolves away (a poll of job `..` would go to the project's own path). An answer with
+ * any other id is an answer without one.
+ */
+export function usableJobId(id: string): boolean {
+  const trimmed = id.trim();
+  return trimmed !== '' && trimmed !== '.' && trimmed !== '..';
+}
+
 /** Parses an AgentJob defensively; only a body that is not an object at all is an error. */
 export function parseAgentJob(json: unknown, context: string): AgentJob {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
@@ -122,7 +132,7 @@ export function parseAgentJob(json: unknown, context: string): AgentJob {
   const link = job.prLink ?? null;
   const linkOk = link === null || isHttpUrl(link);
   return {
-    id: job.id ?? null,
+    id: job.id !== null && job.id !== undefined && usableJobId(job.id) ? job.id : null,
     status: job.status ?? null,
     repository: job.source?.repository ?? null,
     ref: job.source?.ref ?? null,

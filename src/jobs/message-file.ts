@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { LedgerRow } from './ledger.js';
+import { usableJobId } from '../api/schemas.js';
 
 /** A message as asked for: its job by API id or by the prompt key of the job ledger. */
 export interface MessageRequest {
@@ -113,11 +114,12 @@ export function resolveMessages(
     if (asKey !== undefined) {
       const row = byPromptKey.get(asKey);
       if (!row) throw new UsageError(`${where}: no job in the ledger with prompt key '${asKey}'`);
-      if (row.jobId === null) throw new UsageError(`${where}: prompt key '${asKey}' has no job id (status ${row.status})`);
+      if (row.jobId === null || !usableJobId(row.jobId)) throw new UsageError(`${where}: prompt key '${asKey}' has no job id (status ${row.status})`);
       jobId = row.jobId;
       promptKey = row.promptKey;
     } else {
       jobId = request.jobId as string;
+      if (!usableJobId(jobId)) throw new UsageError(`${where}: invalid job id '${jobId}': expected the id of a job (jobs list shows them)`);
       promptKey = byJobId.get(jobId)?.promptKey ?? null;
     }
     const key = request.id ?? messageKey(jobId, request.prompt);

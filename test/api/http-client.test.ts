@@ -280,6 +280,30 @@ describe('compressed bodies', () => {
     expect(asked.at(-1)).toBe('identity');
   });
 
+  it("keeps the base URL's path in front of the API's (a proxy's prefix), and refuses a path a '..' would move", async () => {
+    const seen: string[] = [];
+    const prefixed = createHttpServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+    await new Promise<void>((resolve) => prefixed.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (prefixed.address() as AddressInfo).port;
+      for (const base of [`http://127.0.0.1:${port}/mintlify-proxy/`, `http://127.0.0.1:${port}/mintlify-proxy`]) {
+        await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_test', baseUrl: base, retries: 0 }), page);
+      }
+      expect(seen.map((u) => u.split('?')[0])).toEqual(['/mintlify-proxy/v1/analytics/docs/visitors', '/mintlify-proxy/v1/analytics/docs/visitors']);
+      const client = new HttpClient({ apiKey: 'mint_test', baseUrl: `http://127.0.0.1:${port}`, retries: 0 });
+      for (const path of ['/v2/agent/docs/job/..', '/v2/agent/docs/job/%2E%2e/message', '/v2/agent/docs/job/./message']) {
+        await expect(client.request({ method: 'GET', path, parse: (json) => json })).rejects.toThrow(/refusing to request '.*': a '\.' or '\.\.' in the path/);
+      }
+      expect(seen).toHaveLength(2);
+    } finally {
+      await new Promise((resolve) => prefixed.close(resolve));
+    }
+  });
+
   it('refuses a body that decodes past the cap, and one in a coding it does not know, naming them', async () => {
     [coding, body] = ['gzip', gzipSync(Buffer.alloc(4096, 32))];
     await expect(fetchAnalyticsPage(client(1024), page)).rejects.toThrow(/^GET \/v1\/analytics\/docs\/visitors\?\S+ returned a gzip body larger than 1024 bytes once decoded; not read$/);

@@ -16,6 +16,9 @@ describe('parseAgentJob', () => {
     expect(isTerminalStatus(job.status)).toBe(false);
     expect(parseAgentJob({}, 'GET /x').status).toBeNull();
   });
+  it.each(['', '  ', '.', '..', ' .. '])('an id %j cannot name its job in a path: the answer has no id', (id) => {
+    expect(parseAgentJob({ id, status: 'active' }, 'POST /x').id).toBeNull();
+  });
   it.each([
     ['not a url', null, 'not a url'],
     ['javascript:alert(1)', null, 'javascript:alert(1)'],

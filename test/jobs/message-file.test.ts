@@ -45,6 +45,12 @@ describe('message files', () => {
     expect(() => resolveMessages('m.jsonl', [{ line: 4, promptKey: 'fix-2', prompt: 'x' }], ledger)).toThrow(
       new UsageError("m.jsonl:4: prompt key 'fix-2' has no job id (status unknown)"),
     );
+    // A job id a URL would resolve away names no job.
+    for (const jobId of ['..', '.']) {
+      expect(() => resolveMessages('command line', [{ line: 1, jobId, prompt: 'x' }], ledger)).toThrow(
+        new UsageError(`command line:1: invalid job id '${jobId}': expected the id of a job (jobs list shows them)`),
+      );
+    }
     expect(() =>
       resolveMessages('m.jsonl', [{ line: 1, jobId: 'job_1', prompt: 'a', id: 'same' }, { line: 2, jobId: 'job_1', prompt: 'b', id: 'same' }], ledger),
     ).toThrow(new UsageError("m.jsonl:2: id 'same' is already used on line 1 for another message"));

@@ -65,6 +65,9 @@ const MAIN_EPILOGUE = [
 function buildParser(ctx: CliContext, argv: readonly string[]) {
   return yargs()
     .scriptName('docpipe')
+    // Values reach the checks as typed: yargs would read `0x2` and `1e2` as numbers first,
+    // and a numeric-looking job id or project as a number.
+    .parserConfiguration({ 'parse-numbers': false, 'parse-positional-numbers': false })
     .env('DOCPIPE')
     .usage('docpipe <command> [options]\n\nExport Mintlify docs analytics into DuckDB, and drive the docs agent in bulk.')
     .option('api-key', { type: 'string', describe: withEnv('api-key', 'admin API key (prefer the variable: a flag shows in the process list)') })
@@ -193,6 +196,30 @@ function valuesOf(argv: readonly string[], name: string): string[] {
   return values;
 }
 
+const ENV_TRUE = new Set(['true', '1', 'yes', 'on']);
+const ENV_FALSE = new Set(['false', '0', 'no', 'off', '']);
+
+/**
+ * The yes/no options of this command set in the environment (DOCPIPE_WAIT=1), read as a cron
+ * file writes them: yargs takes only `true` for yes, and anything else silently for no. One
+ * typed on the command line wins, as for every option; a value that is neither is refused.
+ */
+export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): void {
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('DOCPIPE_') || raw === undefined) continue;
+    const option = name.slice('DOCPIPE_'.length).toLowerCase().replace(/_/g, '-');
+    if (typeof parsed[option] !== 'boolean') continue;
+    if (argv.some((arg) => arg === `--${option}` || arg === `--no-${option}` || arg.startsWith(`--${option}=`))) continue;
+    const text = raw.trim().toLowerCase();
+    if (!ENV_TRUE.has(text) && !ENV_FALSE.has(text)) {
+      throw new UsageError(`invalid ${name} '${raw}': expected true or false (or 1/0, yes/no)`);
+    }
+    const value = ENV_TRUE.has(text);
+    parsed[option] = value;
+    parsed[option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = value;
+  }
+}
+
 /** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
 function usageMessage(message: string, argv: readonly string[]): string {
   const line = message.replace(/\s*\n\s*/g, ' ').trim();
@@ -257,6 +284,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   const args = argv.length === 0 ? ['--help'] : argv;
   const parse = async (): Promise<ExitCode> => {
     const parser = buildParser(ctx, args).middleware((parsed) => {
+      readEnvFlags(parsed, argv, process.env);
       if (keyOnCommandLine(argv)) {
         loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {
           detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',

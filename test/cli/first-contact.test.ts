@@ -402,6 +402,12 @@ describe('validation that names what was typed', () => {
     [[...DAYS, '--requests-per-hour', 'abc'], "docpipe: invalid --requests-per-hour 'abc': expected a whole number >= 1"],
     [[...DAYS, '--requests-per-hour', '1.5'], "docpipe: invalid --requests-per-hour '1.5': expected a whole number >= 1"],
     [[...DAYS, '--lock-timeout', 'soon'], "docpipe: invalid --lock-timeout 'soon': expected a number >= 0"],
+    // Read as typed, not as yargs would read a number first.
+    [[...DAYS, '--max-requests', '0x2'], "docpipe: invalid --max-requests '0x2': expected a whole number >= 0"],
+    [[...DAYS, '--requests-per-hour', '1e2'], "docpipe: invalid --requests-per-hour '1e2': expected a whole number >= 1"],
+    [['jobs', 'message', 'job_1', 'Also', '--project', 'docs', '--poll-interval', 'abc'], "docpipe: invalid --poll-interval 'abc': expected a number > 0"],
+    [['jobs', 'message', 'job_1', 'Also', '--project', 'docs', '--jobs-per-hour', '2.5'], "docpipe: invalid --jobs-per-hour '2.5': expected a whole number >= 1"],
+    [['jobs', 'message', '..', 'Also', '--project', 'docs'], "docpipe: messages:1: invalid job id '..': expected the id of a job (jobs list shows them)"],
     [['export', 'visitors', '--project', '..', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '..': it is a relative path"],
     [['export', 'visitors', '--project', '.', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '.': it is a relative path"],
     [['export', 'visitors', '--project', 'docs/../x', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project 'docs/../x': it contains a slash"],
@@ -426,6 +432,31 @@ describe('validation that names what was typed', () => {
       expect(result.stderr).toBe("docpipe: invalid --max-requests 'lots': expected a whole number >= 0\n");
     } finally {
       delete process.env.DOCPIPE_MAX_REQUESTS;
+    }
+  });
+
+  it('a yes/no DOCPIPE_ variable reads 1/yes as yes and refuses what is neither; the command line wins', async () => {
+    const prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, 'Fix the typo [nopr]\n');
+    const submit = ['jobs', 'submit', prompts, '--project', 'docs'];
+    try {
+      for (const yes of ['1', 'yes', 'TRUE']) {
+        process.env.DOCPIPE_DRY_RUN = yes;
+        const dry = await h.run(submit);
+        expect(dry.code, dry.stderr).toBe(0);
+        expect(dry.stdout).toContain('dry run: 1 prompts');
+      }
+      process.env.DOCPIPE_DRY_RUN = 'maybe';
+      const bad = await h.run(submit);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toBe("docpipe: invalid DOCPIPE_DRY_RUN 'maybe': expected true or false (or 1/0, yes/no)\n");
+      process.env.DOCPIPE_DRY_RUN = '1';
+      const typed = await h.run([...submit, '--no-dry-run']);
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(typed.stdout).not.toContain('dry run');
+      expect(h.sandbox.jobs()).toHaveLength(1);
+    } finally {
+      delete process.env.DOCPIPE_DRY_RUN;
     }
   });
 

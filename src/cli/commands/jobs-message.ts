@@ -6,7 +6,7 @@ import { JobLedger } from '../../jobs/ledger.js';
 import { readMessageFile, resolveMessages, type MessageRequest } from '../../jobs/message-file.js';
 import { decideMessage, MessageLedger, type MessageRow } from '../../jobs/message-ledger.js';
 import type { MessageEvent } from '../../jobs/run-messages.js';
-import { positive } from '../../lib/common.js';
+import { followOptions } from './jobs.js';
 import { planMessages, sendMessages } from '../../lib/messages.js';
 import { upgradeIfOlder } from '../../load/database.js';
 import { newRunId } from '../../load/runs.js';
@@ -22,15 +22,12 @@ import { renderRows } from '../output/table.js';
 import { countsLine, stopLine } from '../output/batch-summary.js';
 
 function builder(yargs: Argv) {
-  return commandHelp(
-    yargs
+  const withFile = yargs
       .positional('job', { type: 'string', describe: "the job id, or its prompt's key (the key `docpipe jobs list` shows)" })
       .positional('text', { type: 'string', describe: 'the follow-up instruction' })
-      .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' })
-      .option('concurrency', { type: 'number', default: 3, describe: 'jobs followed at once' })
-      .option('poll-interval', { type: 'number', default: 5, describe: 'first poll interval in seconds (backs off to 60)' })
-      .option('timeout', { type: 'number', default: 3600, describe: 'seconds to follow a job before timed_out' })
-      .option('jobs-per-hour', { type: 'number', default: 100, describe: 'job creations and messages per hour (the API limit per project)' })
+      .option('file', { type: 'string', describe: 'a .jsonl file of {"jobId"|"promptKey", "prompt", "id"?} lines' });
+  return commandHelp(
+    followOptions(withFile)
       .option('dry-run', { type: 'boolean', default: false, describe: 'check the messages and list what would be sent' })
       .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'send again messages whose outcome is unknown' }),
     {
@@ -68,10 +65,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
     describe: 'send a follow-up message to a job (or a batch with --file) and follow it again to its end',
     builder,
     handler: async (args) => {
-      const concurrency = positive('--concurrency', args.concurrency, true);
-      const pollInterval = positive('--poll-interval', args['poll-interval'], false);
-      const timeout = positive('--timeout', args.timeout, false);
-      const jobsPerHour = positive('--jobs-per-hour', args['jobs-per-hour'], false);
+      const { concurrency, timeout, 'poll-interval': pollInterval, 'jobs-per-hour': jobsPerHour } = args;
       const projects = requireProjects(args);
       if (projects.length > 1) throw new UsageError(`jobs take one --project, got ${projects.length}: ${projects.join(', ')}`);
       const projectId = projects[0] as string;

@@ -87,8 +87,8 @@ function submitBuilder(yargs: Argv) {
   return submitOptions(yargs.positional('file', { type: 'string', demandOption: true, describe: 'prompts: .txt, .jsonl or .csv' }));
 }
 
-/** The options of `jobs submit`, which `jobs from-query` shares. */
-export function submitOptions<T>(yargs: Argv<T>) {
+/** How jobs are followed: the options of `jobs submit`, `jobs from-query` and `jobs message`. */
+export function followOptions<T>(yargs: Argv<T>) {
   return yargs
     .option('concurrency', numberOption('concurrency', { integer: true, min: 1 }, { default: 3, describe: 'jobs in flight at once' }))
     .option(
@@ -102,7 +102,12 @@ export function submitOptions<T>(yargs: Argv<T>) {
         default: 100,
         describe: 'job submissions and follow-up messages per hour (the API limit per project)',
       }),
-    )
+    );
+}
+
+/** The options of `jobs submit`, which `jobs from-query` shares. */
+export function submitOptions<T>(yargs: Argv<T>) {
+  return followOptions(yargs)
     .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });

@@ -94,6 +94,26 @@ function startOf(stat: string | undefined): string | undefined {
   return boot === null || ticks === undefined ? undefined : `${ticks}.${boot}`;
 }
 
+let bootTimeMs: number | null | undefined;
+
+/**
+ * When a process on this host started, in ms since the epoch (Linux: the boot time in
+ * `/proc/stat` plus its start in clock ticks, 100 a second); undefined when it cannot be told.
+ */
+export function processStartedAtMs(pid: number): number | undefined {
+  const ticks = startTicksFromStat(readStat(pid) ?? '');
+  if (ticks === undefined) return undefined;
+  if (bootTimeMs === undefined) {
+    try {
+      const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1];
+      bootTimeMs = btime === undefined ? null : Number(btime) * 1000;
+    } catch {
+      bootTimeMs = null;
+    }
+  }
+  return bootTimeMs === null ? undefined : bootTimeMs + Number(ticks) * 10;
+}
+
 /** This process's pid namespace (its inode number); undefined when it cannot be read. */
 function ownNamespace(): string | undefined {
   try {

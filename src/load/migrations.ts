@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
+import { processStartedAtMs } from '../core/process-identity.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
 import { readSqlFile, sqlDir } from './sql-files.js';
@@ -97,14 +98,19 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
 }
 
 /**
- * Whether a run's process, alive by its pid on this host, is clearly not docpipe: the pid is
- * this process's own (the run that recorded it is gone), or (Linux) its command line names no
- * docpipe (the pid was reused, after a reboot say). A run recorded before its process start
- * was kept is told alive by its pid alone; such a run must not hold the upgrade back forever.
+ * Whether a run's process, alive by its pid on this host, is clearly not that run's: the pid
+ * is this process's own (the run that recorded it is gone), or (Linux) the process started
+ * after the run did (the pid was reused, by any program, a later docpipe too), or its command
+ * line names no docpipe. A run recorded before its process start was kept is told alive by
+ * its pid alone; such a run must not hold the upgrade back forever.
  */
-function pidTakenByOther(run: { pid: number | null; host: string | null }): boolean {
+function pidTakenByOther(run: { pid: number | null; host: string | null; startedAt: number | null }): boolean {
   if (run.pid === null || (run.host !== null && run.host !== hostname())) return false;
   if (run.pid === process.pid) return true;
+  // A process starts before the run it makes records its start; a minute allows for the
+  // clock being set meanwhile.
+  const started = processStartedAtMs(run.pid);
+  if (started !== undefined && run.startedAt !== null && started > run.startedAt + 60_000) return true;
   try {
     return !readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').includes('docpipe');
   } catch {

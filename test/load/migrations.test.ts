@@ -449,6 +449,22 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     }
   });
 
+  it.runIf(process.platform === 'linux')('a stale record whose pid a docpipe process started later has now does not hold the upgrade back', async () => {
+    // A 0.2.0 run killed an hour ago; its pid now belongs to a docpipe process started since
+    // (a cron run of this release, a sandbox): a process cannot be a run older than itself.
+    const later = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'bin/docpipe.js'], { stdio: 'ignore' });
+    try {
+      await plain(db, (c) =>
+        c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now() - INTERVAL 1 HOUR, 'running', ${later.pid}, '${hostname()}')`),
+      );
+      const result = await h.run(['status', '--db', db]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());
+    } finally {
+      later.kill('SIGKILL');
+    }
+  });
+
   it.runIf(process.platform === 'linux')('a stale record whose pid another program has now does not hold the upgrade back', async () => {
     // A 0.2.0 run cut off by a reboot: its pid (1 here) is alive, but it is not docpipe.
     await plain(db, (c) =>

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -473,6 +473,38 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     const result = await h.run(['status', '--db', db]);
     expect(result.code, result.stderr).toBe(0);
     expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());
+  });
+});
+
+describe('an older database where it cannot be written (a read-only mount)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-readonly-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `docpipe args` with `dir` mounted read-only, in a mount namespace of its own (nothing leaks out). */
+  function onReadOnlyMount(args: string[]): { code: number | null; stdout: string; stderr: string } {
+    const script = `mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"`;
+    const run = spawnSync('unshare', ['--mount', 'sh', '-c', script, dir, process.execPath, 'bin/docpipe.js', ...args], { encoding: 'utf8' });
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  }
+  const canMount = (): boolean => process.platform === 'linux' && spawnSync('unshare', ['--mount', 'true']).status === 0;
+
+  it('a command that needs it upgraded says so, and query reads it as it is', (context) => {
+    if (!canMount()) return context.skip();
+    const db = unzipFixture(FIXTURE_0_2_0, join(dir, 'docpipe.duckdb'));
+    const status = onReadOnlyMount(['status', '--db', db]);
+    expect(status.code).toBe(1);
+    expect(status.stderr.split('\n').find((l) => l.startsWith('docpipe:'))).toBe(
+      `docpipe: database ${db} was written by an older docpipe and this command needs it upgraded, but ${db} cannot be written here: ` +
+        'run any docpipe command that writes on it once where it can be (it upgrades it), or read it as it is with docpipe query',
+    );
+    const query = onReadOnlyMount(['query', 'SELECT count(*) AS n FROM loaded_windows', '--db', db, '--format', 'csv']);
+    expect(query.code, query.stderr).toBe(0);
+    expect(query.stdout).toMatch(/^n\n\d+\n$/);
   });
 });
 

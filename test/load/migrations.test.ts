@@ -366,6 +366,10 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     const read = await h.run(['query', '--db', db, '--format', 'json', 'SELECT count(*) AS n FROM daily_page_visitors']);
     expect(read.code, read.stderr).toBe(0);
     expect(JSON.parse(read.stdout.trim())).toEqual({ n: 2090 });
+    // A name only this release's schema has: the error says why, and how to get it.
+    const newer = await h.run(['query', '--db', db, "SELECT page_path_of('https://docs.example.com/a')"]);
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toMatch(/^docpipe: query: Catalog Error: .*page_path_of does not exist.* \(this database was written by an older docpipe: this release's views and macros appear once a docpipe command that writes has opened it, which upgrades it\)\n$/);
     expect(sha()).toBe(written);
   });
 

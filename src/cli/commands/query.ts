@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
+import { schemaIsCurrent } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
 
 /** DuckDB's refusal of a write on a read-only database. */
@@ -62,7 +63,16 @@ export function queryCommand(ctx: CliContext): CommandModule {
           if (readOnly && READ_ONLY_REFUSAL.test(databaseReason(error))) {
             throw new UsageError(`${label}: the database is opened read-only; pass --write to change it`, { cause: error });
           }
-          throw userSqlError(label, error);
+          const sqlError = userSqlError(label, error);
+          // A name this release's views or macros have, missing from an older file read as it is.
+          if (/does not exist|not found/i.test(sqlError.message) && !(await schemaIsCurrent(db))) {
+            throw new UsageError(
+              `${sqlError.message} (this database was written by an older docpipe: this release's views and macros appear ` +
+                'once a docpipe command that writes has opened it, which upgrades it)',
+              { cause: error },
+            );
+          }
+          throw sqlError;
         }
       });
       if (results.length === 0) throw new UsageError(`${label}: no SQL statement in it`);

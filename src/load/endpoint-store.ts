@@ -29,7 +29,12 @@ interface RowLoad {
   columns: readonly (readonly [string, string])[];
   /** The item's counts (stored rounded): a non-integral, missing, negative or too large one is a warning on its window. */
   counts?: readonly string[];
+  /** The item's timestamps, as sent: one that is not a timestamp is stored as NULL, a warning on its window. */
+  times?: readonly string[];
 }
+
+/** A timestamp as stored: NULL when the text sent is not one (see RowLoad.times). */
+const time = (sql: string): string => `try_cast(${sql} AS TIMESTAMPTZ)`;
 
 /** A count as stored: rounded, NULL beyond 64 bits (flagged `count_out_of_range` on its window). */
 const count = roundedCount;
@@ -42,12 +47,13 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
     item: 'STRUCT(searchQuery VARCHAR, hits DOUBLE, ctr DOUBLE, topClickedPage VARCHAR, lastSearchedAt VARCHAR)',
     key: 'r.searchQuery',
     counts: ['r.hits'],
+    times: ['r.lastSearchedAt'],
     columns: [
       ['search_query', 'r.searchQuery'],
       ['hits', count('r.hits')],
       ['ctr', 'r.ctr'],
       ['top_clicked_page', 'r.topClickedPage'],
-      ['last_searched_at', 'try_cast(r.lastSearchedAt AS TIMESTAMPTZ)'],
+      ['last_searched_at', time('r.lastSearchedAt')],
     ],
   },
   'feedback-by-page': {
@@ -71,11 +77,12 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
       'STRUCT(id VARCHAR, path VARCHAR, comment VARCHAR, createdAt VARCHAR, source VARCHAR, status VARCHAR, ' +
       'helpful BOOLEAN, contact VARCHAR, code VARCHAR, filename VARCHAR, lang VARCHAR)',
     key: 'r.id',
+    times: ['r.createdAt'],
     columns: [
       ['id', 'r.id'],
       ['path', 'r.path'],
       ['comment', 'r.comment'],
-      ['created_at', 'try_cast(r.createdAt AS TIMESTAMPTZ)'],
+      ['created_at', time('r.createdAt')],
       ['source', 'r.source'],
       ['status', 'r.status'],
       ['helpful', 'r.helpful'],
@@ -92,9 +99,10 @@ export const ROW_LOADS: Partial<Record<Metric, RowLoad>> = {
       'STRUCT(id VARCHAR, "timestamp" VARCHAR, query VARCHAR, response VARCHAR, responseType VARCHAR, ' +
       'sources STRUCT(title VARCHAR, url VARCHAR)[], resolutionStatus VARCHAR, queryCategory VARCHAR, pageUrl VARCHAR, threadId VARCHAR)',
     key: 'r.id',
+    times: ['r."timestamp"'],
     columns: [
       ['id', 'r.id'],
-      ['"timestamp"', 'try_cast(r."timestamp" AS TIMESTAMPTZ)'],
+      ['"timestamp"', time('r."timestamp"')],
       ['query', 'r.query'],
       ['response', 'r.response'],
       // The spec: "Defaults to `answer` when not present."
@@ -143,10 +151,11 @@ function spooledRows(spec: RowLoad, loads: readonly EndpointLoad[], events: bool
   const any = (test: (c: string) => string): string => (spec.counts ?? []).map((c) => `(${test(inItem(c))})`).join(' OR ') || 'false';
   const nonIntegral = any((c) => `${fitsBigint(c)} AND ${c} <> floor(${c})`);
   const outOfRange = any((c) => `${c} IS NOT NULL AND NOT ${fitsBigint(c)}`);
+  const badTime = (spec.times ?? []).map((t) => `(${inItem(t)} IS NOT NULL AND ${time(inItem(t))} IS NULL)`).join(' OR ') || 'false';
   return `
     SELECT m.project_id, m.window_start, m.window_end, ${columns}, m.run_id, coalesce(${nonIntegral}, false) AS non_integral,
            coalesce(${outOfRange}, false) AS out_of_range, ${any((c) => `${c} IS NULL`)} AS count_missing,
-           coalesce(${any((c) => `${c} < 0`)}, false) AS negative
+           coalesce(${any((c) => `${c} < 0`)}, false) AS negative, ${badTime} AS time_invalid
       FROM (SELECT unnest(body.${spec.array}) AS r, generate_subscripts(body.${spec.array}, 1) AS i, page, filename
               FROM read_json(${list}, format = 'newline_delimited', filename = true,
                              columns = {page: 'INTEGER', body: 'STRUCT(${spec.array} ${spec.item}[])'})) j
@@ -171,11 +180,12 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     await tx.run(`CREATE OR REPLACE TEMP TABLE docpipe_staged_rows AS ${spooledRows(spec, loads, events)}`);
     if (events) await tx.run(`DELETE FROM ${spec.table} WHERE (project_id, id) IN (SELECT project_id, id FROM docpipe_staged_rows)`);
     await tx.run(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM docpipe_staged_rows`);
-    const flagged = await tx.all<{ p: string; s: string; e: string; odd: bigint; big: bigint; missing: bigint; negative: bigint }>(
+    const flagged = await tx.all<{ p: string; s: string; e: string; odd: bigint; big: bigint; missing: bigint; negative: bigint; times: bigint }>(
       `SELECT project_id AS p, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
               count(*) FILTER (WHERE non_integral) AS odd, count(*) FILTER (WHERE out_of_range) AS big,
-              count(*) FILTER (WHERE count_missing) AS missing, count(*) FILTER (WHERE negative) AS negative
-         FROM docpipe_staged_rows WHERE non_integral OR out_of_range OR count_missing OR negative GROUP BY ALL`,
+              count(*) FILTER (WHERE count_missing) AS missing, count(*) FILTER (WHERE negative) AS negative,
+              count(*) FILTER (WHERE time_invalid) AS times
+         FROM docpipe_staged_rows WHERE non_integral OR out_of_range OR count_missing OR negative OR time_invalid GROUP BY ALL`,
     );
     await tx.run(`DROP TABLE docpipe_staged_rows`);
     const rowsOf = (n: bigint): string => `${n} row${n === 1n ? '' : 's'}`;
@@ -186,6 +196,7 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
       if (f.negative > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.negative)} negative`);
       if (f.missing > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.missing)} count_missing (stored as NULL)`);
       if (f.big > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.big)} count_out_of_range (stored as NULL)`);
+      if (f.times > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.times)} timestamp_invalid (stored as NULL)`);
     }
   }
   // Window totals are counts too.

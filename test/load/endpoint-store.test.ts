@@ -122,6 +122,26 @@ describe('loading searches, feedback and assistant windows', () => {
     expect(planThreads(['x', '', ' ', 'y'], new Set(), new Set(), true)).toEqual(['x', 'y']);
   });
 
+  it('a timestamp that is not one is stored as NULL and said on its window, never silently', async () => {
+    const conv = (id: string, timestamp: string | null) => ({
+      id, timestamp, query: `q ${id}`, response: 'r', sources: [], resolutionStatus: 'answered', queryCategory: null, pageUrl: null,
+    });
+    const load = spooled('assistant', day('2026-03-02', '2026-03-03'), [
+      { conversations: [conv('A', '2026-03-02T10:00:00Z'), conv('B', 'not a date'), conv('C', null)], nextCursor: null, hasMore: false },
+    ]);
+    const searches = spooled('searches', day('2026-03-02', '2026-03-03'), [
+      { searches: [{ ...search('sso', 2), lastSearchedAt: 'yesterday' }, search('api', 1)], totalSearches: 3, nextCursor: null },
+    ], { totalSearches: 3 });
+    const warnings = await db.transaction((tx) => loadWindows(tx, [load, searches]));
+    expect(warnings.get(load.walk)).toEqual(['1 row timestamp_invalid (stored as NULL)']);
+    expect(warnings.get(searches.walk)).toEqual(['1 row timestamp_invalid (stored as NULL)']);
+    expect(await db.all(`SELECT id, "timestamp" IS NULL AS missing FROM assistant_conversations ORDER BY id`)).toEqual([
+      { id: 'A', missing: false },
+      { id: 'B', missing: true },
+      { id: 'C', missing: true },
+    ]);
+  });
+
   it('a load that fails half-way leaves the window as it was', async () => {
     const good = spooled('feedback-by-page', day('2026-03-02', '2026-03-03'), [{ feedback: [{ path: '/a', thumbsUp: 1, thumbsDown: 2, code: 0, total: 3 }], hasMore: false }]);
     await db.transaction((tx) => loadWindows(tx, [good]));

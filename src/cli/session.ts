@@ -12,6 +12,8 @@ export function readerOptions(
     lockTimeoutMs: args.lockTimeout * 1000,
     onLockWait: (holder) =>
       loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+    // Ctrl-C (SIGTERM, SIGHUP) ends the wait at once, as it does a writer's: exit 130.
+    ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };
 }
 

@@ -351,9 +351,11 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     for (const spooled of held) spooled.release();
   }
   if (loadError !== undefined) {
-    // A database held by someone else for too long is a clean stop: the spool keeps the pages.
-    if (stopReasonOf(loadError) !== 'locked') throw loadError;
-    stop('locked', loadError);
+    // A database held by someone else for too long is a clean stop, and so is Ctrl-C (SIGTERM)
+    // while the loader waits for it: the spool keeps the pages.
+    const reason = stopReasonOf(loadError);
+    if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
+    if (summary.stopped !== 'interrupted') stop(reason, loadError);
   }
   if (summary.stopped !== null) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;

@@ -9,7 +9,7 @@ import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isKnownApiStatus, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { DatabaseBusyError, DocpipeError, HttpError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
+import { DatabaseBusyError, DocpipeError, HttpError, InterruptedError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { decidePrompt } from './decide-prompt.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
@@ -119,10 +119,15 @@ export interface Stop {
  * on the held file already, and a read that meets it stops the batch the same way (undefined).
  */
 export async function readUnlessHeld<T>(state: { stop: Stop | null }, read: () => Promise<T>): Promise<T | undefined> {
-  if (state.stop?.reason === 'locked') return undefined;
+  if (state.stop?.reason === 'locked' || state.stop?.reason === 'interrupted') return undefined;
   try {
     return await read();
   } catch (error) {
+    // Ctrl-C (SIGTERM) during the wait for a held file ends the wait: the batch ends as stopped.
+    if (error instanceof InterruptedError) {
+      state.stop ??= { reason: 'interrupted', cause: error };
+      return undefined;
+    }
     if (!(error instanceof DatabaseBusyError)) throw error;
     state.stop ??= { reason: 'locked', cause: error };
     return undefined;

@@ -3,6 +3,7 @@
  * straight after, so readers get in between (DESIGN rule 10). Every write also moves the
  * request journal into `request_log`, in the same transaction.
  */
+import { DatabaseBusyError } from '../core/errors.js';
 import { stopReasonOf } from '../core/outcome.js';
 import type { RequestJournal } from '../spool/request-journal.js';
 import { Database, type Executor, type OpenOptions, type Params } from './database.js';
@@ -19,6 +20,12 @@ export class Store {
   /** Statements (`run`) waiting for the write being committed. */
   private queued: QueuedStatement[] = [];
   private committing = false;
+  /**
+   * Set once an open waited out the lock timeout: the run stops there, and its later opens
+   * (its end, its closing read) try once instead of waiting that long again, so that a run
+   * ends about `lockTimeoutMs` after it began to wait, not a multiple of it.
+   */
+  private heldOut = false;
 
   constructor(
     readonly path: string,
@@ -38,7 +45,7 @@ export class Store {
    * cores with).
    */
   async hold(allThreads = false): Promise<() => Promise<void>> {
-    const db = await Database.open(this.path, this.options);
+    const db = await this.open((options) => Database.open(this.path, options));
     if (allThreads && this.options.threads !== undefined) await db.run('RESET threads');
     return () => db.close();
   }
@@ -51,18 +58,28 @@ export class Store {
    * was made first.
    */
   async holdForStart(): Promise<{ release: () => Promise<void>; isNew: boolean }> {
-    const db = await Database.open(this.path, { ...this.options, schemaInBackground: true });
+    const db = await this.open((options) => Database.open(this.path, { ...options, schemaInBackground: true }));
     return { release: () => db.close(), isNew: db.isNew };
   }
 
   /** Reads with the file held only for `work`. */
   read<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    return Database.with(this.path, this.options, work);
+    return this.open((options) => Database.with(this.path, options, work));
+  }
+
+  /** Runs an open with this store's options (see heldOut). */
+  private async open<T>(opening: (options: OpenOptions) => Promise<T>): Promise<T> {
+    try {
+      return await opening(this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options);
+    } catch (error) {
+      if (error instanceof DatabaseBusyError) this.heldOut = true;
+      throw error;
+    }
   }
 
   /** One transaction with the file held only for it; the request journal moves in with it. */
   write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return Database.with(this.path, this.options, async (db) => {
+    return this.open((options) => Database.with(this.path, options, async (db) => {
       const files = this.journal?.take() ?? [];
       let result: T;
       try {
@@ -77,7 +94,7 @@ export class Store {
       }
       this.journal?.settle(files);
       return result;
-    });
+    }));
   }
 
   /**

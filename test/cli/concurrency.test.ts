@@ -114,6 +114,15 @@ process.stdout.write(JSON.stringify(stats) + '\\n');
  * a process to start); prints 'held' once it has it, and lets go when stdin ends or, if
  * \`holdMs\` is not 0, after that long; then prints 'released'.
  */
+/** Holds the file read-write (as another writer would) until its stdin ends. */
+const RW_HOLDER = `
+import { DuckDBInstance } from '@duckdb/node-api';
+const instance = await DuckDBInstance.create(process.argv[1]);
+process.stdout.write('held\\n');
+process.stdin.resume();
+process.stdin.on('end', () => { instance.closeSync(); process.exit(0); });
+`;
+
 const HOLDER = `
 import { DuckDBInstance } from '@duckdb/node-api';
 const [path, holdMs] = process.argv.slice(1);
@@ -679,6 +688,49 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     await held.release();
   });
 
+  it('Ctrl-C (SIGTERM) while a writer waits for the file mid-run: exit 130 with its summary, its end kept for the next run, not taken for a crash', async () => {
+    await start({ faults: [SLOW] });
+    const args = exportArgs('2026-03-01', '2026-03-09');
+    const held = await holder(db);
+    const run = docpipe([...args, '--lock-timeout', '60']);
+    await pollUntil(() => sandbox.requests.length >= 2, 'the export to start fetching');
+    await held.take();
+    await run.line('"database busy"');
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    const summary = summaryOf(stopped);
+    expect(summary).toMatchObject({ stopped: 'interrupted', exitCode: 130 });
+    expect(logLines(stopped).find((l) => l.event === 'run end kept in the spool')).toMatchObject({ run: summary.runId });
+    await held.release();
+    const status = await docpipe(['status', '--format', 'json']).done;
+    expect((JSON.parse(status.stdout) as { lastRun: unknown }).lastRun).toMatchObject({ runId: summary.runId, status: 'interrupted', exitCode: 130 });
+    const rerun = await docpipe(args).done;
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
+  });
+
+  it('Ctrl-C (SIGTERM) ends a reader\'s wait for a file a writer holds: exit 130 at once', async () => {
+    await start();
+    await Database.with(db, {}, () => Promise.resolve());
+    const writer = spawnNode(['--input-type=module', '-e', RW_HOLDER, db], 'pipe');
+    await writer.line('held');
+    try {
+      for (const command of [['status'], ['query', 'SELECT 1']]) {
+        const reader = docpipe([...command, '--lock-timeout', '60']);
+        await reader.line('"database busy"');
+        const signalled = Date.now();
+        reader.child.kill('SIGTERM');
+        const stopped = await reader.done;
+        expect(stopped.code, `${command[0]}: ${stopped.stderr}`).toBe(130);
+        expect(Date.now() - signalled).toBeLessThan(5_000);
+      }
+    } finally {
+      writer.child.stdin!.end();
+      await writer.done;
+    }
+  });
+
   it('--lock-timeout: a writer stops with exit 75 naming the holder; the re-run fetches only what is left', async () => {
     await start({ faults: [SLOW] });
     // 8 day windows, about 3 s of walking at 40 ms a page.
@@ -699,6 +751,8 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(firstSummary).toMatchObject({ stopped: 'locked', exitCode: 75, windowsLoaded: 0 });
     expect(String(firstSummary.stopMessage)).toMatch(new RegExp(`^database .* is held by process ${held.pid} .*try again later$`));
     expect(logLines(stopped).find((l) => l.event === 'database busy')).toMatchObject({ holder: `process ${held.pid}` });
+    // It waited once, for --lock-timeout: its end (and the last loads' open) did not wait again.
+    expect(logLines(stopped).filter((l) => l.event === 'database busy')).toHaveLength(1);
     expect(logLines(stopped).find((l) => l.event === 'run end kept in the spool')).toMatchObject({ run: firstSummary.runId });
     // It stopped before walking every window, and kept what it fetched.
     const completedWalks = new Spool(spoolDirFor(db)).walks().filter((w) => w.completed() !== null).length;

@@ -731,6 +731,19 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     }
   });
 
+  it('query --write waits for a reader too, and says so (not "waiting for a write")', async () => {
+    await start();
+    await Database.with(db, {}, () => Promise.resolve());
+    const held = await holder(db);
+    await held.take();
+    const writer = docpipe(['query', '--write', 'CREATE TABLE notes (n INTEGER)', '--lock-timeout', '60']);
+    const line = await writer.line('"database busy"');
+    expect(JSON.parse(line)).toMatchObject({ holder: `process ${held.pid}`, detail: 'waiting for it to close the file' });
+    await held.release();
+    const done = await writer.done;
+    expect(done.code, done.stderr).toBe(0);
+  });
+
   it('--lock-timeout: a writer stops with exit 75 naming the holder; the re-run fetches only what is left', async () => {
     await start({ faults: [SLOW] });
     // 8 day windows, about 3 s of walking at 40 ms a page.

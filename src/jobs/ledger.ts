@@ -13,7 +13,7 @@ import type { Executor } from '../load/database.js';
 import { readLiveRunIds } from '../load/runs.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
-import { dropKeptJob, keepJob, readKeptJobs } from '../spool/kept-jobs.js';
+import { readKeptJobs, recordKeeping, recoverKept } from '../spool/kept-jobs.js';
 
 /** Statuses docpipe sets itself, beside the API's own. */
 export const LOCAL_STATUSES = ['pending', 'unknown', 'timed_out', 'rejected'] as const;
@@ -185,28 +185,23 @@ export class JobLedger {
    * leaves it once the ledger has it: a run killed while it waits for the database (or one
    * that gives up on it, which throws) leaves it for the next batch to record.
    */
-  async recordCreated(projectId: string, promptKey: string, job: AgentJob, now: number): Promise<void> {
-    const kept = this.spoolRoot === undefined ? undefined : keepJob(this.spoolRoot, 'created', { projectId, key: promptKey, job, at: now });
-    await this.recordJob(projectId, promptKey, job, now, { submitted: true });
-    if (kept !== undefined) dropKeptJob(kept);
+  recordCreated(projectId: string, promptKey: string, job: AgentJob, now: number): Promise<void> {
+    return recordKeeping(this.spoolRoot, 'created', { projectId, key: promptKey, job, at: now }, () =>
+      this.recordJob(projectId, promptKey, job, now, { submitted: true }),
+    );
   }
 
   /**
    * Writes the created jobs an earlier batch kept in the spool into the ledger (a prompt whose
    * row has a job already keeps it), then removes them. Returns how many were recorded.
    */
-  async recoverCreated(projectId: string): Promise<number> {
-    if (this.spoolRoot === undefined) return 0;
-    let recorded = 0;
-    for (const { kept, file } of readKeptJobs(this.spoolRoot, 'created', projectId)) {
+  recoverCreated(projectId: string): Promise<number> {
+    return recoverKept(this.spoolRoot, 'created', projectId, async (kept) => {
       const row = await this.get(projectId, kept.key);
-      if (row !== undefined && row.jobId === null) {
-        await this.recordJob(projectId, kept.key, kept.job, kept.at, { submitted: true });
-        recorded++;
-      }
-      dropKeptJob(file);
-    }
-    return recorded;
+      if (row === undefined || row.jobId !== null) return false;
+      await this.recordJob(projectId, kept.key, kept.job, kept.at, { submitted: true });
+      return true;
+    });
   }
 
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {

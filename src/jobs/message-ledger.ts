@@ -8,7 +8,7 @@ import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import { TERMINAL_SQL, clearPosting, markPosting, markPostsInFlight, type PostRows } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
-import { dropKeptJob, keepJob, readKeptJobs, type KeptJob } from '../spool/kept-jobs.js';
+import { readKeptJobs, recordKeeping, recoverKept, type KeptJob } from '../spool/kept-jobs.js';
 
 /** A message's own status (the job's is `jobStatus`). */
 export const MESSAGE_STATUSES = ['pending', 'sent', 'unknown', 'rejected'] as const;
@@ -124,10 +124,10 @@ export class MessageLedger {
    * leaves it once the ledger has it: a run killed while it waits for the database (or one
    * that gives up on it, which throws) leaves it for the next run to record.
    */
-  async recordSent(projectId: string, messageKey: string, job: AgentJob, now: number): Promise<void> {
-    const kept = this.spoolRoot === undefined ? undefined : keepJob(this.spoolRoot, 'sent', { projectId, key: messageKey, job, at: now });
-    await this.recordJob(projectId, messageKey, job, now, { sent: true });
-    if (kept !== undefined) dropKeptJob(kept);
+  recordSent(projectId: string, messageKey: string, job: AgentJob, now: number): Promise<void> {
+    return recordKeeping(this.spoolRoot, 'sent', { projectId, key: messageKey, job, at: now }, () =>
+      this.recordJob(projectId, messageKey, job, now, { sent: true }),
+    );
   }
 
   /**
@@ -135,17 +135,12 @@ export class MessageLedger {
    * is no longer waiting for its answer keeps what it has), then removes them. Returns how
    * many were recorded.
    */
-  async recoverSent(projectId: string): Promise<number> {
-    if (this.spoolRoot === undefined) return 0;
-    let recorded = 0;
-    for (const { kept, file } of readKeptJobs(this.spoolRoot, 'sent', projectId)) {
-      if (awaitsAnswer(await this.get(projectId, kept.key))) {
-        await this.recordJob(projectId, kept.key, kept.job, kept.at, { sent: true });
-        recorded++;
-      }
-      dropKeptJob(file);
-    }
-    return recorded;
+  recoverSent(projectId: string): Promise<number> {
+    return recoverKept(this.spoolRoot, 'sent', projectId, async (kept) => {
+      if (!awaitsAnswer(await this.get(projectId, kept.key))) return false;
+      await this.recordJob(projectId, kept.key, kept.job, kept.at, { sent: true });
+      return true;
+    });
   }
 
   /** The answers kept in the spool for a project, by message key (what the next run records first). */

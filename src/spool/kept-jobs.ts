@@ -75,3 +75,29 @@ export function readAllKeptJobs(root: string, kind: KeptKind): KeptJob[] {
 export function dropKeptJob(file: string): void {
   rmSync(file, { force: true });
 }
+
+/**
+ * Records an answer with `record`, the answer kept in the spool until that write has
+ * committed: a run killed meanwhile, or one that gives up on a held file (`record` throws),
+ * leaves it for the next run. Without a spool (`root` undefined), only records it.
+ */
+export async function recordKeeping(root: string | undefined, kind: KeptKind, kept: KeptJob, record: () => Promise<void>): Promise<void> {
+  const file = root === undefined ? undefined : keepJob(root, kind, kept);
+  await record();
+  if (file !== undefined) dropKeptJob(file);
+}
+
+/**
+ * Writes the answers an earlier run kept for a project, each with `record` (which says whether
+ * it wrote it: a row that moved on meanwhile keeps what it has), then removes them. Returns how
+ * many were recorded.
+ */
+export async function recoverKept(root: string | undefined, kind: KeptKind, projectId: string, record: (kept: KeptJob) => Promise<boolean>): Promise<number> {
+  if (root === undefined) return 0;
+  let recorded = 0;
+  for (const { kept, file } of readKeptJobs(root, kind, projectId)) {
+    if (await record(kept)) recorded++;
+    dropKeptJob(file);
+  }
+  return recorded;
+}

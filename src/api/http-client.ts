@@ -342,7 +342,10 @@ export class HttpClient {
     if (path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
       throw new UsageError(`refusing to request '${path}': a '.' or '..' in the path would change where it goes`);
     }
-    const url = new URL(`${this.baseUrl.pathname.replace(/\/+$/, '')}${path}`, this.baseUrl.origin);
+    // One leading slash: `//host/...` would name another host (and take the key there).
+    const prefix = this.baseUrl.pathname.replace(/\/+$/, '').replace(/^\/+/, '/');
+    const url = new URL(`${prefix}${path}`, this.baseUrl.origin);
+    if (url.origin !== this.baseUrl.origin) throw new UsageError(`refusing to request '${path}': it would leave ${this.baseUrl.origin}`);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }

@@ -139,7 +139,7 @@ const FLAG_OPTIONS = new Set(['--verbose', '--help', '-h', '--version', '-V']);
  * stands, is never the answer.
  */
 export function typedCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
-  const keys = new Set([env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv)].filter((k): k is string => k !== undefined && k !== ''));
+  const keys = new Set([env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv)].flatMap((k) => (k === undefined || k.trim() === '' ? [] : [k, k.trim()])));
   const shown = (word: string | undefined): string | undefined => (word === undefined || keys.has(word) ? undefined : word);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -180,7 +180,10 @@ function withoutKeys(text: string, argv: readonly string[]): string {
       return [];
     }
   });
-  const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles].filter((k): k is string => k !== undefined && k.trim() !== '');
+  // As given and as used (docpipe trims a key: a secret file's trailing newline).
+  const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles]
+    .flatMap((k) => (k === undefined ? [] : [k, k.trim()]))
+    .filter((k) => k.trim() !== '');
   // Longest first: a key that begins with another is blanked out whole.
   return keys.sort((a, b) => b.length - a.length).reduce((out, key) => redactKey(out, key), text);
 }
@@ -209,14 +212,16 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
     if (!name.startsWith('DOCPIPE_') || raw === undefined) continue;
     const option = name.slice('DOCPIPE_'.length).toLowerCase().replace(/_/g, '-');
     if (typeof parsed[option] !== 'boolean') continue;
-    if (argv.some((arg) => arg === `--${option}` || arg === `--no-${option}` || arg.startsWith(`--${option}=`))) continue;
+    // Typed as yargs takes it: --dry-run or --dryRun, --no-dry-run or --no-dryRun, with =value or not.
+    const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (argv.some((arg) => [option, camel].some((name) => arg === `--${name}` || arg === `--no-${name}` || arg.startsWith(`--${name}=`)))) continue;
     const text = raw.trim().toLowerCase();
     if (!ENV_TRUE.has(text) && !ENV_FALSE.has(text)) {
       throw new UsageError(`invalid ${name} '${raw}': expected true or false (or 1/0, yes/no)`);
     }
     const value = ENV_TRUE.has(text);
     parsed[option] = value;
-    parsed[option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = value;
+    parsed[camel] = value;
   }
 }
 

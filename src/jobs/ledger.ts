@@ -195,13 +195,14 @@ export class JobLedger {
    * Writes the created jobs an earlier batch kept in the spool into the ledger (a prompt whose
    * row has a job already keeps it), then removes them. Returns how many were recorded.
    */
-  recoverCreated(projectId: string): Promise<number> {
-    return recoverKept(this.spoolRoot, 'created', projectId, async (kept) => {
+  async recoverCreated(projectId: string): Promise<number> {
+    const recorded = await recoverKept(this.spoolRoot, 'created', projectId, async (kept) => {
       const row = await this.get(projectId, kept.key);
       if (row === undefined || row.jobId !== null) return false;
       await this.recordJob(projectId, kept.key, kept.job, kept.at, { submitted: true });
       return true;
     });
+    return recorded.length;
   }
 
   async get(projectId: string, promptKey: string): Promise<LedgerRow | undefined> {

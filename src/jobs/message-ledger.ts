@@ -132,10 +132,10 @@ export class MessageLedger {
 
   /**
    * Writes the answers an earlier run kept in the spool into the ledger (a message whose row
-   * is no longer waiting for its answer keeps what it has), then removes them. Returns how
-   * many were recorded.
+   * is no longer waiting for its answer keeps what it has), then removes them. Returns the
+   * answers recorded.
    */
-  recoverSent(projectId: string): Promise<number> {
+  recoverSent(projectId: string): Promise<KeptJob[]> {
     return recoverKept(this.spoolRoot, 'sent', projectId, async (kept) => {
       if (!awaitsAnswer(await this.get(projectId, kept.key))) return false;
       await this.recordJob(projectId, kept.key, kept.job, kept.at, { sent: true });

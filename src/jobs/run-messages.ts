@@ -225,11 +225,17 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     return follow(entry);
   };
 
-  // Messages an earlier run sent but could not record go in first, their jobs to be followed.
-  await messages.recoverSent(projectId);
+  // Messages an earlier run sent but could not record go in first, and their jobs are followed
+  // first, whichever messages this run was given: a job's messages go one after the other.
+  const carried: MessageEntry[] = [];
+  for (const kept of await messages.recoverSent(projectId)) {
+    const row = await messages.get(projectId, kept.key);
+    if (row === undefined || options.entries.some((e) => e.key === kept.key)) continue;
+    carried.push({ key: row.messageKey, jobId: row.jobId, promptKey: row.promptKey, prompt: row.prompt, line: 0 });
+  }
   // A job's messages in order, one after the other; jobs side by side.
   const byJob = new Map<string, MessageEntry[]>();
-  for (const entry of options.entries) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);
+  for (const entry of [...carried, ...options.entries]) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);
   await Promise.all(
     [...byJob.values()].map((list) =>
       limit(async () => {

@@ -89,14 +89,14 @@ export async function recordKeeping(root: string | undefined, kind: KeptKind, ke
 
 /**
  * Writes the answers an earlier run kept for a project, each with `record` (which says whether
- * it wrote it: a row that moved on meanwhile keeps what it has), then removes them. Returns how
- * many were recorded.
+ * it wrote it: a row that moved on meanwhile keeps what it has), then removes them. Returns the
+ * answers recorded.
  */
-export async function recoverKept(root: string | undefined, kind: KeptKind, projectId: string, record: (kept: KeptJob) => Promise<boolean>): Promise<number> {
-  if (root === undefined) return 0;
-  let recorded = 0;
+export async function recoverKept(root: string | undefined, kind: KeptKind, projectId: string, record: (kept: KeptJob) => Promise<boolean>): Promise<KeptJob[]> {
+  if (root === undefined) return [];
+  const recorded: KeptJob[] = [];
   for (const { kept, file } of readKeptJobs(root, kind, projectId)) {
-    if (await record(kept)) recorded++;
+    if (await record(kept)) recorded.push(kept);
     dropKeptJob(file);
   }
   return recorded;

@@ -293,12 +293,18 @@ describe('compressed bodies', () => {
       for (const base of [`http://127.0.0.1:${port}/mintlify-proxy/`, `http://127.0.0.1:${port}/mintlify-proxy`]) {
         await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_test', baseUrl: base, retries: 0 }), page);
       }
-      expect(seen.map((u) => u.split('?')[0])).toEqual(['/mintlify-proxy/v1/analytics/docs/visitors', '/mintlify-proxy/v1/analytics/docs/visitors']);
+      // A path that begins with two slashes stays a path: it does not name another host.
+      await fetchAnalyticsPage(new HttpClient({ apiKey: 'mint_test', baseUrl: `http://127.0.0.1:${port}//elsewhere.invalid/x/`, retries: 0 }), page);
+      expect(seen.map((u) => u.split('?')[0])).toEqual([
+        '/mintlify-proxy/v1/analytics/docs/visitors',
+        '/mintlify-proxy/v1/analytics/docs/visitors',
+        '/elsewhere.invalid/x/v1/analytics/docs/visitors',
+      ]);
       const client = new HttpClient({ apiKey: 'mint_test', baseUrl: `http://127.0.0.1:${port}`, retries: 0 });
       for (const path of ['/v2/agent/docs/job/..', '/v2/agent/docs/job/%2E%2e/message', '/v2/agent/docs/job/./message']) {
         await expect(client.request({ method: 'GET', path, parse: (json) => json })).rejects.toThrow(/refusing to request '.*': a '\.' or '\.\.' in the path/);
       }
-      expect(seen).toHaveLength(2);
+      expect(seen).toHaveLength(3);
     } finally {
       await new Promise((resolve) => prefixed.close(resolve));
     }

@@ -639,14 +639,25 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/\bfollow\b/);
     expect(dry.stdout).not.toContain('unknown');
-    const rerun = await docpipe(message).done;
+    // The next run, given another message to the job: the first is recorded as sent and its
+    // job followed to its end before the second goes (a job's messages one after the other).
+    const next = ['jobs', 'message', jobId, 'Now the macOS steps [pr]', '--project', 'docs', '--poll-interval', '0.5'];
+    const rerun = await docpipe(next).done;
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(posts()).toBe(1);
-    const [row] = await Database.with(db, { readOnly: true }, (d) =>
-      d.all<{ status: string; job_status: string; pr_link: string | null }>(`SELECT status, job_status, pr_link FROM agent_messages`),
+    expect(posts()).toBe(2);
+    const rows = await Database.with(db, { readOnly: true }, (d) =>
+      d.all<{ prompt: string; status: string; job_status: string; pr_link: string | null; sent: string }>(
+        `SELECT prompt, status, job_status, pr_link, strftime(sent_at, '%Y-%m-%dT%H:%M:%S.%f') AS sent FROM agent_messages ORDER BY sent_at`,
+      ),
     );
-    expect(row).toMatchObject({ status: 'sent', job_status: 'completed' });
-    expect(row?.pr_link).toMatch(/^https:/);
+    expect(rows.map((r) => [r.prompt, r.status, r.job_status])).toEqual([
+      ['Add the Windows steps [pr]', 'sent', 'completed'],
+      ['Now the macOS steps [pr]', 'sent', 'completed'],
+    ]);
+    expect(rows[0]?.pr_link).toMatch(/^https:/);
+    // The second went only once the first's job had ended (its last poll before the POST).
+    const traffic = sandbox.requests.filter((r) => r.path.includes(jobId)).map((r) => (r.method === 'POST' ? 'post' : 'poll'));
+    expect(traffic.lastIndexOf('post')).toBeGreaterThan(traffic.indexOf('poll', traffic.indexOf('post') + 1));
     expect(readdirSync(join(`${db}.spool`, 'sent', 'docs'))).toEqual([]);
   });
 

@@ -130,7 +130,8 @@ describe('first contact: help, version, did you mean', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'docpipe-key-')), 'key');
     writeFileSync(file, `${key}_FILE\n`);
     const saved = process.env.DOCPIPE_API_KEY;
-    process.env.DOCPIPE_API_KEY = key;
+    // With a trailing newline, as a secret file often has: docpipe trims it, and so blanks it out.
+    process.env.DOCPIPE_API_KEY = `${key}\n`;
     try {
       const cases: [string[], RegExp][] = [
         [['export', 'visitors', key, '--from', '2026-11-01', '--to', '2026-11-02', '--project', 'docs'], /Unknown argument: \[API key\]/],
@@ -450,8 +451,12 @@ describe('validation that names what was typed', () => {
       const bad = await h.run(submit);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toBe("docpipe: invalid DOCPIPE_DRY_RUN 'maybe': expected true or false (or 1/0, yes/no)\n");
+      // Typed in either spelling yargs takes, the command line wins.
+      process.env.DOCPIPE_DRY_RUN = 'false';
+      const camel = await h.run([...submit, '--dryRun']);
+      expect(camel.stdout).toContain('dry run: 1 prompts');
       process.env.DOCPIPE_DRY_RUN = '1';
-      const typed = await h.run([...submit, '--no-dry-run']);
+      const typed = await h.run([...submit, '--no-dryRun']);
       expect(typed.code, typed.stderr).toBe(0);
       expect(typed.stdout).not.toContain('dry run');
       expect(h.sandbox.jobs()).toHaveLength(1);

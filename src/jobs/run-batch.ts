@@ -60,6 +60,8 @@ export interface BatchSummary {
   taken: number;
   /** Final ledger rows for the file's prompts, in file order. */
   rows: LedgerRow[];
+  /** Whether `rows` were read: not when the batch stopped on a held file (they are then unknown here). */
+  rowsRead: boolean;
   counts: Record<string, number>;
   stopped: StopReason | null;
   stopMessage: string | null;
@@ -119,7 +121,7 @@ export interface Stop {
  * on the held file already, and a read that meets it stops the batch the same way (undefined).
  */
 export async function readUnlessHeld<T>(state: { stop: Stop | null }, read: () => Promise<T>): Promise<T | undefined> {
-  if (state.stop?.reason === 'locked' || state.stop?.reason === 'interrupted') return undefined;
+  if (state.stop?.reason === 'locked') return undefined;
   try {
     return await read();
   } catch (error) {
@@ -306,6 +308,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     submitted,
     taken: takenKeys.size,
     rows,
+    rowsRead: after !== undefined,
     counts,
     stopped,
     stopMessage: stop?.message ?? (stopCause === undefined ? null : message(stopCause)),

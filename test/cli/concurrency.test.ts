@@ -13,7 +13,7 @@
  * other process uses it, and closes it at once.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -574,7 +574,9 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     // While the first POST is on its way, a reader takes the file for 4 s: the batch's write
     // of the answer waits 0.5 s (--lock-timeout) and gives up, and so would its closing read.
     const held = await holder(db, 4_000);
-    const batch = docpipe([...submit, '--lock-timeout', '0.5']);
+    const results = join(dir, 'outcomes.csv');
+    writeFileSync(results, 'an earlier run\'s outcomes\n');
+    const batch = docpipe([...submit, '--lock-timeout', '0.5', '--results', results]);
     await pollUntil(() => sandbox.requests.some((r) => r.method === 'POST'), 'the first POST');
     await held.take();
     const stopped = await batch.done;
@@ -584,6 +586,9 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(summaryOf(stopped)).toMatchObject({ stopped: 'locked' });
     // It stopped submitting there: the other prompts did not go on once the reader let go.
     expect(sandbox.jobs()).toHaveLength(1);
+    // Its outcomes are unknown to it: an earlier results file is not written over with nothing.
+    expect(readFileSync(results, 'utf8')).toBe('an earlier run\'s outcomes\n');
+    expect(logLines(stopped).some((l) => l.event === 'results not written')).toBe(true);
     const warning = logLines(stopped).find((l) => l.event === 'job warning');
     expect(warning?.message).toMatch(new RegExp(`^job ${sandbox.jobs()[0]!.id} was created but could not be recorded`));
     // The answer was kept in the spool, as doctor says; the next run records that job and

@@ -257,6 +257,28 @@ describe('docpipe jobs submit', () => {
     expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
+  it('Ctrl-C while the batch waits for the hourly budget: exit 130 with what is done in its summary and --results', async () => {
+    const controller = new AbortController();
+    const results = join(h.dir, 'out.csv');
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1', '--jobs-per-hour', '2', '--results', results], {
+      signal: controller.signal,
+      onStderr: (t) => {
+        if (t.includes('waiting for the hourly budget')) controller.abort();
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(h.sandbox.jobs()).toHaveLength(2);
+    // The books were free: read, not "not read (database held)".
+    expect(result.stdout).not.toContain('not read');
+    // The two jobs, the prompt that was waiting, and the two it never reached.
+    const summary = summaryOf(result) as { submitted: number; jobs: unknown[]; counts: Record<string, number> };
+    expect(summary.submitted).toBe(2);
+    expect(summary.jobs).toHaveLength(3);
+    expect(summary.counts).toMatchObject({ pending: 1, 'not submitted': 2 });
+    const lines = readFileSync(results, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4); // the header and the 3 prompts in the ledger
+  });
+
   it('resumes after the process is killed: no prompt is ever created twice', async () => {
     const many = Array.from({ length: 6 }, (_, i) => `Fix page ${i} [pr]`);
     writeFileSync(file, many.join('\n'));

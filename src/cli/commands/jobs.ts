@@ -186,7 +186,9 @@ export async function submitEntries(
     onEvent,
   });
   const { runId } = summary;
-  if (args.results) writeResults(args.results, summary.rows);
+  // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
+  if (args.results && summary.rowsRead) writeResults(args.results, summary.rows);
+  else if (args.results) logger.warn('results not written', { file: args.results, detail: 'the database was held: docpipe jobs list shows the outcomes once it is free' });
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = countsLine(summary.counts);

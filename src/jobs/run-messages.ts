@@ -126,8 +126,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   };
 
   /**
-   * Sends one message: `follow` its job, `next` (the job already ended, or the API refused
-   * the message: go on with the job's next one), or `halt` (unknown outcome, or the run stops).
+   * Sends one message: `follow` its job, `next` (the API refused the message: go on with the
+   * job's next one), or `halt` (unknown outcome, or the run stops).
    */
   const send = async (entry: MessageEntry, seen: MessageRow | undefined): Promise<'follow' | 'next' | 'halt'> => {
     if (!(await messages.markPending(projectId, entry, options.sourceFile, clock.now(), seen))) {
@@ -181,7 +181,9 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     }
     if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: false });
     options.onEvent?.({ kind: 'sent', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
-    return isTerminalStatus(job.status) ? 'next' : 'follow';
+    // Followed even when the answer says the job ended: a message is processed asynchronously
+    // (the API's words), and its answer may show the job as it was before it.
+    return 'follow';
   };
 
   /** One message; false when the job's later messages must wait for another run. */

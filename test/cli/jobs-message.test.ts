@@ -3,6 +3,8 @@
  * `agent_messages` table, and the agent budget they share with job creation.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -370,6 +372,45 @@ describe('agent_messages in a database written by docpipe 0.1.0', () => {
       expect(jobs.filter((j) => j.status === 'completed')).toHaveLength(3);
       expect(await messages(db)).toMatchObject([{ prompt_key: failed!.prompt_key, job_id: failed!.job_id, status: 'sent', status_after: 'active', job_status: 'completed' }]);
     } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('docpipe jobs message against an API that answers a message with the job as it was', () => {
+  it('follows the job after the message even when the answer says it ended: the message is processed asynchronously', async () => {
+    const h = await startHarness(NOW);
+    // The job had ended (PR 100). The message's answer shows it so still; then it works for
+    // two polls, and ends with a new PR.
+    let polls = 0;
+    const seen: string[] = [];
+    const job = (status: string, pr: number) => ({ id: 'job_1', status, prLink: `https://github.com/acme/docs/pull/${pr}` });
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url?.endsWith('/message') ? 'message' : 'poll'}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.method === 'POST') {
+        polls = 0;
+        return void res.end(JSON.stringify(job('completed', 100)));
+      }
+      polls++;
+      res.end(JSON.stringify(polls <= 2 ? job('active', 100) : job('completed', 101)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const file = join(h.dir, 'messages.jsonl');
+      writeFileSync(file, ['Add the Windows steps', 'Then the macOS steps'].map((prompt) => JSON.stringify({ jobId: 'job_1', prompt })).join('\n') + '\n');
+      const result = await h.run(['jobs', 'message', '--file', file, ...FAST, '--base-url', url]);
+      expect(result.code, result.stderr).toBe(0);
+      // Each message is followed until the job ends from it: the second goes only after that.
+      expect(seen).toEqual(['POST message', 'GET poll', 'GET poll', 'GET poll', 'POST message', 'GET poll', 'GET poll', 'GET poll']);
+      const rows = await messages(h.db);
+      expect(rows.map((r) => [r.prompt, r.status_after, r.job_status, r.pr_link])).toEqual([
+        ['Add the Windows steps', 'completed', 'completed', 'https://github.com/acme/docs/pull/101'],
+        ['Then the macOS steps', 'completed', 'completed', 'https://github.com/acme/docs/pull/101'],
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
       await h.close();
     }
   });

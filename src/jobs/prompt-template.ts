@@ -15,7 +15,7 @@ export interface Template {
 
 /** Parses a template; an unclosed or stray brace, or an empty field, is a UsageError naming where. */
 export function parseTemplate(text: string): Template {
-  if (text.trim() === '') throw new UsageError('empty --template: give the prompt text, with {column} fields');
+  if (typeof text !== 'string' || text.trim() === '') throw new UsageError('empty --template: give the prompt text, with {column} fields');
   const parts: TemplatePart[] = [];
   let literal = '';
   for (let i = 0; i < text.length; i++) {

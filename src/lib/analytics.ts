@@ -109,7 +109,8 @@ function checkPerHour(value: number): number {
 }
 
 function checkMaxWait(value: number): number {
-  if (Number.isNaN(value) || value < 0) throw new UsageError(`invalid maxWaitMs '${String(value)}': expected milliseconds >= 0`);
+  // A caller's value is checked as given: 'abc' < 0 is false, and would pass as a wait.
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new UsageError(`invalid maxWaitMs '${String(value)}': expected milliseconds >= 0`);
   return value;
 }
 
@@ -241,7 +242,10 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
 }
 
 function projectList(project: string | readonly string[]): string[] {
-  const list = (typeof project === 'string' ? [project] : [...project]).map((p) => String(p).trim()).filter((p) => p !== '');
+  if (typeof project !== 'string' && !Array.isArray(project)) {
+    throw new UsageError(`invalid project '${String(project)}': expected a project id or a list of them`);
+  }
+  const list = (typeof project === 'string' ? [project] : [...(project as readonly unknown[])]).map((p) => String(p).trim()).filter((p) => p !== '');
   if (list.length === 0) throw new UsageError('no project: pass project (or set DOCPIPE_PROJECT)');
   return [...new Set(list.map((id) => checkProjectId('project', id)))];
 }
@@ -334,6 +338,9 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
   const label = typeof source === 'string' ? source : '(options.pipeline)';
   const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }));
   // Explicit projects win over the file.
+  if (options.projects !== undefined && !Array.isArray(options.projects)) {
+    throw new UsageError(`invalid projects '${String(options.projects as unknown)}': expected a list of project ids`);
+  }
   const projects = resolveSyncProjects(config, options.projects?.map((id) => checkProjectId('projects', id)), label);
   const now = common.clock.now();
   const tasks: ExportTask[] = planSyncSeries(config, projects, now);

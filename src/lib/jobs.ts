@@ -59,6 +59,7 @@ export interface SubmitJobsResult extends BatchSummary {
  * the exact duplicates dropped; a key reused for another prompt is a UsageError).
  */
 export function promptEntries(prompts: readonly PromptInput[], label = 'prompts'): { entries: PromptEntry[]; warnings: string[] } {
+  if (!Array.isArray(prompts)) throw new UsageError(`invalid ${label}: expected a list of {prompt, id?}`);
   const raw = prompts.map((p, index) => {
     if (typeof p?.prompt !== 'string' || p.prompt.trim() === '') throw new UsageError(`${label}[${index}]: prompt must be a non-empty string`);
     return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: index + 1, id: promptId(`${label}[${index}]`, p.id) };

@@ -42,11 +42,16 @@ export interface SendMessagesResult extends MessagesSummary {
 }
 
 function requestsOf(messages: readonly MessageInput[]): MessageRequest[] {
+  if (!Array.isArray(messages)) throw new UsageError('invalid messages: expected a list of {jobId | promptKey, prompt, id?}');
   if (messages.length === 0) throw new UsageError('messages: none given');
   return messages.map((m, index) => {
     const where = `messages[${index}]`;
     const prompt = typeof m?.prompt === 'string' ? m.prompt.replace(/\r\n/g, '\n').trim() : '';
     if (prompt === '') throw new UsageError(`${where}: prompt must be a non-empty string`);
+    for (const field of ['jobId', 'promptKey', 'id'] as const) {
+      const value: unknown = m[field];
+      if (value !== undefined && typeof value !== 'string') throw new UsageError(`${where}: invalid ${field} '${String(value)}': expected a string`);
+    }
     const jobId = m.jobId?.trim();
     const promptKey = m.promptKey?.trim();
     if ((jobId ? 1 : 0) + (promptKey ? 1 : 0) !== 1) throw new UsageError(`${where}: give exactly one of jobId and promptKey`);

@@ -614,7 +614,9 @@ export class Database implements Executor {
       for (let i = 0; i < statements.count; i++) {
         const prepared = await statements.prepare(i);
         const reader = await prepared.runAndReadAll();
-        const columns = reader.columnNames();
+        // Names as the rows are keyed: a name that occurs twice (two tables' `total` in a join)
+        // is `total:1` the second time, in every format, rather than the first column's value twice.
+        const columns = reader.deduplicatedColumnNames();
         const rows = reader.convertRowObjects(TEMPORAL_AS_TEXT) as Row[];
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }

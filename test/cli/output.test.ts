@@ -112,6 +112,13 @@ describe('docpipe output', () => {
     expect(csv.stdout).toBe('a\n1\n\nb\n2\n');
   });
 
+  it('query prints each of two columns of one name with its own values (the second named name:1), in every format', async () => {
+    const sql = 'SELECT 1 AS total, 2 AS total';
+    expect((await h.run(['query', sql, '--format', 'csv'])).stdout).toBe('total,total:1\n1,2\n');
+    expect(JSON.parse((await h.run(['query', sql, '--format', 'json'])).stdout.trim())).toEqual({ total: 1, 'total:1': 2 });
+    expect((await h.run(['query', sql])).stdout).toMatch(/^total\s+total:1\n-+\s+-+\n\s+1\s+2\n/);
+  });
+
   describe('jobs', () => {
     let file: string;
     const long = 'Rewrite the whole getting-started guide so that every code sample works on Windows, macOS and Linux alike [pr]';

@@ -120,6 +120,9 @@ describe("import { … } from 'docpipe'", () => {
       [{ apiKey: 'mint_abc def' }, /the API key contains a character that cannot be sent in an HTTP header \(U\+0020 at position 9\)/],
       [{ project: '..' }, /invalid project '\.\.': it is a relative path/],
       [{ project: ['docs', 'a/b'] }, /invalid project 'a\/b': it contains a slash/],
+      [{ project: 42 }, /invalid project '42': expected a project id or a list of them/],
+      [{ project: undefined }, /invalid project 'undefined'/],
+      [{ maxWaitMs: 'abc' }, /invalid maxWaitMs 'abc'/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -132,6 +135,8 @@ describe("import { … } from 'docpipe'", () => {
       [{ apiKey: 'mint_abc\n' + 'x' }, /U\+000A at position 9/],
       [{ project: '.' }, /invalid project '\.': it is a relative path/],
       [{ prompts: [{ prompt: 'Fix it', id: ' ' }] }, /prompts\[0\]: "id" is empty/],
+      [{ prompts: undefined }, /invalid prompts: expected a list/],
+      [{ prompts: { prompt: 'Fix it' } }, /invalid prompts: expected a list/],
     ];
     for (const [override, message] of jobCases) {
       const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
@@ -141,6 +146,11 @@ describe("import { … } from 'docpipe'", () => {
     }
     const message = await sendMessages({ ...common(), project: '..', messages: [{ jobId: 'j', prompt: 'hi' }] }).catch((e: unknown) => e);
     expect((message as Error).message).toMatch(/invalid project '\.\.'/);
+    const numeric = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 17 as unknown as string, prompt: 'hi' }] }).catch((e: unknown) => e);
+    expect(numeric).toBeInstanceOf(UsageError);
+    expect((numeric as Error).message).toBe("messages[0]: invalid jobId '17': expected a string");
+    const noTemplate = await promptsFromQuery({ db, sql: 'SELECT 1 AS x' } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
+    expect(noTemplate).toBeInstanceOf(UsageError);
     expect(sandbox.requests).toEqual([]);
     expect(existsSync(db)).toBe(false);
   });

@@ -3,24 +3,62 @@
  * that a path that cannot be written is a usage error (exit 2) naming it, not a raw EISDIR
  * or ENOTDIR after the database was read.
  */
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
-/** Throws UsageError unless `value` names a file (`'file'`) or folder (`'folder'`) that can be made or written. */
+const writable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Throws UsageError unless `value` names a file (`'file'`) or folder (`'folder'`) that can be
+ * made or written. Returns the path to write: a symbolic link's target (the file is replaced
+ * by a new one written beside it, which would otherwise replace the link itself).
+ */
 export function checkOutPath(value: string, kind: 'file' | 'folder'): string {
   const bad = (why: string): UsageError => new UsageError(`invalid --out '${value}': ${why}; expected a ${kind === 'file' ? 'file name' : 'folder'}`);
   if (!value.trim()) throw bad('empty');
-  const path = resolve(value);
-  if (existsSync(path)) {
-    const isFolder = statSync(path).isDirectory();
-    if (kind === 'file' && isFolder) throw bad('it is a folder');
-    if (kind === 'folder' && !isFolder) throw bad('it is a file');
+  const given = resolve(value);
+  if (existsSync(given)) {
+    const path = realpathSync(given);
+    const stat = statSync(path);
+    if (kind === 'file' && stat.isDirectory()) throw bad('it is a folder');
+    if (kind === 'folder' && !stat.isDirectory()) throw bad('it is a file');
+    // A pipe or a device would be replaced by the file, not written to.
+    if (kind === 'file' && !stat.isFile()) throw bad('it is not a regular file');
+    const folder = kind === 'file' ? dirname(path) : path;
+    if (!writable(folder) || (kind === 'file' && !writable(path))) throw bad(`${kind === 'file' ? path : folder} cannot be written here`);
     return path;
   }
   // The nearest part of the path that exists must be a folder to make the rest in.
-  let above = dirname(path);
+  let above = dirname(given);
   while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
   if (!statSync(above).isDirectory()) throw bad(`${above} is a file`);
-  return path;
+  if (!writable(above)) throw bad(`${above} cannot be written here`);
+  return given;
+}
+
+const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * Runs the writing of `--out` (`value`, as given): a file system that refuses it (a read-only
+ * mount, a folder only root may write, a full disk) is a usage error naming the path given,
+ * not a raw error naming a temporary file.
+ */
+export async function writingOut<T>(value: string, write: () => T | Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
+      throw new UsageError(`cannot write --out '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
+    }
+    throw error;
+  }
 }

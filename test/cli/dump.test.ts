@@ -1,5 +1,5 @@
 /** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join, relative } from 'node:path';
@@ -262,6 +262,24 @@ syncBuiltinESMExports();
       const result = await h.run(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.trim()).toBe(line);
+    }
+  });
+
+  it('report --out: a symbolic link is written through (it stays a link); a pipe is refused, not replaced', async () => {
+    mkdirSync(join(h.dir, 'www'), { recursive: true });
+    const target = join(h.dir, 'www', 'real.html');
+    writeFileSync(target, 'old');
+    const link = join(h.dir, 'link.html');
+    symlinkSync(join('www', 'real.html'), link);
+    const written = await h.run(['report', '--out', link]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toMatch(/^<!doctype html>/);
+    if (spawnSync('mkfifo', [join(h.dir, 'fifo.html')]).status === 0) {
+      const piped = await h.run(['report', '--out', join(h.dir, 'fifo.html')]);
+      expect(piped.code).toBe(2);
+      expect(piped.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'fifo.html')}': it is not a regular file; expected a file name`);
+      expect(lstatSync(join(h.dir, 'fifo.html')).isFIFO()).toBe(true);
     }
   });
 });

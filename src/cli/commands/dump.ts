@@ -15,7 +15,7 @@ import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { renderTable } from '../output/table.js';
 import { withCurrentSchema } from '../session.js';
-import { checkOutPath } from '../out-path.js';
+import { checkOutPath, writingOut } from '../out-path.js';
 import { projectsOf } from '../api-key.js';
 
 function builder(yargs: Argv) {
@@ -52,8 +52,8 @@ export function dumpCommand(ctx: CliContext): CommandModule {
         const months = monthSpan(range);
         logger.info('range', { ...(range.last ? { last: range.last } : {}), from: range.from, to: range.to, months_from: months.from, months_to: months.to });
       }
-      const tables = await withCurrentSchema(ctx, args, (db) =>
-        runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) }),
+      const tables = await writingOut(args.out, () =>
+        withCurrentSchema(ctx, args, (db) => runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) })),
       );
       const scope = {
         out,

@@ -12,7 +12,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { withCurrentSchema } from '../session.js';
-import { checkOutPath } from '../out-path.js';
+import { checkOutPath, writingOut } from '../out-path.js';
 import { projectsOf } from '../api-key.js';
 import { writeFileAtomic } from '../../spool/spool.js';
 
@@ -49,12 +49,15 @@ export function reportCommand(ctx: CliContext): CommandModule {
       const data = await withCurrentSchema(ctx, args, (db) =>
         readReportData(db, { projects: projectsOf(args), from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), nowMs: now }),
       );
-      mkdirSync(dirname(out), { recursive: true });
       // Loaded here, not at start-up: the chart library is large, and every other command
       // (a cron sync, a reader's query) would pay for parsing it.
       const { renderReportHtml } = await import('../../report/render-html.js');
-      // Whole or not at all: a reader (or a crash) never finds half a page.
-      writeFileAtomic(out, renderReportHtml(data));
+      const html = renderReportHtml(data);
+      await writingOut(args.out, () => {
+        mkdirSync(dirname(out), { recursive: true });
+        // Whole or not at all: a reader (or a crash) never finds half a page.
+        writeFileAtomic(out, html);
+      });
       const logger = loggerFor(ctx.io, args);
       const summary = { path: out, from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), projects: data.projects.map((p) => p.projectId) };
       if (logger.format === 'json') ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'report', ...summary }) + '\n');

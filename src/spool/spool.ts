@@ -11,6 +11,7 @@
  * A walk file is append-only JSON lines, one kind a line:
  *   {"walk": {...}}               the walk in progress: its number, when it started, what it cost before
  *   {"owner": {"pid", "host", "start"}}  the process walking or loading it (the last such line counts;
+ *                                        `{"owner": null}`: let go by the run that held it;
  *                                 "start" tells a reused pid: ../core/process-identity.ts)
  *   {"page": n, "body": <body>}   page n as received, in walk order
  *   {"done": {...}}               the walk reached hasMore=false: ready to load
@@ -666,10 +667,13 @@ export class SpoolWalk {
   }
 
   /**
-   * Lets another run of this process claim the walk (a run that stops with the walk
-   * unfinished or unloaded); its file stays, with this process as its owner.
+   * Lets any other run claim the walk (a run that stops with the walk unfinished or
+   * unloaded): its file stays, with a last owner line that names no process, so that a
+   * process that lives on after its run (a library caller's) does not keep it from the
+   * others. A walk another run took over meanwhile is left as it is.
    */
   release(): void {
+    if (this.hold.held && this.mark !== undefined && this.stillOwned()) this.append(line({ owner: null }));
     this.close();
     this.hold.release();
   }

@@ -305,6 +305,28 @@ describe('SpoolWalk', () => {
     expect(() => wellFormedJson('{"torn":')).toThrow(SyntaxError);
   });
 
+  it('a walk its run let go of can be claimed by another process while this one lives on (a library caller\'s)', () => {
+    const spoolModule = pathToFileURL(fileURLToPath(new URL('../../dist/spool/spool.js', import.meta.url))).href;
+    const dir = mkdtempSync(join(tmpdir(), 'docpipe-spool-'));
+    try {
+      const series = { metric: 'visitors', projectId: 'docs' } as const;
+      const window = { start: '2026-03-01', end: '2026-03-02' };
+      const walk = new Spool(dir).walk(series, window);
+      expect(walk.claim()).toBe(true);
+      walk.begin(state);
+      walk.writePage(0, '{"visitors":[],"hasMore":true}');
+      const script = `import { Spool } from ${JSON.stringify(spoolModule)};
+        const walk = new Spool(process.argv[1]).walk(${JSON.stringify(series)}, ${JSON.stringify(window)});
+        console.log(walk.claim() ? walk.pages().length : 'held');`;
+      const other = (): string => execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' }).trim();
+      expect(other()).toBe('held'); // this process holds it, and lives
+      walk.release();
+      expect(other()).toBe('1'); // let go: the other takes it over, with its page
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("an in-memory database's spool goes when its process exits", () => {
     const spoolModule = pathToFileURL(fileURLToPath(new URL('../../dist/spool/spool.js', import.meta.url))).href;
     const script = `import { mkdirSync, writeFileSync } from 'node:fs';

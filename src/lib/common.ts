@@ -71,7 +71,9 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
     logger: options.logger ?? silentLogger,
     clock: options.clock ?? systemClock,
     signal: options.signal,
-    http: options.http,
+    // A rejected key's message names where it came from: for a library caller, its apiKey
+    // (the CLI passes its own: DOCPIPE_API_KEY, --api-key or the key file).
+    http: { keySource: 'apiKey', ...options.http },
   };
 }
 

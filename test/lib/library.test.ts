@@ -100,6 +100,12 @@ describe("import { … } from 'docpipe'", () => {
     expect(lines.join('')).not.toContain(SANDBOX_API_KEY);
   });
 
+  it('a key the API rejects is named as the caller gave it: apiKey', async () => {
+    const run = await exportAnalytics({ ...common(), apiKey: 'mint_wrong', project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' });
+    expect(run.exitCode).toBe(1);
+    expect(run.stopMessage).toMatch(/^the API rejected the key \(HTTP 401\): check apiKey$/);
+  });
+
   it('an aborted signal stops the run cleanly: exit code 130 in the result, nothing fetched', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -3,6 +3,7 @@
  * `agent_messages`), each job followed again to its end. Messages share the project's hourly
  * budget with job creation. It never prints and never exits.
  */
+import { existsSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
@@ -76,6 +77,9 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
   const label = typeof options.messages === 'string' ? options.messages : 'messages';
   const requests = typeof options.messages === 'string' ? await readMessageFile(options.messages) : requestsOf(options.messages);
   const common = resolveCommon(options);
+  // A database that does not exist has no ledger: a message naming a prompt's key is refused
+  // before one is made (an empty file left behind).
+  if (common.workspace.db !== ':memory:' && !existsSync(common.workspace.db)) resolveMessages(label, requests, []);
   const { clock } = common;
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});

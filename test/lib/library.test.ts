@@ -157,6 +157,10 @@ describe("import { … } from 'docpipe'", () => {
     expect((numeric as Error).message).toBe("messages[0]: invalid jobId '17': expected a string");
     const noTemplate = await promptsFromQuery({ db, sql: 'SELECT 1 AS x' } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
     expect(noTemplate).toBeInstanceOf(UsageError);
+    // A prompt's key with no ledger yet: refused, and no empty database left behind.
+    const byKey = await sendMessages({ ...common(), project: 'docs', messages: [{ promptKey: 'fix-1', prompt: 'hi' }] }).catch((e: unknown) => e);
+    expect(byKey).toBeInstanceOf(UsageError);
+    expect((byKey as Error).message).toBe("messages:1: no job in the ledger with prompt key 'fix-1'");
     expect(sandbox.requests).toEqual([]);
     expect(existsSync(db)).toBe(false);
   });

@@ -154,16 +154,9 @@ export function typedCommand(argv: readonly string[], env: Readonly<Record<strin
   return undefined;
 }
 
-/** The values given to --api-key (or --apiKey) on the command line. */
+/** The values given to --api-key (or its other spellings) on the command line. */
 function keysOnCommandLine(argv: readonly string[]): string[] {
-  const keys: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = /^--api-?[kK]ey=(.*)$/.exec(arg);
-    if (eq) keys.push(eq[1] ?? '');
-    else if ((arg === '--api-key' || arg === '--apiKey') && argv[i + 1] !== undefined) keys.push(argv[i + 1]!);
-  }
-  return keys;
+  return ['--api-key', '--apiKey', '--apikey', '--api-Key'].flatMap((name) => valuesOf(argv, name));
 }
 
 /**

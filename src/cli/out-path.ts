@@ -3,18 +3,10 @@
  * that a path that cannot be written is a usage error (exit 2) naming it, not a raw EISDIR
  * or ENOTDIR after the database was read.
  */
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
-
-const writable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { canWrite } from '../core/files.js';
 
 /**
  * Throws UsageError unless `value` names a file (`'file'`) or folder (`'folder'`) that can be
@@ -33,14 +25,14 @@ export function checkOutPath(value: string, kind: 'file' | 'folder'): string {
     // A pipe or a device would be replaced by the file, not written to.
     if (kind === 'file' && !stat.isFile()) throw bad('it is not a regular file');
     const folder = kind === 'file' ? dirname(path) : path;
-    if (!writable(folder) || (kind === 'file' && !writable(path))) throw bad(`${kind === 'file' ? path : folder} cannot be written here`);
+    if (!canWrite(folder) || (kind === 'file' && !canWrite(path))) throw bad(`${kind === 'file' ? path : folder} cannot be written here`);
     return path;
   }
   // The nearest part of the path that exists must be a folder to make the rest in.
   let above = dirname(given);
   while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
   if (!statSync(above).isDirectory()) throw bad(`${above} is a file`);
-  if (!writable(above)) throw bad(`${above} cannot be written here`);
+  if (!canWrite(above)) throw bad(`${above} cannot be written here`);
   return given;
 }
 

@@ -6,12 +6,14 @@ import { loggerFor, type CliIo, type GlobalArgs } from './io.js';
 export function readerOptions(
   ctx: { io: CliIo },
   args: Pick<GlobalArgs, 'logFormat' | 'verbose' | 'db' | 'lockTimeout'>,
+  /** False for a command that writes when asked to (`query --write`): it waits for readers too. */
+  readOnly = true,
 ): OpenOptions {
+  const detail = readOnly ? 'waiting for a write to finish' : 'waiting for it to close the file';
   return {
-    readOnly: true,
+    readOnly,
     lockTimeoutMs: args.lockTimeout * 1000,
-    onLockWait: (holder) =>
-      loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+    onLockWait: (holder) => loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail }),
     // Ctrl-C (SIGTERM, SIGHUP) ends the wait at once, as it does a writer's: exit 130.
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };

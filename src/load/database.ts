@@ -18,11 +18,12 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, InterruptedError, UsageError } from '../core/errors.js';
+import { canWrite } from '../core/files.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
 
@@ -421,7 +422,7 @@ export async function upgradeIfOlder(path: string, reader: OpenOptions): Promise
   if (await Database.with(path, { ...reader, readOnly: true }, (db) => schemaIsCurrent(db))) return;
   // DuckDB writes the file and a WAL beside it: on a read-only mount (a snapshot, a share) it
   // would fail with a bare IO error that says nothing of the upgrade.
-  const unwritable = [path, dirname(resolve(path))].find((p) => !writable(p));
+  const unwritable = [path, dirname(resolve(path))].find((p) => !canWrite(p));
   if (unwritable !== undefined) {
     throw new DatabaseError(
       `database ${path} was written by an older docpipe and this command needs it upgraded, but ${unwritable} cannot be written here: ` +
@@ -430,15 +431,6 @@ export async function upgradeIfOlder(path: string, reader: OpenOptions): Promise
   }
   const { readOnly: _readOnly, ...writer } = reader;
   await Database.with(path, { ...writer, mustExist: true }, () => Promise.resolve());
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export class Database implements Executor {

@@ -1,8 +1,9 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
 import { closestWord } from '../../core/did-you-mean.js';
+import { canWrite } from '../../core/files.js';
 import { UsageError } from '../../core/errors.js';
 import { decidePrompt } from '../../jobs/decide-prompt.js';
 import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
@@ -68,11 +69,7 @@ function checkResultsPath(path: string): void {
     // missing
   }
   if (!isFolder) throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch {
-    throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
-  }
+  if (!canWrite(folder)) throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
 }
 
 function writeResults(path: string, rows: readonly LedgerRow[]): void {

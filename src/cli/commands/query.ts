@@ -4,7 +4,6 @@ import { UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
 import { schemaIsCurrent } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
-import { loggerFor } from '../io.js';
 
 /** DuckDB's refusal of a write on a read-only database. */
 const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;
@@ -57,12 +56,7 @@ export function queryCommand(ctx: CliContext): CommandModule {
       const { text, label } = readSql(args.sql, args.file);
       const readOnly = !args.write;
       // Even with --write: a mistyped --db must not create an empty database.
-      const reader = readerOptions(ctx, args);
-      // A writer waits for readers too: not only for a write to finish.
-      const onLockWait = readOnly
-        ? reader.onLockWait
-        : (holder: string) => loggerFor(ctx.io, args).info('database busy', { db: args.db, holder, detail: 'waiting for it to close the file' });
-      const results = await Database.with(args.db, { ...reader, ...(onLockWait ? { onLockWait } : {}), readOnly, mustExist: true }, async (db) => {
+      const results = await Database.with(args.db, { ...readerOptions(ctx, args, readOnly), mustExist: true }, async (db) => {
         try {
           return await db.query(text);
         } catch (error) {

@@ -167,14 +167,17 @@ COMMENT ON COLUMN monthly_site.views_total IS 'Page views of the window (events:
 COMMENT ON COLUMN monthly_site.views_ai_share IS 'views_ai / views_total, 0..1.';
 COMMENT ON COLUMN monthly_site.complete IS 'The month had ended when it was fetched.';
 
--- The top 10 pages by unique visitors of the newest complete visitors window of each grain,
--- per project, naming that window. A window still running, or fetched before it ended, is
--- never picked. Page views are those of the same window when it was exported too.
-CREATE OR REPLACE VIEW latest_top_pages AS
+-- The top 10 pages by unique visitors of the newest complete visitors window of each grain
+-- that lies within [range_start, range_end), per project, naming that window. A window still
+-- running, or fetched before it ended, is never picked. Page views are those of the same window
+-- when it was exported too. `report` reads its range's top pages from it; latest_top_pages is
+-- its whole span.
+CREATE OR REPLACE MACRO top_pages_within(range_start, range_end) AS TABLE
 WITH newest AS (
   SELECT project_id, grain, window_start, window_end
   FROM window_status
   WHERE metric = 'visitors' AND complete
+    AND window_start >= CAST(range_start AS DATE) AND window_end <= CAST(range_end AS DATE)
   QUALIFY row_number() OVER (PARTITION BY project_id, grain
                              ORDER BY window_end DESC, window_start ASC) = 1
 ), ranked AS (
@@ -197,6 +200,10 @@ LEFT JOIN page_views pv
   ON vs.complete AND pv.project_id = r.project_id AND pv.window_start = r.window_start AND pv.window_end = r.window_end
   AND pv.path = r.path
 WHERE r.rank <= 10;
+
+-- The top 10 pages of the newest complete visitors window of each grain, per project.
+CREATE OR REPLACE VIEW latest_top_pages AS
+SELECT * FROM top_pages_within(DATE '-infinity', DATE 'infinity');
 COMMENT ON VIEW latest_top_pages IS 'Top 10 pages by unique visitors of the newest complete visitors window of each grain (day, week, month, range), per project; window_start/window_end name the window. Filter on grain, e.g. grain = ''week'' for last week.';
 COMMENT ON COLUMN latest_top_pages.grain IS 'The grain of the window: day, week, month or range.';
 COMMENT ON COLUMN latest_top_pages.window_start IS 'First day of the window (inclusive).';

@@ -1,6 +1,6 @@
 /**
  * What the report shows, read from the database's views and ready-made queries (sql/), so
- * that the page and an analyst's SQL agree: daily_site, latest_top_pages, weekly_site through
+ * that the page and an analyst's SQL agree: daily_site, top_pages_within (latest_top_pages), weekly_site through
  * sql/queries/week-over-week.sql, and sql/queries/job-success-rate.sql.
  */
 import type { Executor } from '../load/database.js';
@@ -145,20 +145,20 @@ export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
 }
 
 /**
- * The newest complete window's top pages, of a window within the report's range [from, to); a
- * longer window is preferred to a single day. None when no such window is the newest of its
- * grain (a range in the past: the tables name newer ones).
+ * The newest complete window's top pages, of a window within the report's range [from, to)
+ * (top_pages_within, the macro latest_top_pages is made of); a longer window is preferred to a
+ * single day. None when the range holds no complete visitors window.
  */
 async function readTopPages(db: Executor, project: string, from: string, to: string): Promise<TopPages | null> {
   const rows = await db.all(
     `WITH pick AS (
-       SELECT DISTINCT grain, window_start, window_end FROM latest_top_pages
-        WHERE project_id = $project AND window_start >= $from::DATE AND window_end <= $to::DATE
+       SELECT DISTINCT grain, window_start, window_end FROM top_pages_within($from::DATE, $to::DATE)
+        WHERE project_id = $project
        QUALIFY row_number() OVER (ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
      )
      SELECT t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
             t.rank, t.path, t.visitors, t.human, t.ai, CAST(t.ai_share AS DOUBLE) AS ai_share, t.views
-     FROM latest_top_pages t JOIN pick USING (grain, window_start, window_end)
+     FROM top_pages_within($from::DATE, $to::DATE) t JOIN pick USING (grain, window_start, window_end)
      WHERE t.project_id = $project
      ORDER BY t.rank`,
     { project, from, to },

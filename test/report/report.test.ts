@@ -113,6 +113,21 @@ describe('docpipe report', () => {
     expect(page).toContain('Top pages of 2026-02-01 .. 2026-03-01 (month window)');
     expect(page).not.toContain('Top pages of 2026-03-02');
   });
+
+  it('a range in the past gets its own newest complete window\'s top pages, though newer windows of that grain are loaded', async () => {
+    const out = join(h.dir, 'week-of-feb-9.html');
+    const result = await h.run(['report', '--from', '2026-02-09', '--to', '2026-02-16', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    html = readFileSync(out, 'utf8');
+    expect(html).toContain('Top pages of 2026-02-09 .. 2026-02-16 (week window)');
+    const top = await select(h, `SELECT path FROM top_pages_within(DATE '2026-02-09', DATE '2026-02-16') WHERE grain = 'week' ORDER BY rank`);
+    expect(top).toHaveLength(10);
+    expect(tableOf('top-pages').map((r) => r[1])).toEqual(top.map((r) => String(r.path)));
+    // The same ranking latest_top_pages gives for the newest week.
+    const [newest] = await select(h, `SELECT count(*) AS n FROM latest_top_pages l JOIN top_pages_within(DATE '2026-03-02', DATE '2026-03-09') t USING (project_id, grain, rank, path, visitors)`);
+    expect(Number(newest!.n)).toBe(10);
+    html = readFileSync(reportPath, 'utf8');
+  });
 });
 
 describe('the database the report reads', () => {

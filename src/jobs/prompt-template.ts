@@ -4,6 +4,7 @@
  * stand for literal braces. Rendering is one pass, so braces inside a value stay as they are.
  */
 import { UsageError } from '../core/errors.js';
+import { ExactDecimal } from '../core/exact-decimal.js';
 
 export type TemplatePart = { kind: 'text'; text: string } | { kind: 'field'; name: string };
 
@@ -60,12 +61,13 @@ export function checkTemplateFields(template: Template, columns: readonly string
 
 /**
  * A value as prompt text: NULL is empty, a date (midnight UTC) is `YYYY-MM-DD`, a timestamp
- * ISO 8601, a fraction six significant digits (round in SQL for fewer), a list or struct JSON.
+ * ISO 8601, a fraction six significant digits (round in SQL for fewer), a DECIMAL as DuckDB
+ * prints it (its scale's digits), a list or struct JSON.
  */
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'bigint' || value instanceof ExactDecimal) return value.toString();
   if (typeof value === 'number') return Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(6)));
   if (value instanceof Date) {
     const iso = value.toISOString();

@@ -21,8 +21,9 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
+import { DuckDBBitValue, DuckDBBlobValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, InterruptedError, UsageError } from '../core/errors.js';
+import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
@@ -110,10 +111,14 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
  * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC. A TIMESTAMPTZ is printed in
  * UTC (`2026-10-31 06:00:00+00`), the session's zone, whatever the machine's: the client's
  * own text would use the process's zone, and a prompt rendered from it would differ by host.
+ * A DECIMAL keeps every digit (ExactDecimal); an INTERVAL, a BLOB and a BIT are DuckDB's text
+ * (`1 day 02:00:00`, `\xAB\x00hi`, `101`), not a JavaScript object or a Buffer.
  */
-const TEMPORAL_AS_TEXT: DuckDBValueConverter<unknown> = (value, type, converter) => {
+const AS_DUCKDB_PRINTS: DuckDBValueConverter<unknown> = (value, type, converter) => {
   if (value === null) return null;
   if (value instanceof DuckDBTimestampTZValue) return timestampTzText(value);
+  if (value instanceof DuckDBDecimalValue) return new ExactDecimal(value.toString());
+  if (value instanceof DuckDBIntervalValue || value instanceof DuckDBBlobValue || value instanceof DuckDBBitValue) return value.toString();
   return TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
 };
 
@@ -609,7 +614,7 @@ export class Database implements Executor {
         // Names as the rows are keyed: a name that occurs twice (two tables' `total` in a join)
         // is `total:1` the second time, in every format, rather than the first column's value twice.
         const columns = reader.deduplicatedColumnNames();
-        const rows = reader.convertRowObjects(TEMPORAL_AS_TEXT) as Row[];
+        const rows = reader.convertRowObjects(AS_DUCKDB_PRINTS) as Row[];
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }
       return results;

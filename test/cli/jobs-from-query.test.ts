@@ -64,6 +64,13 @@ describe('docpipe jobs from-query', () => {
     expect(h.requests('/job', 'POST')).toBe(posts);
   });
 
+  it('a DECIMAL, an INTERVAL and a BLOB render in a prompt as DuckDB prints them', async () => {
+    const sql = `SELECT 'p' AS id, 19.90::DECIMAL(6,2) AS price, 12345678901234567.89::DECIMAL(20,2) AS big, INTERVAL 90 MINUTE AS took, 'ab'::BLOB AS raw`;
+    const result = await h.run(['jobs', 'from-query', sql, '--template', 'Price {price}, big {big}, took {took}, raw {raw}', ...FAST, '--dry-run', '--db', db]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Price 19.90, big 12345678901234567.89, took 01:30:00, raw ab');
+  });
+
   it('submits one job per row once; a re-run submits nothing and prints done', async () => {
     const before = h.sandbox.jobs().length;
     const first = await h.run(['jobs', 'from-query', '--file', TOP, '--template', TEMPLATE, ...FAST, '--db', db]);

@@ -119,6 +119,21 @@ describe('docpipe output', () => {
     expect((await h.run(['query', sql])).stdout).toMatch(/^total\s+total:1\n-+\s+-+\n\s+1\s+2\n/);
   });
 
+  it('query prints DECIMAL with every digit, INTERVAL, BLOB and BIT as DuckDB prints them, in every format', async () => {
+    const sql = `SELECT 123456789012345678901234567890.12::DECIMAL(38,2) AS big, 1.50::DECIMAL(4,2) AS price,
+                        INTERVAL '1 day 2 hours' AS took, '\\xAB\\x00hi'::BLOB AS bytes, '101'::BIT AS bits,
+                        [1.25::DECIMAL(5,2)] AS list, {'d': 2.5::DECIMAL(3,1), 'i': INTERVAL 3 MINUTE} AS s`;
+    const csv = await h.run(['query', sql, '--format', 'csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[1]).toBe('123456789012345678901234567890.12,1.50,1 day 02:00:00,\\xAB\\x00hi,101,[1.25],"{""d"":2.5,""i"":""00:03:00""}"');
+    // JSON: a number when one holds the value exactly, else DuckDB's text.
+    expect(JSON.parse((await h.run(['query', sql, '--format', 'json'])).stdout.trim())).toEqual({
+      big: '123456789012345678901234567890.12', price: 1.5, took: '1 day 02:00:00', bytes: '\\xAB\\x00hi', bits: '101', list: [1.25], s: { d: 2.5, i: '00:03:00' },
+    });
+    const table = (await h.run(['query', sql])).stdout.split('\n');
+    expect(table[2]).toMatch(/^123456789012345678901234567890\.12\s+1\.50\s+1 day 02:00:00\s+\\xAB\\x00hi\s+101\s/);
+  });
+
   describe('jobs', () => {
     let file: string;
     const long = 'Rewrite the whole getting-started guide so that every code sample works on Windows, macOS and Linux alike [pr]';

@@ -3,6 +3,7 @@
  * format (DuckDB DATE values reach JavaScript as Dates at midnight UTC). The table is for
  * terminals: control characters in values are shown as escapes, never sent as they are.
  */
+import { ExactDecimal } from '../../core/exact-decimal.js';
 import { neutralise } from '../../core/neutralise.js';
 
 export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
@@ -30,13 +31,13 @@ function jsonValue(this: unknown, key: string, value: unknown): unknown {
 export function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return formatDate(value);
-  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'bigint' || value instanceof ExactDecimal) return value.toString();
   if (typeof value === 'object') return JSON.stringify(value, jsonValue);
   return String(value);
 }
 
 function isNumeric(value: unknown): boolean {
-  return typeof value === 'number' || typeof value === 'bigint';
+  return typeof value === 'number' || typeof value === 'bigint' || value instanceof ExactDecimal;
 }
 
 /** How a table shrinks to fit its line width. */

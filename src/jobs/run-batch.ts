@@ -233,6 +233,13 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       throw error;
     }
     event(entry, { kind: 'submitted', jobId: job.id });
+    if (job.id !== null) {
+      const other = keyOfJob.get(job.id);
+      if (other !== undefined && other !== entry.key) {
+        event(entry, { kind: 'warning', message: `the API answered with job ${job.id}, the job of prompt ${other} too: both prompts follow that one job` });
+      }
+      keyOfJob.set(job.id, entry.key);
+    }
     // A job that is already over needs no polling.
     return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
   };
@@ -241,6 +248,9 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   await ledger.recoverCreated(projectId);
   // One read of the ledger for the whole batch; each prompt's decision is the dry run's too.
   const before = await ledger.byKey(projectId);
+  /** The prompt each known job id answered (the ledger's, then this batch's): one id answering two prompts is warned about. */
+  const keyOfJob = new Map<string, string>();
+  for (const [key, row] of before) if (row.jobId !== null && !keyOfJob.has(row.jobId)) keyOfJob.set(row.jobId, key);
 
   const handle = async (entry: PromptEntry): Promise<void> => {
     try {

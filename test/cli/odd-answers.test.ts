@@ -147,6 +147,20 @@ describe('odd answers from the API', () => {
       expect(h.requests('/job', 'POST')).toBe(2);
     });
 
+    it('a POST answered with the job id of another prompt is warned about, naming both', async () => {
+      writeFileSync(file, 'First [pr]\n');
+      expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);
+      const [first] = h.sandbox.jobs();
+      writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+      h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/job' }, patch: { id: first!.id } });
+      const result = await h.run(['jobs', 'submit', file, ...FAST, '--log-format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      const warnings = logLines(result).filter((l) => l.event === 'job warning');
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]!.message)).toMatch(new RegExp(`job ${first!.id}, the job of prompt sha256:[0-9a-f]{16} too`));
+      expect(warnings[0]!.prompt).toBe('Second [pr]');
+    });
+
     it('a job whose status the API calls pending, as docpipe calls a prompt not yet answered, is followed, not taken for cut off', async () => {
       writeFileSync(file, 'Pending job [pr]\n');
       // The POST answered with a job in the API's own `pending`, and the run was stopped before

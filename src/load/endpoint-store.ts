@@ -170,6 +170,8 @@ function spooledRows(spec: RowLoad, loads: readonly EndpointLoad[], events: bool
  */
 export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: readonly EndpointLoad[]): Promise<Map<CompletedWalk, string[]>> {
   const warnings = new Map<CompletedWalk, string[]>(loads.map((l) => [l.walk, [...l.walk.warnings]]));
+  /** Windows with a count not stored as sent (rounded, or NULL): their sums are not compared. */
+  const uncountable = new Set<CompletedWalk>();
   const keys = loads.map((l) => windowOf(l.walk)).join(', ');
   const spec = ROW_LOADS[metric];
   if (spec) {
@@ -192,6 +194,7 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     for (const f of flagged) {
       const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
       if (!load) continue;
+      if (f.odd > 0n || f.missing > 0n || f.big > 0n) uncountable.add(load.walk);
       if (f.odd > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.odd)} non_integral (stored rounded)`);
       if (f.negative > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.negative)} negative`);
       if (f.missing > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.missing)} count_missing (stored as NULL)`);
@@ -218,6 +221,23 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
       `INSERT OR REPLACE INTO search_totals (project_id, window_start, window_end, total_searches, extracted_at, run_id)
        SELECT p, s, e, ${count('t')}, x, r FROM (VALUES ${values}) v(p, s, e, t, x, r)`,
     );
+    // totalSearches is the sum of every query's hits (OpenAPI): a window whose rows do not add
+    // up to it is warned of (a listing cut short, or counts that moved while it was walked).
+    // Only counts stored as sent are compared (one rounded or missing is warned of above).
+    const sums = await tx.all<{ p: string; s: string; e: string; total: bigint; hits: bigint | null }>(
+      `SELECT t.project_id AS p, strftime(t.window_start, '%Y-%m-%d') AS s, strftime(t.window_end, '%Y-%m-%d') AS e,
+              t.total_searches AS total, sum(x.hits) AS hits
+         FROM search_totals t
+         LEFT JOIN searches x USING (project_id, window_start, window_end)
+        WHERE (t.project_id, t.window_start, t.window_end) IN (${keys})
+        GROUP BY ALL HAVING t.total_searches <> coalesce(sum(x.hits), 0)`,
+    );
+    for (const m of sums) {
+      const load = loads.find((l) => l.walk.projectId === m.p && l.walk.window.start === m.s && l.walk.window.end === m.e);
+      const total = load?.walk.totals.totalSearches;
+      if (!load || uncountable.has(load.walk) || !(typeof total === 'number' && Number.isInteger(total) && countFits(total))) continue;
+      warnings.get(load.walk)?.push(`totalSearches ${m.total} is not the sum of the queries' hits (${m.hits ?? 0})`);
+    }
   }
   if (metric === 'caller-stats') {
     const values = loads

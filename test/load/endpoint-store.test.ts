@@ -56,6 +56,21 @@ describe('loading searches, feedback and assistant windows', () => {
     expect(bookkeeping).toEqual({ metric: 'searches', warnings: warnings.get(load.walk) });
   });
 
+  it('searches: a window whose queries\' hits do not add up to totalSearches is warned of; one that adds up is not', async () => {
+    const short = spooled('searches', day('2026-03-02', '2026-03-03'), [
+      { searches: [search('api key', 10), search('sso', 2)], totalSearches: 99, nextCursor: null },
+    ], { totalSearches: 99 });
+    const exact = spooled('searches', day('2026-03-03', '2026-03-04'), [
+      { searches: [search('api key', 10)], totalSearches: 12, nextCursor: 'x' },
+      { searches: [search('sso', 2)], totalSearches: 12, nextCursor: null },
+    ], { totalSearches: 12 });
+    const none = spooled('searches', day('2026-03-04', '2026-03-05'), [{ searches: [], totalSearches: 0, nextCursor: null }], { totalSearches: 0 });
+    const warnings = await db.transaction((tx) => loadWindows(tx, [short, exact, none]));
+    expect(warnings.get(short.walk)).toEqual(["totalSearches 99 is not the sum of the queries' hits (12)"]);
+    expect(warnings.get(exact.walk)).toEqual([]);
+    expect(warnings.get(none.walk)).toEqual([]);
+  });
+
   it('counts beyond 64 bits or infinite are stored as NULL with a warning, and never fail the load', async () => {
     // JSON.parse (and the walk's schema) take 1e20 and 1e400; a BIGINT cannot hold either.
     const load = spooled('searches', day('2026-03-02', '2026-03-03'), [

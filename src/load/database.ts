@@ -21,7 +21,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBBitValue, DuckDBBlobValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
+import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
@@ -111,16 +111,40 @@ export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
  * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC. A TIMESTAMPTZ is printed in
  * UTC (`2026-10-31 06:00:00+00`), the session's zone, whatever the machine's: the client's
  * own text would use the process's zone, and a prompt rendered from it would differ by host.
- * A DECIMAL keeps every digit (ExactDecimal); an INTERVAL, a BLOB and a BIT are DuckDB's text
+ * An infinite date or timestamp is `infinity` or `-infinity`. A DECIMAL keeps every digit (ExactDecimal); an INTERVAL, a BLOB and a BIT are DuckDB's text
  * (`1 day 02:00:00`, `\xAB\x00hi`, `101`), not a JavaScript object or a Buffer.
  */
+/** Date and timestamp types whose `infinity` and `-infinity` the client would print as far-off dates. */
+const MAY_BE_INFINITE = [DuckDBDateValue, DuckDBTimestampValue, DuckDBTimestampSecondsValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue] as const;
+
 const AS_DUCKDB_PRINTS: DuckDBValueConverter<unknown> = (value, type, converter) => {
   if (value === null) return null;
   if (value instanceof DuckDBTimestampTZValue) return timestampTzText(value);
+  for (const Kind of MAY_BE_INFINITE) if (value instanceof Kind && !value.isFinite) return String(value) === String(Kind.PosInf) ? 'infinity' : '-infinity';
   if (value instanceof DuckDBDecimalValue) return new ExactDecimal(value.toString());
   if (value instanceof DuckDBIntervalValue || value instanceof DuckDBBlobValue || value instanceof DuckDBBitValue) return value.toString();
   return TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
 };
+
+/**
+ * Pure: a result's column names made unique, as its rows are keyed. A name that occurs again
+ * (two tables' `total` in a join) is `total:1` the second time, `total:2` the third, skipping
+ * a suffix another column already has as its name (`SELECT ... AS "total:1"`), so that no
+ * column's values stand in for another's.
+ */
+function uniqueColumnNames(names: readonly string[]): string[] {
+  const asGiven = new Set(names);
+  const given = new Set<string>();
+  return names.map((name) => {
+    let unique = name;
+    for (let n = 1; given.has(unique); n++) {
+      const candidate = `${name}:${n}`;
+      if (!asGiven.has(candidate) && !given.has(candidate)) unique = candidate;
+    }
+    given.add(unique);
+    return unique;
+  });
+}
 
 /** A TIMESTAMPTZ as DuckDB prints it with TimeZone 'UTC'. */
 function timestampTzText(value: DuckDBTimestampTZValue): string {
@@ -611,10 +635,8 @@ export class Database implements Executor {
       for (let i = 0; i < statements.count; i++) {
         const prepared = await statements.prepare(i);
         const reader = await prepared.runAndReadAll();
-        // Names as the rows are keyed: a name that occurs twice (two tables' `total` in a join)
-        // is `total:1` the second time, in every format, rather than the first column's value twice.
-        const columns = reader.deduplicatedColumnNames();
-        const rows = reader.convertRowObjects(AS_DUCKDB_PRINTS) as Row[];
+        const columns = uniqueColumnNames(reader.columnNames());
+        const rows = reader.convertRows(AS_DUCKDB_PRINTS).map((values) => Object.fromEntries(columns.map((c, k) => [c, values[k]])) as Row);
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }
       return results;

@@ -119,6 +119,19 @@ describe('docpipe output', () => {
     expect((await h.run(['query', sql])).stdout).toMatch(/^total\s+total:1\n-+\s+-+\n\s+1\s+2\n/);
   });
 
+  it('query gives a repeated name a suffix no other column has as its name, so that no value is lost', async () => {
+    const sql = `SELECT 1 AS total, 2 AS total, 'x' AS "total:1"; SELECT 4 AS "total:1", 5 AS total, 6 AS total, 7 AS total`;
+    expect((await h.run(['query', sql, '--format', 'csv'])).stdout).toBe('total,total:2,total:1\n1,2,x\n\ntotal:1,total,total:2,total:3\n4,5,6,7\n');
+    const json = (await h.run(['query', sql, '--format', 'json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(json).toEqual([{ total: 1, 'total:2': 2, 'total:1': 'x' }, { 'total:1': 4, total: 5, 'total:2': 6, 'total:3': 7 }]);
+  });
+
+  it('query prints infinite dates and timestamps as infinity and -infinity, as DuckDB does', async () => {
+    const sql = `SELECT DATE 'infinity' AS a, DATE '-infinity' AS b, 'infinity'::TIMESTAMP_S AS c, '-infinity'::TIMESTAMP_MS AS d,
+                        'infinity'::TIMESTAMP_NS AS e, TIMESTAMP '-infinity' AS f, [DATE 'infinity'] AS g, DATE '2026-01-01' AS day`;
+    expect((await h.run(['query', sql, '--format', 'csv'])).stdout.split('\n')[1]).toBe('infinity,-infinity,infinity,-infinity,infinity,-infinity,"[""infinity""]",2026-01-01');
+  });
+
   it('query prints DECIMAL with every digit, INTERVAL, BLOB and BIT as DuckDB prints them, in every format', async () => {
     const sql = `SELECT 123456789012345678901234567890.12::DECIMAL(38,2) AS big, 1.50::DECIMAL(4,2) AS price,
                         INTERVAL '1 day 2 hours' AS took, '\\xAB\\x00hi'::BLOB AS bytes, '101'::BIT AS bits,

@@ -216,8 +216,15 @@ COMMENT ON COLUMN latest_top_pages.visitors IS 'Unique visitors of the page over
 COMMENT ON COLUMN latest_top_pages.ai_share IS 'ai / visitors, 0..1.';
 COMMENT ON COLUMN latest_top_pages.views IS 'Page views of the page over the same window; NULL when views were not exported for that window, or were fetched before it ended.';
 
--- The path of a page URL (`https://docs.acme.com/quickstart` -> `/quickstart`); NULL for none.
-CREATE OR REPLACE MACRO page_path_of(url) AS nullif(regexp_replace(url, '^[a-z]+://[^/]+', ''), '');
+-- The path of a page URL (`https://docs.acme.com/quickstart` -> `/quickstart`): without its
+-- scheme and host (in any case), its `?query` and `#anchor`, and a trailing slash, so that one
+-- page is one path (`HTTPS://docs.acme.com/quickstart/?utm_source=x#install` -> `/quickstart`);
+-- the host alone is `/`; NULL for none.
+CREATE OR REPLACE MACRO page_path_of(url) AS
+  CASE WHEN nullif(trim(url), '') IS NOT NULL THEN
+    coalesce(nullif(regexp_replace(regexp_replace(regexp_replace(trim(url), '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*', ''),
+                                                  '[?#].*$', ''), '/+$', ''), ''), '/')
+  END;
 
 -- Unanswered assistant questions by category and by the page they were asked on (the path of
 -- page_url; NULL when the API captured no page). The documentation gaps, most asked first.

@@ -36,6 +36,16 @@ describe('views over the other endpoints', () => {
     expect(paths.every((p) => p.page_path?.startsWith('/'))).toBe(true);
   });
 
+  it('page_path_of: one page is one path, whatever its anchor, query, trailing slash or scheme case', async () => {
+    const urls = ['https://docs.acme.com/quickstart', 'https://docs.acme.com/quickstart#install', 'https://docs.acme.com/quickstart?utm_source=x',
+      'HTTPS://docs.acme.com/quickstart/', 'http://docs.acme.com:8080/quickstart?a=1#b', '/quickstart#install'];
+    const rows = await queryDb<{ p: string | null }>(h, `SELECT page_path_of(u) AS p FROM unnest([${urls.map((u) => `'${u}'`).join(', ')}]) t(u)`);
+    expect(rows.map((r) => r.p)).toEqual(urls.map(() => '/quickstart'));
+    const edges = await queryDb<Record<string, string | null>>(h, `SELECT page_path_of('https://docs.acme.com') AS host, page_path_of('https://docs.acme.com/?x=1') AS root,
+        page_path_of('') AS blank, page_path_of(NULL) AS none, page_path_of('https://docs.acme.com/api/a/b') AS deep`);
+    expect(edges).toEqual([{ host: '/', root: '/', blank: null, none: null, deep: '/api/a/b' }]);
+  });
+
   it('searches_without_clicks holds exactly the terms with no click on any day, hits summed over day windows', async () => {
     const view = await queryDb<{ search_query: string; hits: bigint }>(h, `SELECT search_query, hits FROM searches_without_clicks ORDER BY search_query`);
     const base = await queryDb<{ search_query: string; hits: bigint }>(

@@ -277,7 +277,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;
       }
-      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId);
+      // A run journalling now, or one that has been at work since this run began (it may
+      // have ended since, having loaded windows after this run's plan).
+      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId) || (store.journal?.othersChanged() ?? 0) > 0;
       const spooled = spool.walk(item, item.window);
       if (!spooled.claim()) {
         handOver(item, 'another docpipe run is walking this window');

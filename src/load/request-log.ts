@@ -4,7 +4,6 @@
  * share one exact hourly budget.
  */
 import type { RequestHistory } from '../api/request-budget.js';
-import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { takeShortLock } from '../spool/short-lock.js';
 import { otherRunsJournalling, type RequestJournal } from '../spool/request-journal.js';
@@ -14,8 +13,8 @@ import type { Store } from './store.js';
 export const SLOT_LOCK = 'budget.lock';
 
 export class RequestLog implements RequestHistory {
-  /** The requests folder as last looked at: its mtime, and whether another live run journals there. */
-  private seen: { mtimeMs: number; others: boolean } | undefined;
+  /** The requests folder as last looked at: the changes other processes had made to it, and whether another live run journals there. */
+  private seen: { changes: number; others: boolean } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -50,24 +49,25 @@ export class RequestLog implements RequestHistory {
     return [...rows.filter((r) => r.id === null || !notCounted.has(r.id)).map((r) => Number(r.ms)), ...journalled];
   }
 
-  /**
-   * Whether another live run keeps a journal beside this run's: it is making requests now.
-   * One stat of the requests folder; its files are listed again only when it changed (a
-   * journal made, moved in or removed).
-   */
   /** The lock around a slot's last read and its journal line (RequestHistory.lockSlot): `budget.lock` in the requests folder. */
-  lockSlot(signal?: AbortSignal): Promise<() => void> {
-    return takeShortLock(join(this.journal.dir, SLOT_LOCK), dirname(this.journal.dir), signal);
+  async lockSlot(signal?: AbortSignal): Promise<() => void> {
+    // The lock file is this run's own change to the folder, not a sign of another run.
+    const release = await this.journal.ownChangeAsync(() => takeShortLock(join(this.journal.dir, SLOT_LOCK), dirname(this.journal.dir), signal));
+    return () => this.journal.ownChange(release);
   }
 
+  /**
+   * Whether another run keeps a journal beside this run's (it is making requests now), or has
+   * been at work since the last look. One stat of the requests folder; its files are listed
+   * again only when another process changed it (a journal made, moved in or removed).
+   */
   othersAtWork(): boolean {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(this.journal.dir).mtimeMs;
-    } catch {
-      return false;
-    }
-    if (this.seen?.mtimeMs !== mtimeMs) this.seen = { mtimeMs, others: otherRunsJournalling(this.journal.dir, this.journal.runId) };
-    return this.seen.others;
+    const changes = this.journal.othersChanged();
+    if (this.seen?.changes === changes) return this.seen.others;
+    const before = this.seen?.changes ?? 0;
+    this.seen = { changes, others: otherRunsJournalling(this.journal.dir, this.journal.runId) };
+    // Another process changed the folder since the last look: a run that has ended since may
+    // have spent requests this run has not counted, so the history is read again, once.
+    return this.seen.others || changes !== before;
   }
 }

@@ -126,8 +126,19 @@ const held = new Set<string>();
 /** The journals of this process by the file each has open: a run that moves another's file closes it first. */
 const openJournals = new Map<string, RequestJournal>();
 
+/** The folder's mtime (ms; 0 while it does not exist). */
+function folderMtime(dir: string): number {
+  return statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
 export class RequestJournal {
   private seq = 0;
+  /**
+   * The requests folder's mtime as this run last left it, and how often another process has
+   * changed the folder since this run began (see othersChanged).
+   */
+  private folderSeen: number;
+  private foreignChanges = 0;
   private readonly file: string;
   private batches = 0;
   /** This run's journal file, open for appending (closed before the file is moved). */
@@ -146,6 +157,47 @@ export class RequestJournal {
     readonly runId: string,
   ) {
     this.file = join(dir, journalName(runId));
+    this.folderSeen = folderMtime(dir);
+  }
+
+  /**
+   * How many times another process has changed the requests folder since this run began (one
+   * look: a stat). A run that makes requests makes its journal file there, and removes it when
+   * its requests are in request_log; so a run that began, spent requests, loaded windows and
+   * ended while this one waited on a slow answer (or was stopped) is seen by this, though no
+   * journal of it is left to list. The changes this run makes itself are not counted (ownChange).
+   */
+  othersChanged(): number {
+    const now = folderMtime(this.dir);
+    if (now !== this.folderSeen) {
+      this.foreignChanges++;
+      this.folderSeen = now;
+    }
+    return this.foreignChanges;
+  }
+
+  /**
+   * Makes a change of this run's own to the requests folder (a file made, moved or removed):
+   * a change of another's before it is counted first, then the folder's mtime after it is
+   * taken as this run's.
+   */
+  ownChange<T>(change: () => T): T {
+    this.othersChanged();
+    try {
+      return change();
+    } finally {
+      this.folderSeen = folderMtime(this.dir);
+    }
+  }
+
+  /** ownChange for a change that takes a while (the slot lock, which may wait for another run's turn). */
+  async ownChangeAsync<T>(change: () => Promise<T>): Promise<T> {
+    this.othersChanged();
+    try {
+      return await change();
+    } finally {
+      this.folderSeen = folderMtime(this.dir);
+    }
   }
 
   /** Records an attempt that is about to be sent (on disk when this returns); returns its id for `end`. */
@@ -213,10 +265,12 @@ export class RequestJournal {
     this.lastWrite = now;
     this.lastWriteWall = wall;
     if (this.fd === undefined) {
-      mkdirSync(this.dir, { recursive: true });
       // The file names this process: processes elsewhere tell it alive by its heartbeat.
       startHeartbeat(dirname(this.dir));
-      this.fd = openSync(this.file, 'a');
+      this.fd = this.ownChange(() => {
+        mkdirSync(this.dir, { recursive: true });
+        return openSync(this.file, 'a');
+      });
       this.ino = fstatSync(this.fd).ino;
       openJournals.set(this.file, this);
     }
@@ -305,7 +359,7 @@ export class RequestJournal {
       let target = `${path}.${++this.batches}.ingesting`;
       while (existsSync(target)) target = `${path}.${++this.batches}.ingesting`;
       try {
-        renameSync(path, target);
+        this.ownChange(() => renameSync(path, target));
         taken.push(target);
       } catch {
         // taken by another process meanwhile
@@ -352,7 +406,7 @@ export class RequestJournal {
   /** After the commit: the moved files are gone. */
   settle(files: readonly string[]): void {
     for (const file of files) {
-      rmSync(file, { force: true });
+      this.ownChange(() => rmSync(file, { force: true }));
       held.delete(file);
     }
   }

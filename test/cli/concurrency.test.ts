@@ -820,6 +820,27 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(await query(db, `SELECT count(*)::INTEGER AS n, count(DISTINCT request_id)::INTEGER AS ids FROM request_log`)).toEqual([{ n: before, ids: before }]);
   });
 
+  it('a run that begins and ends while another waits on one slow answer is seen by it: no window fetched twice, the hourly budget kept', async () => {
+    const { pages } = await walkApi('2026-02-27', '2026-03-09');
+    // The first run's fourth request takes 5 s; a whole second run fits in that time.
+    await start({ faults: [{ kind: 'slow', match: { path: '/visitors' }, skip: 3, times: 1, delayMs: 5_000 }] });
+    // Exactly the budget the 10 windows need, shared by both runs.
+    const args = [...exportArgs('2026-02-27', '2026-03-09').slice(0, -2), '--requests-per-hour', String(pages)];
+    const first = docpipe(args);
+    await pollUntil(() => sandbox.requests.length >= 3, 'the first run to send its slow request', 30_000);
+    const second = await docpipe(args).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(summaryOf(second)).toMatchObject({ windowsLoaded: 9 }); // the first run's window is its own
+    const firstDone = await first.done;
+    expect(firstDone.code, firstDone.stderr).toBe(0);
+    // The first run skipped what the second loaded after the first run's plan.
+    expect(summaryOf(firstDone)).toMatchObject({ windowsLoaded: 1, windowsSkipped: 9 });
+    const served = servedKeys(0);
+    expect([...tally(served).values()].every((n) => n === 1), served.join(' ')).toBe(true);
+    expect(served).toHaveLength(pages);
+    expect(await query(db, `SELECT count(*)::INTEGER AS n FROM request_log`)).toEqual([{ n: pages }]);
+  }, 60_000);
+
   it('a request in flight while a write moves the journal keeps its outcome in request_log', async () => {
     // The loader's write takes the journal file while a page request is in flight: the
     // request's start line goes into request_log with that write, its end line into a fresh file.

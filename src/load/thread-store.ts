@@ -13,7 +13,7 @@ import { rmSync } from 'node:fs';
  * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
  * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
  * too, and one the API did not have, `notFound`: neither is asked for again). Messages are filed under the thread id asked for, as the
- * conversations name it.
+ * conversations name it, each with its place in the thread as the API listed it (`position`).
  */
 export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
   if (threads.length === 0) return;
@@ -27,11 +27,12 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
                                  notFound: 'BOOLEAN'}) j
        JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
   await tx.run(
-    `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id)
+    `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id, position)
      SELECT project_id, thread_id, msg.id, msg.role, msg.content,
-            try_cast(msg.createdAt AS TIMESTAMPTZ), try_cast(body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}
-       FROM (SELECT project_id, thread_id, body, unnest(body.messages) AS msg FROM (${bodies}))
-    QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id) = 1`,
+            try_cast(msg.createdAt AS TIMESTAMPTZ), try_cast(body.createdAt AS TIMESTAMPTZ), ${sqlString(runId)}, position
+       FROM (SELECT project_id, thread_id, body, unnest(body.messages) AS msg, generate_subscripts(body.messages, 1) AS position FROM (${bodies}))
+    -- A message listed twice keeps its first place.
+    QUALIFY row_number() OVER (PARTITION BY project_id, thread_id, msg.id ORDER BY position) = 1`,
   );
   await tx.run(
     `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id, not_found)

@@ -302,6 +302,14 @@ describe('docpipe export assistant --threads', () => {
         WHERE m.role = 'user' AND m.content = c.query`,
     );
     expect(match?.n).toBe(referenced?.n);
+    // Each message keeps its place in its thread, as the API listed it: 1, 2, ... the question first.
+    const [places] = await queryDb<{ bad: bigint; first_not_question: bigint }>(
+      h,
+      `SELECT count(*) FILTER (WHERE position IS NULL OR position <> rn) AS bad,
+              count(*) FILTER (WHERE position = 1 AND role <> 'user') AS first_not_question
+         FROM (SELECT *, row_number() OVER (PARTITION BY project_id, thread_id ORDER BY position) AS rn FROM assistant_messages)`,
+    );
+    expect(places).toEqual({ bad: 0n, first_not_question: 0n });
 
     const third = await h.run(args);
     expect(third.code).toBe(0);

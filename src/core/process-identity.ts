@@ -114,6 +114,21 @@ export function processStartedAtMs(pid: number): number | undefined {
   return bootTimeMs === null ? undefined : bootTimeMs + Number(ticks) * 10;
 }
 
+/**
+ * Whether the live process at `pid` (on this host) cannot be the one that made a record naming
+ * no process start (docpipe 0.2.0's records, or a system where the start cannot be read):
+ * it is this process, which records its start (the record is an earlier process's), or (Linux)
+ * it started more than a minute after the record was made (`recordedAtMs`): a process cannot
+ * have made a record older than itself, so the pid was reused, by any program, a later docpipe
+ * too. The minute allows for the clock being set meanwhile. Otherwise its pid decides.
+ */
+export function pidTakenSince(pid: number, recordedAtMs?: number | null): boolean {
+  if (pid === process.pid) return thisProcess().start !== undefined;
+  if (recordedAtMs === undefined || recordedAtMs === null) return false;
+  const started = processStartedAtMs(pid);
+  return started !== undefined && started > recordedAtMs + 60_000;
+}
+
 /** This process's pid namespace (its inode number); undefined when it cannot be read. */
 function ownNamespace(): string | undefined {
   try {

@@ -11,7 +11,7 @@ import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
-import { isLiveOther, spoolDirFor, type Spool } from '../spool/spool.js';
+import { spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
@@ -164,9 +164,9 @@ export async function markRunsCrashed(tx: Executor, runIds: readonly string[], n
  * How this process tells whether the process of a run of the database `db` stands in is
  * alive: processes elsewhere keep their heartbeat in the database's spool.
  */
-export async function liveness(db: Executor): Promise<(ref: ProcessRef) => boolean | null> {
+export async function liveness(db: Executor): Promise<(ref: ProcessRef, recordedAtMs?: number | null) => boolean | null> {
   const root = await spoolRootOf(db);
-  return (ref) => recordAlive(root, ref);
+  return (ref, recordedAtMs) => recordAlive(root, ref, recordedAtMs);
 }
 
 /** The spool of the database `db` stands in. */
@@ -199,7 +199,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
     const end = ends.get(r.run_id);
     const ref = runProcess(r);
     const how = ref && checkFor(ref, thisProcess());
-    const alive = runIsAlive(r, (p) => recordAlive(spool, p));
+    const alive = runIsAlive(r, (p, at) => recordAlive(spool, p, at));
     return {
       runId: r.run_id,
       command: r.command,
@@ -221,13 +221,14 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
  */
 export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; keptAnswers: KeptAnswerFacts[] } {
   const walks = spool.walks().map((w): WalkFacts => {
-    const owner = w.owner();
-    const done = w.completed();
+    const file = w.read();
+    const owner = file.owner;
+    const done = file.done;
     return {
       metric: w.series.metric,
       projectId: w.series.projectId,
       window: w.window,
-      ownerLive: isLiveOther(owner, spool.root),
+      ownerLive: walkOwnerLive(file, spool.root),
       ownerPid: owner?.pid ?? null,
       completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
       startedAt: w.state()?.startedAt ?? null,

@@ -154,7 +154,7 @@ export function windowLabel(w: { metric: Metric; projectId: string; window: Wind
   return `${w.metric} ${w.projectId} [${w.window.start}, ${w.window.end})`;
 }
 
-type RunOwner = { pid: number | null; host: string | null; process_start?: string | null };
+type RunOwner = { pid: number | null; host: string | null; process_start?: string | null; started_ms?: number | bigint | null };
 
 /** Pure: the process a `runs` row names; null for a run of release 0.1.0 (no pid recorded). */
 export function runProcess(run: RunOwner): ProcessRef | null {
@@ -162,11 +162,14 @@ export function runProcess(run: RunOwner): ProcessRef | null {
   return { pid: run.pid, host: run.host ?? '', ...(run.process_start ? { start: run.process_start } : {}) };
 }
 
-/** Pure: whether a `running` run's process is alive, by `alive` (../spool/liveness.ts); null when it cannot be told. */
-export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef) => boolean | null): boolean | null {
+/**
+ * Pure: whether a `running` run's process is alive, by `alive` (../spool/liveness.ts, told when
+ * the run began); null when it cannot be told.
+ */
+export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef, recordedAtMs: number | null) => boolean | null): boolean | null {
   const ref = runProcess(run);
   // Runs of release 0.1.0 recorded no pid: one still `running` was cut off.
-  return ref === null ? false : alive(ref);
+  return ref === null ? false : alive(ref, run.started_ms === undefined || run.started_ms === null ? null : Number(run.started_ms));
 }
 
 /** Grain, windows and orphans. */

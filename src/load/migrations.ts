@@ -7,10 +7,8 @@
  * docpipe is refused rather than misread.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
-import { processStartedAtMs } from '../core/process-identity.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
 import { readSqlFile, sqlDir } from './sql-files.js';
@@ -87,7 +85,8 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
     `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'runs'`,
   );
   if (Number(runs?.n ?? 0) === 0) return;
-  const live = (await readRunFacts(db)).filter((r) => r.alive === true && !pidTakenByOther(r));
+  // A run whose pid another process has taken since is not alive (recordAlive's rule).
+  const live = (await readRunFacts(db)).filter((r) => r.alive === true);
   if (live.length === 0) return;
   const [first] = live;
   const named = `${first!.command ?? 'a run'} (run ${first!.runId}${first!.pid !== null ? `, pid ${first!.pid}` : ''})${live.length > 1 ? ` and ${live.length - 1} more` : ''}`;
@@ -95,27 +94,6 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
     `this database is at schema version ${from} and an older docpipe is at work on it: ${named}; ` +
       `upgrading it now would stop that run: try again once it has ended`,
   );
-}
-
-/**
- * Whether a run's process, alive by its pid on this host, is clearly not that run's: the pid
- * is this process's own (the run that recorded it is gone), or (Linux) the process started
- * after the run did (the pid was reused, by any program, a later docpipe too), or its command
- * line names no docpipe. A run recorded before its process start was kept is told alive by
- * its pid alone; such a run must not hold the upgrade back forever.
- */
-function pidTakenByOther(run: { pid: number | null; host: string | null; startedAt: number | null }): boolean {
-  if (run.pid === null || (run.host !== null && run.host !== hostname())) return false;
-  if (run.pid === process.pid) return true;
-  // A process starts before the run it makes records its start; a minute allows for the
-  // clock being set meanwhile.
-  const started = processStartedAtMs(run.pid);
-  if (started !== undefined && run.startedAt !== null && started > run.startedAt + 60_000) return true;
-  try {
-    return !readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').includes('docpipe');
-  } catch {
-    return false; // not Linux, or not readable: its pid decides
-  }
 }
 
 /** For read-only opens: a newer schema is refused; an older one is read as it is. */

@@ -7,7 +7,7 @@
  */
 import type { LoadedWindow } from '../core/domain.js';
 import { DatabaseBusyError, InterruptedError } from '../core/errors.js';
-import { isLiveOther, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
+import { walkOwnerLive, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
 import type { Store } from './store.js';
 import { loadWindows, type WindowLoad } from './window-store.js';
 
@@ -30,7 +30,7 @@ export function scanWalks(spool: Spool): WalkScan {
   for (const spooled of spool.walks()) {
     const file = spooled.read();
     // A live owner is walking or loading it.
-    if (spooled.heldByOtherRun() || isLiveOther(file.owner, spool.root)) scan.othersActive = true;
+    if (spooled.heldByOtherRun() || walkOwnerLive(file, spool.root)) scan.othersActive = true;
     else if (file.done) scan.completed.push({ spooled, walk: file.done });
   }
   return scan;

@@ -54,8 +54,9 @@ export async function readLastAnalyticsRun(db: Executor): Promise<LastRun | null
     pid: number | null;
     host: string | null;
     process_start: string | null;
+    started_ms: number | bigint | null;
   }>(
-    `SELECT run_id, command, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started,
+    `SELECT run_id, command, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started, epoch_ms(started_at) AS started_ms,
             strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished, status, exit_code, summary::VARCHAR AS summary, ${owner}
        FROM runs WHERE command LIKE 'export %' OR command LIKE 'sync %'
       ORDER BY started_at DESC, run_id DESC LIMIT 1`,

@@ -17,7 +17,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { checkFor, isProcessAlive, pidTakenSince, thisProcess, type ProcessRef } from '../core/process-identity.js';
 
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 export const HEARTBEAT_STALE_MS = 5 * 60_000;
@@ -110,13 +110,15 @@ function sweep(root: string, keep: string): void {
  * Whether the process a record names is alive, as told from this process with the spool at
  * `root`: this process is; one on this host, boot and pid namespace by its pid and start;
  * another by its heartbeat; null when it cannot be told (another host, no start recorded).
+ * A record that names no start (docpipe 0.2.0's) is told by its pid, unless the process with
+ * that pid now is clearly another (pidTakenSince; `recordedAtMs`: when the record was made).
  */
-export function recordAlive(root: string, ref: ProcessRef): boolean | null {
+export function recordAlive(root: string, ref: ProcessRef, recordedAtMs?: number | null): boolean | null {
   switch (checkFor(ref, thisProcess())) {
     case 'this':
-      return true;
+      return ref.start !== undefined || !pidTakenSince(ref.pid, recordedAtMs);
     case 'pid':
-      return isProcessAlive(ref.pid, ref.start);
+      return isProcessAlive(ref.pid, ref.start) && (ref.start !== undefined || !pidTakenSince(ref.pid, recordedAtMs));
     case 'heartbeat':
       return heartbeatFresh(root, ref);
     case 'unknown':

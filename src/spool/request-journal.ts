@@ -73,7 +73,10 @@ export function journalOfLiveProcess(name: string, root: string): { pid: number;
   if (!owner) return null;
   const ref = { ...owner, host: thisProcess().host };
   const mine = isThisProcess(ref);
-  return { pid: owner.pid, mine, live: mine || recordAlive(root, ref) !== false };
+  // A name without the start (docpipe 0.2.0's): the file was written to while its process
+  // lived, so a process that started after its last line cannot be that one.
+  const writtenAt = owner.start === undefined ? statSync(join(root, 'requests', name), { throwIfNoEntry: false })?.mtimeMs : undefined;
+  return { pid: owner.pid, mine, live: mine || recordAlive(root, ref, writtenAt) !== false };
 }
 
 /**

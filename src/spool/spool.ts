@@ -109,9 +109,14 @@ export function writeFileAtomic(path: string, text: string): void {
  * processes elsewhere keep their heartbeat). One that cannot be told (another host, no start
  * recorded) is taken for live.
  */
-export function isLiveOther(owner: ProcessRef | null, root: string): boolean {
+export function isLiveOther(owner: ProcessRef | null, root: string, recordedAtMs?: number): boolean {
   if (!owner || isThisProcess(owner)) return false;
-  return recordAlive(root, owner) !== false;
+  return recordAlive(root, owner, recordedAtMs) !== false;
+}
+
+/** Whether the walk's owner (as `read` found it) is a live process other than this one. */
+export function walkOwnerLive(file: WalkFile, root: string): boolean {
+  return isLiveOther(file.owner, root, file.ownerRecordedAt);
 }
 
 /** How long a lock file with no holder in it yet is waited for (it is being written: microseconds). */
@@ -316,6 +321,8 @@ export interface WalkFile {
   /** Bytes of whole lines; the file is torn when it has more. */
   end: number;
   torn: boolean;
+  /** A 0.2.0 walk folder's: when its owner was written (its owner names no process start). */
+  ownerRecordedAt?: number;
 }
 
 /** Pure: reads a walk file's text as far as it is whole (see the format above). */
@@ -619,8 +626,7 @@ export class SpoolWalk {
 
   /** Takes the walk for this run, unless a live process or another run of this one holds it. */
   claim(): boolean {
-    if (this.heldByOtherRun()) return false;
-    this.upgradeLegacy();
+    if (this.heldByOtherRun() || this.upgradeLegacy()) return false;
     this.close();
     mkdirSync(this.dir, { recursive: true });
     // Reading the owner and writing this process's must be one step: two runs that both read
@@ -650,20 +656,24 @@ export class SpoolWalk {
 
   /**
    * A walk docpipe 0.2.0 left as a folder becomes a walk file with the same state, pages and
-   * end (a live 0.2.0 process's walk is left alone), so every later step sees one format.
+   * end, so every later step sees one format. A live 0.2.0 process's walk is left alone: then
+   * this says it is held.
    */
-  private upgradeLegacy(): void {
+  private upgradeLegacy(): boolean {
     const legacy = readLegacy(this.legacyDir);
-    if (legacy === null || isLiveOther(legacy.owner, this.root)) return;
+    if (legacy === null) return false;
+    if (walkOwnerLive(legacy, this.root)) return true;
     if (!existsSync(this.pagesFile)) {
+      // Its owner is gone (or its pid is another process's now): not carried over, so that
+      // the file names no process until a run claims it.
       const text =
         (legacy.state ? line({ walk: legacy.state }) : '') +
-        (legacy.owner ? line({ owner: legacy.owner }) : '') +
         legacy.pages.map((p) => line({ page: p.index, body: p.body })).join('') +
         (legacy.done ? doneLine(legacy.done) : '');
       writeFileAtomic(this.pagesFile, text);
     }
     rmSync(this.legacyDir, { recursive: true, force: true });
+    return false;
   }
 
   /**
@@ -720,6 +730,8 @@ function readLegacy(dir: string): WalkFile | null {
   const file = parseWalkFile(pagesText);
   file.state = readJson<WalkState>(join(dir, 'walk.json'));
   file.owner = readJson<ProcessRef>(join(dir, 'owner'));
+  const ownerAt = statSync(join(dir, 'owner'), { throwIfNoEntry: false })?.mtimeMs;
+  if (ownerAt !== undefined) file.ownerRecordedAt = ownerAt;
   file.done = file.torn ? null : readJson<CompletedWalk>(join(dir, 'done.json'));
   return file;
 }

@@ -5,6 +5,7 @@
  */
 import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -236,6 +237,38 @@ describe('docpipe doctor', () => {
       { run_id: 'live-run', status: 'running', finished: null },
       { run_id: 'old-run', status: 'crashed', finished: '2026-03-10T06:00:00Z' },
     ]);
+  });
+
+  it.runIf(process.platform === 'linux')('a 0.2.0 run (no process start recorded) whose pid a process started after it has now is crashed, not alive', async () => {
+    await h.run(EXPORT);
+    // Two processes alive now: one the 0.2.0 run could be (started before its record), one it cannot (started an hour after it).
+    const spawnIdle = (): ChildProcess => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const [before, after] = [spawnIdle(), spawnIdle()];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await exec(
+        h,
+        `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES
+           ('its-own-pid', 'sync', now(), 'running', ${before.pid}, '${hostname()}', NULL),
+           ('reused-pid', 'sync', now() - INTERVAL 1 HOUR, 'running', ${after.pid}, '${hostname()}', NULL)`,
+      );
+      const checked = await doctor(h);
+      expect(checked.code).toBe(1);
+      const runs = rowsOf(checked).filter((r) => r.check === 'runs');
+      expect(runs.map((r) => [r.status, r.detail.split(' ')[1]])).toEqual([
+        ['finding', 'reused-pid'],
+        ['info', 'its-own-pid'],
+      ]);
+      expect(runs[0]!.detail).toMatch(new RegExp(`pid ${after.pid} is another process now: it crashed`));
+      expect((await doctor(h, '--fix')).code).toBe(0);
+      expect(await queryDb(h, `SELECT run_id, status FROM runs WHERE run_id IN ('its-own-pid', 'reused-pid') ORDER BY run_id`)).toEqual([
+        { run_id: 'its-own-pid', status: 'running' },
+        { run_id: 'reused-pid', status: 'crashed' },
+      ]);
+    } finally {
+      before.kill('SIGKILL');
+      after.kill('SIGKILL');
+    }
   });
 
   it('a run whose end the spool kept (the database was held when it ended) is a finding; --fix records that end, not a crash', async () => {

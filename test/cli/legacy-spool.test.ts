@@ -4,7 +4,8 @@
  * walk resumes at its next offset, and read-only commands see it as it is. The fixture was
  * written by 0.2.0's own code (test/fixtures/spool-0.2.0/README.md); real sandbox, real DuckDB.
  */
-import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,5 +65,43 @@ describe('a spool left by docpipe 0.2.0', () => {
     const loaded = await queryDb(h, rows);
     expect(loaded).toHaveLength(3);
     expect(loaded).toEqual(await queryDb(fresh, rows));
+  });
+
+  it.runIf(process.platform === 'linux')('an owner whose pid a process started after the walk has now does not hold it: it loads and resumes as above; a live owner keeps it', async () => {
+    const idle = (): ChildProcess => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const later = idle();
+    try {
+      // The walks were claimed an hour before that process started.
+      for (const name of WALKS) {
+        const owner = join(projectDir(), name, 'owner');
+        writeFileSync(owner, JSON.stringify({ pid: later.pid, host: hostname() }));
+        const hourAgo = new Date(Date.now() - 3_600_000);
+        utimesSync(owner, hourAgo, hourAgo);
+      }
+      expect(surveySpool(new Spool(spoolDir)).walks.map((w) => w.ownerLive)).toEqual([false, false]);
+      const run = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run), run.stderr).toMatchObject({ windowsLoaded: 3, windowsFromSpool: 1, requests: 3 });
+      expect(new Spool(spoolDir).walks()).toEqual([]);
+    } finally {
+      later.kill('SIGKILL');
+    }
+  });
+
+  it('a walk whose 0.2.0 owner is alive is left to it: skipped as busy, not walked again beside it', async () => {
+    const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Claimed just now, by a process already running.
+      for (const name of WALKS) writeFileSync(join(projectDir(), name, 'owner'), JSON.stringify({ pid: live.pid, host: hostname() }));
+      const run = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run)).toMatchObject({ windowsLoaded: 1, windowsSkipped: 2, requests: 2 });
+      const days = h.sandbox.requests.filter((r) => r.path.endsWith('/visitors')).map((r) => r.query.dateFrom);
+      expect(new Set(days)).toEqual(new Set(['2026-03-01']));
+      for (const name of WALKS) expect(existsSync(join(projectDir(), name))).toBe(true);
+    } finally {
+      live.kill('SIGKILL');
+    }
   });
 });

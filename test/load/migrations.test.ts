@@ -425,8 +425,8 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
   it('waits (exit 75) to upgrade while a run of the release that wrote it is at work on it, then upgrades', async () => {
     // A 0.2.0 process still at work (a backfill started before the upgrade): its record, with
     // the pid of a live process on this host.
-    // (Its command line names docpipe, as an older release's does: a pid reused by another
-    // program does not hold the upgrade back; see the last step.)
+    // (It started before the run's record: a pid reused since does not hold the upgrade back;
+    // see the next test.)
     const older = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'bin/docpipe.js'], { stdio: 'ignore' });
     try {
       await plain(db, (c) =>

@@ -172,6 +172,14 @@ export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef, recordedAtMs:
   return ref === null ? false : alive(ref, run.started_ms === undefined || run.started_ms === null ? null : Number(run.started_ms));
 }
 
+/**
+ * What mends a loaded window whose bookkeeping is off (not --fix: its rows may be all there is
+ * of it, if the API no longer serves that range): fetching it again, which replaces it whole.
+ */
+function refreshHint(w: { metric: Metric; projectId: string; window: Window }): string {
+  return `to fetch it again: docpipe export ${w.metric} --project ${w.projectId} --from ${w.window.start} --to ${w.window.end} --window range --refresh`;
+}
+
 /** Grain, windows and orphans. */
 export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
   const grain: Finding[] = [];
@@ -197,13 +205,13 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
     }
     if (w.loaded) {
       loaded++;
-      if (!w.totals && (w.hasTotalsTable ?? true)) bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row` });
+      if (!w.totals && (w.hasTotalsTable ?? true)) bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row; ${refreshHint(w)}` });
       // Keys, not rows: a doubled row is the grain check's finding, not a miscount.
       if (w.rowCount !== null && w.rowCount !== w.paths) {
         bookkeeping.push({
           check: 'windows',
           status: 'finding',
-          detail: `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}`,
+          detail: `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}; ${refreshHint(w)}`,
         });
       }
     } else if (w.rows > 0 || w.totals) {

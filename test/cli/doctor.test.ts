@@ -480,19 +480,28 @@ describe('docpipe doctor', () => {
     expect(readdirSync(spool.requestsDir)).toEqual([]);
   });
 
-  it('reports a row_count that disagrees with the page rows, and does not guess a fix', async () => {
+  it('reports a row_count that disagrees with the page rows, and a missing totals row; does not guess a fix, and names the command that mends each', async () => {
     await h.run(EXPORT);
     await exec(h, `UPDATE loaded_windows SET row_count = row_count + 5 WHERE window_start = '2026-03-03'`);
+    await exec(h, `DELETE FROM visitor_totals WHERE window_start = '2026-03-01'`);
     const checked = await doctor(h);
     expect(checked.code).toBe(1);
     const windows = rowsOf(checked).filter((r) => r.check === 'windows');
-    expect(windows).toHaveLength(1);
-    expect(windows[0]!.detail).toMatch(/^visitors docs \[2026-03-03, 2026-03-04\): loaded_windows\.row_count is (\d+), page_visitors holds (\d+) paths$/);
+    expect(windows).toHaveLength(2);
+    const hint = 'to fetch it again: (docpipe export visitors --project docs --from (\\S+) --to (\\S+) --window range --refresh)$';
+    expect(windows[0]!.detail).toMatch(new RegExp(`^visitors docs \\[2026-03-01, 2026-03-02\\): loaded, but has no totals row; ${hint}`));
+    expect(windows[1]!.detail).toMatch(new RegExp(`^visitors docs \\[2026-03-03, 2026-03-04\\): loaded_windows\\.row_count is (\\d+), page_visitors holds (\\d+) paths; ${hint}`));
     const [before] = await queryDb<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(1);
-    expect(summaryOf(fixed)).toMatchObject({ finding: 1, fixed: 0 });
+    expect(summaryOf(fixed)).toMatchObject({ finding: 2, fixed: 0 });
     expect(await queryDb(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`)).toEqual([before]);
+    // The commands named mend them: each window fetched again, whole.
+    for (const w of windows) {
+      const command = new RegExp(hint).exec(w.detail)![1]!.split(' ').slice(1);
+      expect((await h.run(command)).code).toBe(0);
+    }
+    expect((await doctor(h)).code).toBe(0);
   });
 
   it('finds page and totals rows of a window that was never loaded; --fix deletes them', async () => {

@@ -196,11 +196,36 @@ export function serverMessage(text: string, apiKey: string): string | undefined 
  */
 export function redactKey(text: string, apiKey: string): string {
   if (apiKey === '') return text;
+  const out = blankForms(text, apiKey);
+  // A key written with \u escapes (`\u006d...`; .NET writes `+` so, Go `<`, `>` and `&`): the
+  // text with such escapes written plainly, which JSON reads the same, when the key is in it.
+  if (!out.includes('\\u')) return out;
+  const plain = unescapePlain(out);
+  const blanked = plain === out ? out : blankForms(plain, apiKey);
+  return blanked === plain ? out : blanked;
+}
+
+function blankForms(text: string, apiKey: string): string {
   let out = text;
   for (const form of keyForms(apiKey)) {
     if (out.includes(form)) out = out.split(form).join('[API key]');
   }
   return out;
+}
+
+/**
+ * Pure: JSON text with its `\uXXXX` escapes of printable ASCII written as the characters
+ * (`"` and `\` as `\"` and `\\`): the same JSON, read. An escaped backslash (`\\u0041`) stays.
+ */
+export function unescapePlain(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|[\s\S])/g, (escape: string, hex: string | undefined) => {
+    if (hex === undefined) return escape;
+    const code = parseInt(hex, 16);
+    if (code < 0x20 || code > 0x7e) return escape;
+    if (code === 0x22) return '\\"';
+    if (code === 0x5c) return '\\\\';
+    return String.fromCharCode(code);
+  });
 }
 
 /** The ways a key may be written in a body (see redactKey), worked out once per key. */

@@ -4,7 +4,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentJob } from '../../src/api/agent.js';
 import { fetchAnalyticsPage } from '../../src/api/analytics.js';
-import { HttpClient, attemptSignal, type HttpClientOptions } from '../../src/api/http-client.js';
+import { HttpClient, attemptSignal, redactKey, unescapePlain, type HttpClientOptions } from '../../src/api/http-client.js';
 import { createNodeTransport } from '../../src/api/transport.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { ApiUnreachableError, DataError, HttpError, InterruptedError, MalformedResponseError, NetworkError, RateLimitError, TimeoutError } from '../../src/core/errors.js';
@@ -121,6 +121,30 @@ describe('HttpClient against the sandbox', () => {
     const received = await fetchAnalyticsPage(client(), page);
     expect(received.body).not.toContain(SANDBOX_API_KEY);
     expect(received.body).toContain('key [API key]');
+  });
+
+  it('blanks out a key a 2xx answer writes with \\u escapes (as .NET and Go write some characters), in the parsed answer and the body kept', async () => {
+    const escaped = [...SANDBOX_API_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const body = `{"id":"job_1","status":"failed","errorMessage":"push rejected; request had Bearer ${escaped}","prLink":null}`;
+    sandbox.addFault({ kind: 'body', status: 200, match: { method: 'POST', path: '/job' }, body, times: 1 });
+    const job = await createAgentJob(client(), 'docs', 'Fix the typo');
+    expect(JSON.stringify(job)).not.toContain(SANDBOX_API_KEY);
+    expect(JSON.stringify(job)).toContain('Bearer [API key]');
+    sandbox.addFault({ kind: 'body', status: 200, match: { path: '/visitors' }, body: `{"totals":{"human":0,"ai":0,"total":0},"visitors":[],"hasMore":false,"note":"${escaped}"}`, times: 1 });
+    const received = await fetchAnalyticsPage(client(), page);
+    expect(JSON.stringify(JSON.parse(received.body))).not.toContain(SANDBOX_API_KEY);
+    expect(received.body).toContain('[API key]');
+  });
+
+  it('redactKey: an escaped backslash before u is no escape, and text without the key is left exactly as it was', () => {
+    const key = 'mint_a+b';
+    expect(redactKey('{"a":"mint_a\\u002bb"}', key)).toBe('{"a":"[API key]"}');
+    // `\\u0041` is a backslash then "u0041": not the key, and not rewritten.
+    const notKey = '{"a":"\\\\u006dint_a+b \\u00e9 \\u0041"}';
+    expect(redactKey(notKey, key)).toBe(notKey);
+    const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
+    expect(redactKey(other, key)).toBe(other);
+    expect(unescapePlain('"\\u0022\\u005c\\u0041\\n\\u0001"')).toBe('"\\"\\\\A\\n\\u0001"');
   });
 
   it('does not retry other 4xx', async () => {

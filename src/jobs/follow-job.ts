@@ -52,10 +52,9 @@ export async function followJob(options: FollowOptions): Promise<FollowEnd> {
     } catch {
       return { kind: 'interrupted' }; // the job stays unfinished in the books and is followed next run
     }
-    if (clock.now() >= deadline) {
-      await options.onTimeout();
-      return { kind: 'timed_out' };
-    }
+    // At the deadline the job is polled once more: it may have ended since the last poll (or
+    // never been polled, when the first interval is longer than the timeout).
+    const last = clock.now() >= deadline;
     try {
       const job = await getAgentJob(client, projectId, jobId, signal);
       await options.onJob(job);
@@ -67,6 +66,10 @@ export async function followJob(options: FollowOptions): Promise<FollowEnd> {
       await options.onError(error);
       // The server does not know the job: polling again will not help this run.
       if (error instanceof HttpError && error.status === 404) return { kind: 'lost' };
+    }
+    if (last) {
+      await options.onTimeout();
+      return { kind: 'timed_out' };
     }
   }
 }

@@ -189,6 +189,16 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job/', 'GET')).toBeGreaterThan(gets);
   });
 
+  it('polls once more at the deadline: a job that ended before it is recorded as it ended, not timed_out', async () => {
+    writeFileSync(file, 'Fix the quickstart [pr]\n');
+    // The job has ended by its first poll, which would come after 10 s; the timeout is 5 s.
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { status: 'completed' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '10', '--timeout', '5']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.requests('/job/', 'GET')).toBe(1);
+    expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
+  });
+
   it('records a 404 while polling as an error on that job', async () => {
     writeFileSync(file, 'Lost job [pr]\n');
     h.sandbox.addFault({ kind: 'server-error', status: 404, match: { method: 'GET', path: '/job/' }, times: Infinity });

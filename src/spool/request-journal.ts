@@ -129,9 +129,13 @@ const held = new Set<string>();
 /** The journals of this process by the file each has open: a run that moves another's file closes it first. */
 const openJournals = new Map<string, RequestJournal>();
 
-/** The folder's mtime (ms; 0 while it does not exist). */
+/** The folder's mtime (ms; 0 while it does not exist, or cannot: a part of its path is a file). */
 function folderMtime(dir: string): number {
-  return statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  try {
+    return statSync(dir).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 export class RequestJournal {

@@ -1,7 +1,8 @@
 /**
- * `--out` of the commands that write files (`report`, `dump`): checked before any work, so
- * that a path that cannot be written is a usage error (exit 2) naming it, not a raw EISDIR
- * or ENOTDIR after the database was read.
+ * `--out` of the commands that write files (`report`, `dump`), and `--results` of the job
+ * batches: checked before any work, so that a path that cannot be written is a usage error
+ * (exit 2) naming it, not a raw EISDIR or ENOTDIR after the database was read (or after an
+ * hour of jobs).
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -13,8 +14,8 @@ import { canWrite } from '../core/files.js';
  * made or written. Returns the path to write: a symbolic link's target (the file is replaced
  * by a new one written beside it, which would otherwise replace the link itself).
  */
-export function checkOutPath(value: string, kind: 'file' | 'folder'): string {
-  const bad = (why: string): UsageError => new UsageError(`invalid --out '${value}': ${why}; expected a ${kind === 'file' ? 'file name' : 'folder'}`);
+export function checkOutPath(value: string, kind: 'file' | 'folder', option = '--out'): string {
+  const bad = (why: string): UsageError => new UsageError(`invalid ${option} '${value}': ${why}; expected a ${kind === 'file' ? 'file name' : 'folder'}`);
   if (!value.trim()) throw bad('empty');
   const given = resolve(value);
   if (existsSync(given)) {
@@ -43,13 +44,13 @@ const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
  * mount, a folder only root may write, a full disk) is a usage error naming the path given,
  * not a raw error naming a temporary file.
  */
-export async function writingOut<T>(value: string, write: () => T | Promise<T>): Promise<T> {
+export async function writingOut<T>(value: string, write: () => T | Promise<T>, option = '--out'): Promise<T> {
   try {
     return await write();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
-      throw new UsageError(`cannot write --out '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
+      throw new UsageError(`cannot write ${option} '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
     }
     throw error;
   }

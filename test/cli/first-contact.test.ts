@@ -3,8 +3,8 @@
  * limits, a mistyped --db, the key, an API that does not answer, and validation that names
  * what was typed. Real sandbox over HTTP on 127.0.0.1, real DuckDB files, fake clock only.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -480,6 +480,34 @@ describe('validation that names what was typed', () => {
     expect(missing.stderr).toBe(`docpipe: invalid --results '${results}': folder '${join(h.dir, 'missing')}' does not exist\n`);
     expect(h.sandbox.requests).toHaveLength(0);
     expect(existsSync(h.db)).toBe(false);
+  });
+
+  it('--results that is the prompt file, a folder or a pipe is refused before any request; one through a symbolic link writes its target', async () => {
+    const file = join(h.dir, 'p.csv');
+    writeFileSync(file, 'id,prompt\nfix-1,one [pr]\n');
+    const folder = join(h.dir, 'results.csv');
+    mkdirSync(folder);
+    const fifo = join(h.dir, 'pipe.csv');
+    execFileSync('mkfifo', [fifo]);
+    for (const [results, why] of [
+      [file, 'it is the file the prompts are read from; name another file'],
+      [folder, 'it is a folder; expected a file name'],
+      [fifo, 'it is not a regular file; expected a file name'],
+    ] as const) {
+      const refused = await h.run(['jobs', 'submit', file, '--project', 'docs', '--results', results]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(`docpipe: invalid --results '${results}': ${why}\n`);
+    }
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(readFileSync(file, 'utf8')).toBe('id,prompt\nfix-1,one [pr]\n');
+    const target = join(h.dir, 'target.csv');
+    writeFileSync(target, '');
+    const link = join(h.dir, 'link.csv');
+    symlinkSync(target, link);
+    const result = await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.01', '--results', link]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toMatch(/^prompt_key,.*\nfix-1,/);
   });
 
   it('a --results file in a folder that exists is written', async () => {

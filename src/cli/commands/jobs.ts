@@ -1,9 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
 import { closestWord } from '../../core/did-you-mean.js';
-import { canWrite } from '../../core/files.js';
 import { UsageError } from '../../core/errors.js';
 import { decidePrompt } from '../../jobs/decide-prompt.js';
 import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
@@ -26,6 +25,7 @@ import { fromQueryCommand } from './jobs-from-query.js';
 import { messageCommand } from './jobs-message.js';
 import { readerOptions, withCurrentSchema } from '../session.js';
 import { writeFileAtomic } from '../../spool/spool.js';
+import { checkOutPath, writingOut } from '../out-path.js';
 
 const RESULT_COLUMNS = ['prompt_key', 'prompt', 'status', 'job_id', 'pr_link', 'error'] as const;
 
@@ -57,27 +57,41 @@ function singleProject(projects: string[]): string {
 }
 
 /** The --results file is checked before the batch runs, not after an hour of jobs. */
-function checkResultsPath(path: string): void {
+/** The file a batch reads its prompts (`jobs submit`) or its SQL (`jobs from-query --file`) from. */
+const inputFileOf = (args: Record<string, unknown>): string | undefined => (typeof args.file === 'string' ? args.file : undefined);
+
+/**
+ * The file `--results` writes (a symbolic link's target), checked before the batch: a .jsonl
+ * or .csv file that can be written, and not the file the prompts or the SQL are read from
+ * (the next run would read its results as prompts).
+ */
+function checkResultsPath(path: string, input: string | undefined): string {
   if (!['.jsonl', '.csv'].includes(extname(path).toLowerCase())) {
     throw new UsageError(`invalid --results '${path}': expected a .jsonl or .csv file`);
   }
+  // A folder that is not there is a typo to catch, not one to make.
   const folder = dirname(path);
   let isFolder = false;
   try {
     isFolder = statSync(folder).isDirectory();
   } catch {
-    // missing
+    // not there, or a part of it is a file
   }
   if (!isFolder) throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
-  if (!canWrite(folder)) throw new UsageError(`invalid --results '${path}': folder '${folder}' is not writable`);
+  const target = checkOutPath(path, 'file', '--results');
+  if (input !== undefined && existsSync(input) && realpathSync(input) === target) {
+    throw new UsageError(`invalid --results '${path}': it is the file the prompts are read from; name another file`);
+  }
+  return target;
 }
 
-function writeResults(path: string, rows: readonly LedgerRow[]): void {
-  const ext = extname(path).toLowerCase();
+async function writeResults(path: string, input: string | undefined, rows: readonly LedgerRow[]): Promise<void> {
+  const target = checkResultsPath(path, input);
+  const ext = extname(target).toLowerCase();
   const records = rows.map(resultRecord);
   const text = ext === '.csv' ? renderCsv(RESULT_COLUMNS, records) : renderJsonLines(records);
   // Write then rename, so a reader never sees half a file (and two runs' files never mix).
-  writeFileAtomic(path, text);
+  await writingOut(path, () => writeFileAtomic(target, text), '--results');
 }
 
 function submitBuilder(yargs: Argv) {
@@ -125,7 +139,7 @@ export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & Glo
  * read (the numbers are checked as they are parsed).
  */
 export function checkSubmitArgs(args: SubmitArgs): void {
-  if (args.results) checkResultsPath(args.results);
+  if (args.results) checkResultsPath(args.results, inputFileOf(args));
   singleProject(requireProjects(args));
 }
 
@@ -184,7 +198,7 @@ export async function submitEntries(
   });
   const { runId } = summary;
   // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
-  if (args.results && summary.rowsRead) writeResults(args.results, summary.rows);
+  if (args.results && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
   else if (args.results) logger.warn('results not written', { file: args.results, detail: 'the database was held: docpipe jobs list shows the outcomes once it is free' });
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));

@@ -91,7 +91,8 @@ function normalizePrompt(prompt: string): string {
 
 function readTxt(text: string): RawEntry[] {
   const entries: RawEntry[] = [];
-  text.split('\n').forEach((content, index) => {
+  // A line ends at LF, CRLF or a lone CR (a file from an old Mac editor): one prompt a line.
+  text.split(/\r\n|\r|\n/).forEach((content, index) => {
     const prompt = content.trim();
     if (prompt === '' || prompt.startsWith('#')) return;
     entries.push({ prompt, line: index + 1, id: undefined });

@@ -70,6 +70,16 @@ describe('parsePromptFile: formats', () => {
     expect(file.warnings).toEqual([]);
   });
 
+  it('txt: a lone CR (an old Mac editor\'s line break) ends a line too, as do LF and CRLF in one file', () => {
+    const file = parsePromptFile('prompts.txt', utf8('first prompt\rsecond prompt\r\nthird prompt\nfourth prompt\r'));
+    expect(summary(file).map((e) => [e.line, e.prompt])).toEqual([
+      [1, 'first prompt'],
+      [2, 'second prompt'],
+      [3, 'third prompt'],
+      [4, 'fourth prompt'],
+    ]);
+  });
+
   it('jsonl: objects per line, \\n escapes make multi-line prompts, ids kept, extra fields ignored', () => {
     const lines = [
       JSON.stringify({ prompt: 'Line one\nLine two\n  indented', id: 'a-1', owner: 'docs' }),

@@ -10,6 +10,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { LedgerRow } from './ledger.js';
 import { usableJobId } from '../api/schemas.js';
+import { decodeUtf8 } from './prompt-files.js';
 
 /** A message as asked for: its job by API id or by the prompt key of the job ledger. */
 export interface MessageRequest {
@@ -81,13 +82,14 @@ export function parseMessageFile(path: string, content: string): MessageRequest[
 
 export async function readMessageFile(path: string): Promise<MessageRequest[]> {
   if (extname(path).toLowerCase() !== '.jsonl') throw new UsageError(`${path}: a message file is .jsonl (one {"jobId"|"promptKey", "prompt"} a line)`);
-  let content: string;
+  let bytes: Uint8Array;
   try {
-    content = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (cause) {
     throw new UsageError(`cannot read message file '${path}'`, { cause });
   }
-  return parseMessageFile(path, content);
+  // Bytes that are not UTF-8 would be sent as replacement characters: refused, as in prompt files.
+  return parseMessageFile(path, decodeUtf8(path, bytes));
 }
 
 /**

@@ -243,7 +243,8 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
 
 // ---------------------------------------------------------------------------------------
 
-function decodeUtf8(path: string, bytes: Uint8Array): string {
+/** A file's bytes as UTF-8 text (a leading BOM dropped); bytes that are not UTF-8 are a UsageError naming the line. */
+export function decodeUtf8(path: string, bytes: Uint8Array): string {
   try {
     // The default (ignoreBOM: false) drops a leading BOM.
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import type { LedgerRow } from '../../src/jobs/ledger.js';
-import { messageKey, parseMessageFile, resolveMessages } from '../../src/jobs/message-file.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { messageKey, parseMessageFile, readMessageFile, resolveMessages } from '../../src/jobs/message-file.js';
 
 function ledgerRow(promptKey: string, jobId: string | null, status = 'completed'): LedgerRow {
   return {
@@ -62,5 +65,19 @@ describe('message files', () => {
     expect(entries).toMatchObject([{ jobId: 'job_7', promptKey: 'sha256:2d2854b26c6dee2b' }]);
     // A key whose prompt has no job is refused (exit 2), not sent to the API as a job id.
     expect(() => resolveMessages('command line', [{ line: 1, jobId: 'fix-2', prompt: 'x' }], ledger)).toThrow(/prompt key 'fix-2' has no job id/);
+  });
+
+  it('a file that is not UTF-8 is refused naming its line, not sent with replacement characters; a BOM is dropped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docpipe-messages-'));
+    try {
+      const latin1 = join(dir, 'latin1.jsonl');
+      writeFileSync(latin1, Buffer.concat([Buffer.from('{"jobId":"job_1","prompt":"ok"}\n{"jobId":"job_1","prompt":"Mettre '), Buffer.from([0xe0]), Buffer.from(' jour"}\n')]));
+      await expect(readMessageFile(latin1)).rejects.toThrow(new UsageError(`${latin1}:2: is not valid UTF-8 (save the file as UTF-8)`));
+      const bom = join(dir, 'bom.jsonl');
+      writeFileSync(bom, '\ufeff{"jobId":"job_1","prompt":"Mettre à jour"}\n');
+      expect(await readMessageFile(bom)).toMatchObject([{ jobId: 'job_1', prompt: 'Mettre à jour' }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -46,6 +46,9 @@ export interface ResolvedCommon {
 /** A logger that drops everything: a library prints nothing unless asked. */
 export const silentLogger: Logger = createLogger({ format: 'json', write: () => undefined });
 
+/** The callbacks the library's functions take: each, when given, must be a function (else it fails mid-run). */
+const CALLBACKS = ['onPlan', 'onWindow', 'onWait', 'onEvent', 'onLockWait'] as const;
+
 export function resolveCommon(options: CommonOptions, needsKey = true): ResolvedCommon {
   const apiKey = typeof options.apiKey === 'string' ? options.apiKey.trim() : '';
   if (needsKey && apiKey === '') throw new UsageError('no API key: pass apiKey (e.g. from DOCPIPE_API_KEY)');
@@ -59,6 +62,17 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   const max = options.maxRequests;
   if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
     throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
+  }
+  // Anything else than an AbortSignal would fail later, inside a wait, past every catch.
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new UsageError(`invalid signal '${String(options.signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
+  }
+  if (options.logger !== undefined && (typeof options.logger !== 'object' || options.logger === null)) {
+    throw new UsageError(`invalid logger '${String(options.logger)}': expected a Logger object`);
+  }
+  for (const name of CALLBACKS) {
+    const value = (options as unknown as Record<string, unknown>)[name];
+    if (value !== undefined && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
   }
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   // Checked before anything is written: a run that cannot talk to the API records nothing.

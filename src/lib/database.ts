@@ -1,5 +1,5 @@
 /** `openDatabase`: the docpipe database for code that reads (or adds to) it. */
-import { Database, DEFAULT_DB_PATH, type OpenOptions } from '../load/database.js';
+import { checkDbPath, Database, DEFAULT_DB_PATH, type OpenOptions } from '../load/database.js';
 
 /**
  * Opens a docpipe database (created and migrated to this release's schema unless
@@ -10,6 +10,6 @@ import { Database, DEFAULT_DB_PATH, type OpenOptions } from '../load/database.js
  * @param options `readOnly` opens beside other readers (a missing file is an error);
  *   `lockTimeoutMs` waits that long for a file another process holds. @default read-write
  */
-export function openDatabase(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
-  return Database.open(path, options);
+export async function openDatabase(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
+  return Database.open(checkDbPath(path, 'path'), options);
 }

@@ -1,4 +1,5 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
+import { UsageError } from '../core/errors.js';
 import { Database, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
 import type { PromptInput } from './jobs.js';
@@ -37,6 +38,8 @@ export interface PromptsFromQuery {
  * template is checked before the database is opened.
  */
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
+  if (typeof options.sql !== 'string') throw new UsageError(`invalid sql '${String(options.sql as unknown)}': expected the text of a query`);
+  if (typeof options.template !== 'string') throw new UsageError(`invalid template '${String(options.template as unknown)}': expected text with {column} fields`);
   const template = parseTemplate(options.template);
   const label = options.label ?? 'query';
   const path = options.db ?? DEFAULT_DB_PATH;

@@ -56,7 +56,9 @@ function requestsOf(messages: readonly MessageInput[]): MessageRequest[] {
     const jobId = m.jobId?.trim();
     const promptKey = m.promptKey?.trim();
     if ((jobId ? 1 : 0) + (promptKey ? 1 : 0) !== 1) throw new UsageError(`${where}: give exactly one of jobId and promptKey`);
-    return { line: index + 1, prompt, ...(jobId ? { jobId } : {}), ...(promptKey ? { promptKey } : {}), ...(m.id ? { id: m.id } : {}) };
+    const id = m.id?.trim();
+    if (id === '') throw new UsageError(`${where}: empty id`);
+    return { line: index + 1, prompt, ...(jobId ? { jobId } : {}), ...(promptKey ? { promptKey } : {}), ...(id ? { id } : {}) };
   });
 }
 

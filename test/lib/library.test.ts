@@ -129,6 +129,9 @@ describe("import { … } from 'docpipe'", () => {
       [{ project: 42 }, /invalid project '42': expected a project id or a list of them/],
       [{ project: undefined }, /invalid project 'undefined'/],
       [{ maxWaitMs: 'abc' }, /invalid maxWaitMs 'abc'/],
+      [{ signal: { aborted: false } }, /invalid signal '\[object Object\]': expected an AbortSignal/],
+      [{ onWindow: 'x' }, /invalid onWindow 'x': expected a function/],
+      [{ logger: 'x' }, /invalid logger 'x': expected a Logger object/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -143,6 +146,8 @@ describe("import { … } from 'docpipe'", () => {
       [{ prompts: [{ prompt: 'Fix it', id: ' ' }] }, /prompts\[0\]: "id" is empty/],
       [{ prompts: undefined }, /invalid prompts: expected a list/],
       [{ prompts: { prompt: 'Fix it' } }, /invalid prompts: expected a list/],
+      [{ onEvent: 'x' }, /invalid onEvent 'x': expected a function/],
+      [{ signal: { aborted: false } }, /invalid signal/],
     ];
     for (const [override, message] of jobCases) {
       const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
@@ -157,6 +162,14 @@ describe("import { … } from 'docpipe'", () => {
     expect((numeric as Error).message).toBe("messages[0]: invalid jobId '17': expected a string");
     const noTemplate = await promptsFromQuery({ db, sql: 'SELECT 1 AS x' } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
     expect(noTemplate).toBeInstanceOf(UsageError);
+    expect((noTemplate as Error).message).toBe("invalid template 'undefined': expected text with {column} fields");
+    const numericSql = await promptsFromQuery({ db, sql: 5, template: '{x}' } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
+    expect((numericSql as Error).message).toBe("invalid sql '5': expected the text of a query");
+    const blankId = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'j', prompt: 'hi', id: '  ' }] }).catch((e: unknown) => e);
+    expect((blankId as Error).message).toBe('messages[0]: empty id');
+    const badPath = await openDatabase(5 as unknown as string).catch((e: unknown) => e);
+    expect(badPath).toBeInstanceOf(UsageError);
+    expect((badPath as Error).message).toBe("invalid path '5': expected the path of a DuckDB file");
     // A prompt's key with no ledger yet: refused, and no empty database left behind.
     const byKey = await sendMessages({ ...common(), project: 'docs', messages: [{ promptKey: 'fix-1', prompt: 'hi' }] }).catch((e: unknown) => e);
     expect(byKey).toBeInstanceOf(UsageError);

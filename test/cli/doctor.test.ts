@@ -15,6 +15,7 @@ import {
   STALE_WALK_MS,
   countByStatus,
   diagnose,
+  grainOf,
   hasFindings,
   planRepairs,
   runFindings,
@@ -488,7 +489,7 @@ describe('docpipe doctor', () => {
     expect(checked.code).toBe(1);
     const windows = rowsOf(checked).filter((r) => r.check === 'windows');
     expect(windows).toHaveLength(2);
-    const hint = 'to fetch it again: (docpipe export visitors --project docs --from (\\S+) --to (\\S+) --window range --refresh)$';
+    const hint = 'to fetch it again: (docpipe export visitors --project docs --from (\\S+) --to (\\S+) --window day --refresh)$';
     expect(windows[0]!.detail).toMatch(new RegExp(`^visitors docs \\[2026-03-01, 2026-03-02\\): loaded, but has no totals row; ${hint}`));
     expect(windows[1]!.detail).toMatch(new RegExp(`^visitors docs \\[2026-03-03, 2026-03-04\\): loaded_windows\\.row_count is (\\d+), page_visitors holds (\\d+) paths; ${hint}`));
     const [before] = await queryDb<{ row_count: bigint }>(h, `SELECT row_count FROM loaded_windows WHERE window_start = '2026-03-03'`);
@@ -561,6 +562,17 @@ describe('docpipe doctor', () => {
 });
 
 describe('doctor findings (pure)', () => {
+  it('grainOf: the grain the named command fetches a window by (a week or month still running is no range: a range may not end in the future)', () => {
+    expect(grainOf({ start: '2026-03-01', end: '2026-03-02' })).toBe('day');
+    expect(grainOf({ start: '2026-11-23', end: '2026-11-30' })).toBe('week');
+    expect(grainOf({ start: '2026-11-24', end: '2026-12-01' })).toBe('range'); // 7 days from a Tuesday
+    expect(grainOf({ start: '2026-02-01', end: '2026-03-01' })).toBe('month');
+    expect(grainOf({ start: '2024-02-01', end: '2024-03-01' })).toBe('month');
+    expect(grainOf({ start: '2026-12-01', end: '2027-01-01' })).toBe('month');
+    expect(grainOf({ start: '2026-02-02', end: '2026-03-02' })).toBe('range');
+    expect(grainOf({ start: '2026-03-01', end: '2026-03-31' })).toBe('range');
+  });
+
   const w = (over: Partial<WindowFacts> = {}): WindowFacts => ({
     metric: 'visitors',
     projectId: 'docs',

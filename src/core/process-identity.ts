@@ -115,18 +115,36 @@ export function processStartedAtMs(pid: number): number | undefined {
 }
 
 /**
+ * How much later than a record a process must have started to be taken for another one: a
+ * process's start is worked out from the clock now (the boot time /proc/stat gives moves with
+ * the clock), the record's time was the clock then, so a clock set forward meanwhile (NTP
+ * stepping it) makes a process look younger than it is. Ten minutes absorbs such a step; a
+ * pid is seldom reused that soon.
+ */
+const CLOCK_STEP_MS = 10 * 60_000;
+
+/**
  * Whether the live process at `pid` (on this host) cannot be the one that made a record naming
  * no process start (docpipe 0.2.0's records, or a system where the start cannot be read):
  * it is this process, which records its start (the record is an earlier process's), or (Linux)
- * it started more than a minute after the record was made (`recordedAtMs`): a process cannot
- * have made a record older than itself, so the pid was reused, by any program, a later docpipe
- * too. The minute allows for the clock being set meanwhile. Otherwise its pid decides.
+ * it started well after the record was made (`recordedAtMs`; see CLOCK_STEP_MS): a process
+ * cannot have made a record older than itself, so the pid was reused, by any program, a later
+ * docpipe too. Otherwise its pid decides: a live process is never taken for gone on a guess.
  */
 export function pidTakenSince(pid: number, recordedAtMs?: number | null): boolean {
   if (pid === process.pid) return thisProcess().start !== undefined;
   if (recordedAtMs === undefined || recordedAtMs === null) return false;
   const started = processStartedAtMs(pid);
-  return started !== undefined && started > recordedAtMs + 60_000;
+  return started !== undefined && started > recordedAtMs + CLOCK_STEP_MS;
+}
+
+/** Whether a live process's command line names docpipe (Linux); undefined when it cannot be read. */
+export function commandNamesDocpipe(pid: number): boolean | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('docpipe');
+  } catch {
+    return undefined;
+  }
 }
 
 /** This process's pid namespace (its inode number); undefined when it cannot be read. */

@@ -208,6 +208,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
       host: r.host,
       alive,
       ...(how === 'heartbeat' ? { byHeartbeat: true } : {}),
+      ...(r.process_start ? { startRecorded: true } : {}),
       ...(alive === false && how === 'pid' && isProcessAlive(ref!.pid) ? { pidReused: true } : {}),
       ...(end ? { keptEnd: { status: end.status, exitCode: end.exitCode } } : {}),
     };

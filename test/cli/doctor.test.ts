@@ -251,18 +251,23 @@ describe('docpipe doctor', () => {
         h,
         `INSERT INTO runs (run_id, command, started_at, status, pid, host, process_start) VALUES
            ('its-own-pid', 'sync', now(), 'running', ${before.pid}, '${hostname()}', NULL),
-           ('reused-pid', 'sync', now() - INTERVAL 1 HOUR, 'running', ${after.pid}, '${hostname()}', NULL)`,
+           ('reused-pid', 'sync', now() - INTERVAL 1 HOUR, 'running', ${after.pid}, '${hostname()}', NULL),
+           ('clock-stepped', 'sync', now() - INTERVAL 3 MINUTE, 'running', ${before.pid}, '${hostname()}', NULL)`,
       );
+      // clock-stepped: its process looks 3 minutes younger than its record, as after NTP set
+      // the clock forward while it ran: still alive.
       const checked = await doctor(h);
       expect(checked.code).toBe(1);
       const runs = rowsOf(checked).filter((r) => r.check === 'runs');
       expect(runs.map((r) => [r.status, r.detail.split(' ')[1]])).toEqual([
         ['finding', 'reused-pid'],
+        ['info', 'clock-stepped'],
         ['info', 'its-own-pid'],
       ]);
       expect(runs[0]!.detail).toMatch(new RegExp(`pid ${after.pid} is another process now: it crashed`));
       expect((await doctor(h, '--fix')).code).toBe(0);
-      expect(await queryDb(h, `SELECT run_id, status FROM runs WHERE run_id IN ('its-own-pid', 'reused-pid') ORDER BY run_id`)).toEqual([
+      expect(await queryDb(h, `SELECT run_id, status FROM runs WHERE run_id IN ('its-own-pid', 'reused-pid', 'clock-stepped') ORDER BY run_id`)).toEqual([
+        { run_id: 'clock-stepped', status: 'running' },
         { run_id: 'its-own-pid', status: 'running' },
         { run_id: 'reused-pid', status: 'crashed' },
       ]);

@@ -453,6 +453,22 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     }
   });
 
+  it.runIf(process.platform === 'linux')('a record whose pid a program other than docpipe has now does not hold the upgrade back, however soon the pid was reused', async () => {
+    // A 0.2.0 run killed a moment ago; a daemon (its command line names no docpipe) got its pid at once.
+    const daemon = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await plain(db, (c) =>
+        c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${daemon.pid}, '${hostname()}')`),
+      );
+      const result = await h.run(['status', '--db', db]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());
+    } finally {
+      daemon.kill('SIGKILL');
+    }
+  });
+
   it.runIf(process.platform === 'linux')('a stale record whose pid a docpipe process started later has now does not hold the upgrade back', async () => {
     // A 0.2.0 run killed an hour ago; its pid now belongs to a docpipe process started since
     // (a cron run of this release, a sandbox): a process cannot be a run older than itself.

@@ -122,7 +122,8 @@ const AS_DUCKDB_PRINTS: DuckDBValueConverter<unknown> = (value, type, converter)
   if (value instanceof DuckDBTimestampTZValue) return timestampTzText(value);
   for (const Kind of MAY_BE_INFINITE) if (value instanceof Kind && !value.isFinite) return String(value) === String(Kind.PosInf) ? 'infinity' : '-infinity';
   if (value instanceof DuckDBDecimalValue) return new ExactDecimal(value.toString());
-  if (value instanceof DuckDBIntervalValue || value instanceof DuckDBBlobValue || value instanceof DuckDBBitValue) return value.toString();
+  if (value instanceof DuckDBBlobValue) return blobText(value.bytes);
+  if (value instanceof DuckDBIntervalValue || value instanceof DuckDBBitValue) return value.toString();
   return TEMPORAL_TYPES.has(type.typeId) ? String(value) : JSDuckDBValueConverter(value, type, converter as DuckDBValueConverter<JS>);
 };
 
@@ -144,6 +145,19 @@ function uniqueColumnNames(names: readonly string[]): string[] {
     given.add(unique);
     return unique;
   });
+}
+
+/**
+ * Pure: a BLOB as DuckDB prints it: printable ASCII as it is, every other byte (and the
+ * backslash and quotes, so that the text reads back to the same bytes) as `\xHH`. The client's
+ * own text leaves the backslash, so the four bytes `\x41` would print as the one byte `A` does.
+ */
+function blobText(bytes: Uint8Array): string {
+  let text = '';
+  for (const b of bytes) {
+    text += b >= 0x20 && b <= 0x7e && b !== 0x5c && b !== 0x27 && b !== 0x22 ? String.fromCharCode(b) : `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return text;
 }
 
 /** A TIMESTAMPTZ as DuckDB prints it with TimeZone 'UTC'. */

@@ -119,6 +119,15 @@ describe('docpipe output', () => {
     expect((await h.run(['query', sql])).stdout).toMatch(/^total\s+total:1\n-+\s+-+\n\s+1\s+2\n/);
   });
 
+  it('query prints a BLOB byte for byte as DuckDB casts it to text: a backslash in it is \\x5C, so no two BLOBs print alike', async () => {
+    const sql = `SELECT '\\x5Cx41'::BLOB AS four, 'A'::BLOB AS one, ('a''b"c\\x7F\\x80\\x00')::BLOB AS odd,
+                        ('\\x5Cx41'::BLOB)::VARCHAR AS four_duck, ('a''b"c\\x7F\\x80\\x00'::BLOB)::VARCHAR AS odd_duck`;
+    const [row] = (await h.run(['query', sql, '--format', 'json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    expect(row).toMatchObject({ four: '\\x5Cx41', one: 'A', odd: 'a\\x27b\\x22c\\x7F\\x80\\x00' });
+    expect(row!.four).toBe(row!.four_duck);
+    expect(row!.odd).toBe(row!.odd_duck);
+  });
+
   it('query gives a repeated name a suffix no other column has as its name, so that no value is lost', async () => {
     const sql = `SELECT 1 AS total, 2 AS total, 'x' AS "total:1"; SELECT 4 AS "total:1", 5 AS total, 6 AS total, 7 AS total`;
     expect((await h.run(['query', sql, '--format', 'csv'])).stdout).toBe('total,total:2,total:1\n1,2,x\n\ntotal:1,total,total:2,total:3\n4,5,6,7\n');

@@ -138,15 +138,6 @@ export function pidTakenSince(pid: number, recordedAtMs?: number | null): boolea
   return started !== undefined && started > recordedAtMs + CLOCK_STEP_MS;
 }
 
-/** Whether a live process's command line names docpipe (Linux); undefined when it cannot be read. */
-export function commandNamesDocpipe(pid: number): boolean | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('docpipe');
-  } catch {
-    return undefined;
-  }
-}
-
 /** This process's pid namespace (its inode number); undefined when it cannot be read. */
 function ownNamespace(): string | undefined {
   try {

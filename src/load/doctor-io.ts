@@ -208,7 +208,6 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
       host: r.host,
       alive,
       ...(how === 'heartbeat' ? { byHeartbeat: true } : {}),
-      ...(r.process_start ? { startRecorded: true } : {}),
       ...(alive === false && how === 'pid' && isProcessAlive(ref!.pid) ? { pidReused: true } : {}),
       ...(end ? { keptEnd: { status: end.status, exitCode: end.exitCode } } : {}),
     };

@@ -95,8 +95,6 @@ export interface RunFacts {
   pidReused?: boolean;
   /** Told by its heartbeat in the spool (another host, container or boot), not by its pid. */
   byHeartbeat?: boolean;
-  /** Its process's start was recorded (every run since docpipe 0.3 on Linux): its pid and start tell it exactly. */
-  startRecorded?: boolean;
   /** The run's end, kept in the spool because the database was held when it ended (../spool/run-ends.ts). */
   keptEnd?: { status: string; exitCode: number };
 }

@@ -9,10 +9,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
-import { commandNamesDocpipe } from '../core/process-identity.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
-import type { RunFacts } from './doctor.js';
 import { readSqlFile, sqlDir } from './sql-files.js';
 
 export interface Migration {
@@ -87,18 +85,20 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
     `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND table_name = 'runs'`,
   );
   if (Number(runs?.n ?? 0) === 0) return;
-  // A run whose pid another process has taken since is not alive (recordAlive's rule). Here
-  // only, a live process whose command line names no docpipe does not hold the upgrade back
-  // either (a pid reused at once by a daemon would hold it for good): the upgrade waits for
-  // docpipe runs, not for a guess about any process.
-  const reusedByOther = (r: RunFacts): boolean => r.pid !== null && r.startRecorded !== true && r.byHeartbeat !== true && commandNamesDocpipe(r.pid) === false;
-  const live = (await readRunFacts(db)).filter((r) => r.alive === true && !reusedByOther(r));
+  // A run whose pid another process has taken since is not alive (recordAlive's rule). A pid
+  // reused by another program soon after a crash still holds the upgrade back: its command
+  // line cannot tell, as docpipe may run inside another program (a library caller's); the
+  // message says how to let the upgrade go ahead.
+  const live = (await readRunFacts(db)).filter((r) => r.alive === true);
   if (live.length === 0) return;
   const [first] = live;
   const named = `${first!.command ?? 'a run'} (run ${first!.runId}${first!.pid !== null ? `, pid ${first!.pid}` : ''})${live.length > 1 ? ` and ${live.length - 1} more` : ''}`;
   throw new DatabaseBusyError(
     `this database is at schema version ${from} and an older docpipe is at work on it: ${named}; ` +
-      `upgrading it now would stop that run: try again once it has ended`,
+      `upgrading it now would stop that run: try again once it has ended` +
+      (first!.pid !== null && first!.byHeartbeat !== true
+        ? ` (if pid ${first!.pid} is no docpipe now, that run crashed: marking it so with any DuckDB client, UPDATE runs SET status = 'crashed' WHERE run_id = '${first!.runId}', lets the upgrade go ahead)`
+        : ''),
   );
 }
 

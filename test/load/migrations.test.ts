@@ -453,14 +453,19 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('a record whose pid a program other than docpipe has now does not hold the upgrade back, however soon the pid was reused', async () => {
-    // A 0.2.0 run killed a moment ago; a daemon (its command line names no docpipe) got its pid at once.
+  it.runIf(process.platform === 'linux')('a record whose pid another program took at once holds the upgrade back (docpipe may run inside any program), and the message says how to let it go ahead', async () => {
+    // A 0.2.0 run killed a moment ago; a daemon got its pid at once.
     const daemon = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       await plain(db, (c) =>
         c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${daemon.pid}, '${hostname()}')`),
       );
+      const held = await h.run(['status', '--db', db]);
+      expect(held.code).toBe(75);
+      const remedy = /\(if pid \d+ is no docpipe now, that run crashed: marking it so with any DuckDB client, (UPDATE runs .+), lets the upgrade go ahead\)\n$/.exec(held.stderr);
+      expect(remedy, held.stderr).not.toBeNull();
+      await plain(db, (c) => c.run(remedy![1]!));
       const result = await h.run(['status', '--db', db]);
       expect(result.code, result.stderr).toBe(0);
       expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());

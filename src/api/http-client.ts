@@ -197,9 +197,10 @@ export function serverMessage(text: string, apiKey: string): string | undefined 
 export function redactKey(text: string, apiKey: string): string {
   if (apiKey === '') return text;
   const out = blankForms(text, apiKey);
-  // A key written with \u escapes (`\u006d...`; .NET writes `+` so, Go `<`, `>` and `&`): the
-  // text with such escapes written plainly, which JSON reads the same, when the key is in it.
-  if (!out.includes('\\u')) return out;
+  // A key written with \u escapes (`\u006d...`; .NET writes `+` so, Go `<`, `>` and `&`), or
+  // with some of its slashes escaped (`\/`): the text with such escapes written plainly, which
+  // JSON reads the same, when the key is in it.
+  if (!out.includes('\\u') && !out.includes('\\/')) return out;
   const plain = unescapePlain(out);
   const blanked = plain === out ? out : blankForms(plain, apiKey);
   return blanked === plain ? out : blanked;
@@ -214,11 +215,13 @@ function blankForms(text: string, apiKey: string): string {
 }
 
 /**
- * Pure: JSON text with its `\uXXXX` escapes of printable ASCII written as the characters
- * (`"` and `\` as `\"` and `\\`): the same JSON, read. An escaped backslash (`\\u0041`) stays.
+ * Pure: JSON text with its `\uXXXX` escapes of printable ASCII, and `\/`, written as the
+ * characters (`"` and `\` as `\"` and `\\`): the same JSON, read. An escaped backslash
+ * (`\\u0041`) stays.
  */
 export function unescapePlain(text: string): string {
   return text.replace(/\\(?:u([0-9a-fA-F]{4})|[\s\S])/g, (escape: string, hex: string | undefined) => {
+    if (escape === '\\/') return '/';
     if (hex === undefined) return escape;
     const code = parseInt(hex, 16);
     if (code < 0x20 || code > 0x7e) return escape;

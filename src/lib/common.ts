@@ -46,6 +46,13 @@ export interface ResolvedCommon {
 /** A logger that drops everything: a library prints nothing unless asked. */
 export const silentLogger: Logger = createLogger({ format: 'json', write: () => undefined });
 
+/** Whether a value behaves as an AbortSignal: what docpipe uses of one. */
+function isSignalLike(value: unknown): value is AbortSignal {
+  if (typeof value !== 'object' || value === null) return false;
+  const s = value as Partial<Record<'aborted' | 'addEventListener' | 'removeEventListener' | 'throwIfAborted', unknown>>;
+  return typeof s.aborted === 'boolean' && [s.addEventListener, s.removeEventListener, s.throwIfAborted].every((f) => typeof f === 'function');
+}
+
 /** The callbacks the library's functions take: each, when given, must be a function (else it fails mid-run). */
 const CALLBACKS = ['onPlan', 'onWindow', 'onWait', 'onEvent', 'onLockWait'] as const;
 
@@ -63,16 +70,18 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
     throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
   }
-  // Anything else than an AbortSignal would fail later, inside a wait, past every catch.
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new UsageError(`invalid signal '${String(options.signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
+  // What is not an AbortSignal would fail later, inside a wait, past every catch. Any object
+  // that behaves as one is taken (a polyfill, another realm's); null is no signal.
+  const signal: unknown = options.signal ?? undefined;
+  if (signal !== undefined && !isSignalLike(signal)) {
+    throw new UsageError(`invalid signal '${String(signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
   }
-  if (options.logger !== undefined && (typeof options.logger !== 'object' || options.logger === null)) {
+  if (options.logger !== undefined && options.logger !== null && typeof options.logger !== 'object') {
     throw new UsageError(`invalid logger '${String(options.logger)}': expected a Logger object`);
   }
   for (const name of CALLBACKS) {
     const value = (options as unknown as Record<string, unknown>)[name];
-    if (value !== undefined && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
+    if (value !== undefined && value !== null && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
   }
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   // Checked before anything is written: a run that cannot talk to the API records nothing.
@@ -84,7 +93,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
     maxRequests: max,
     logger: options.logger ?? silentLogger,
     clock: options.clock ?? systemClock,
-    signal: options.signal,
+    signal: (signal as AbortSignal | undefined),
     // A rejected key's message names where it came from: for a library caller, its apiKey
     // (the CLI passes its own: DOCPIPE_API_KEY, --api-key or the key file).
     http: { keySource: 'apiKey', ...options.http },

@@ -142,6 +142,8 @@ describe('HttpClient against the sandbox', () => {
     // `\\u0041` is a backslash then "u0041": not the key, and not rewritten.
     const notKey = '{"a":"\\\\u006dint_a+b \\u00e9 \\u0041"}';
     expect(redactKey(notKey, key)).toBe(notKey);
+    // A key with its slashes escaped some ways and not others.
+    expect(redactKey('{"a":"mint_ab\\/cd\\u002fef and mint_ab/cd\\/ef"}', 'mint_ab/cd/ef')).toBe('{"a":"[API key] and [API key]"}');
     const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
     expect(redactKey(other, key)).toBe(other);
     expect(unescapePlain('"\\u0022\\u005c\\u0041\\n\\u0001"')).toBe('"\\"\\\\A\\n\\u0001"');

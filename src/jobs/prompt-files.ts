@@ -255,29 +255,32 @@ export function decodeUtf8(path: string, bytes: Uint8Array): string {
   }
 }
 
-/** The line of the first invalid byte. LF never occurs inside a UTF-8 sequence, so lines decode alone. */
+/**
+ * The line of the first invalid byte. A line ends at LF, CRLF or a lone CR, as readTxt reads
+ * them; neither byte occurs inside a UTF-8 sequence, so lines decode alone.
+ */
 function firstInvalidLine(bytes: Uint8Array): number {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 1;
   let start = 0;
-  for (;;) {
-    const lf = bytes.indexOf(0x0a, start);
-    const end = lf === -1 ? bytes.length : lf;
+  for (let at = 0; at <= bytes.length; at++) {
+    const b = bytes[at];
+    if (at < bytes.length && b !== 0x0a && b !== 0x0d) continue;
     try {
-      decoder.decode(bytes.subarray(start, end));
+      decoder.decode(bytes.subarray(start, at));
     } catch {
       return line;
     }
-    if (lf === -1) return line;
-    start = lf + 1;
+    if (b === 0x0d && bytes[at + 1] === 0x0a) at++; // CRLF is one line break
+    start = at + 1;
     line++;
   }
+  return line;
 }
 
+/** The line of `text` that character `index` is on (a line ends at LF, CRLF or a lone CR). */
 function lineAt(text: string, index: number): number {
-  let line = 1;
-  for (let k = text.indexOf('\n'); k !== -1 && k < index; k = text.indexOf('\n', k + 1)) line++;
-  return line;
+  return text.slice(0, index).split(/\r\n|\r|\n/).length;
 }
 
 /** `path:line`, with control characters in the path escaped so the message stays on one line. */

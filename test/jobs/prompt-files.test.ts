@@ -78,6 +78,11 @@ describe('parsePromptFile: formats', () => {
       [3, 'third prompt'],
       [4, 'fourth prompt'],
     ]);
+    // Errors name the line as the prompts are read: CR, CRLF and LF each end one.
+    expect(() => parsePromptFile('p.txt', utf8('first prompt\rsecond prompt\r\nthird \u0000 prompt\r'))).toThrow(/^p\.txt:3: contains a NUL character/);
+    const bad = Uint8Array.from([...utf8('first prompt\rsecond prompt\r\nthird '), 0xff, ...utf8(' prompt\r')]);
+    expect(() => parsePromptFile('p.txt', bad)).toThrow(/^p\.txt:3: is not valid UTF-8/);
+    expect(() => parsePromptFile('p.txt', Uint8Array.from([...utf8('a\nb\n'), 0xff]))).toThrow(/^p\.txt:3: is not valid UTF-8/);
   });
 
   it('jsonl: objects per line, \\n escapes make multi-line prompts, ids kept, extra fields ignored', () => {

@@ -4,7 +4,7 @@
  * (exit 2) naming it, not a raw EISDIR or ENOTDIR after the database was read (or after an
  * hour of jobs).
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { canWrite } from '../core/files.js';
@@ -17,7 +17,12 @@ import { canWrite } from '../core/files.js';
 export function checkOutPath(value: string, kind: 'file' | 'folder', option = '--out'): string {
   const bad = (why: string): UsageError => new UsageError(`invalid ${option} '${value}': ${why}; expected a ${kind === 'file' ? 'file name' : 'folder'}`);
   if (!value.trim()) throw bad('empty');
-  const given = resolve(value);
+  let given = resolve(value);
+  // A symbolic link whose target is not there yet: the target is made, the link kept.
+  for (let hops = 0; !existsSync(given) && isSymbolicLink(given); hops++) {
+    if (hops === 40) throw bad('its symbolic links go round in a loop');
+    given = resolve(dirname(given), readlinkSync(given));
+  }
   if (existsSync(given)) {
     const path = realpathSync(given);
     const stat = statSync(path);
@@ -35,6 +40,14 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
   if (!statSync(above).isDirectory()) throw bad(`${above} is a file`);
   if (!canWrite(above)) throw bad(`${above} cannot be written here`);
   return given;
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);

@@ -282,4 +282,19 @@ syncBuiltinESMExports();
       expect(lstatSync(join(h.dir, 'fifo.html')).isFIFO()).toBe(true);
     }
   });
+
+  it('report --out: a symbolic link whose target is not there yet gets its target made, and stays a link; a loop of links is refused', async () => {
+    mkdirSync(join(h.dir, 'site'), { recursive: true });
+    const dangling = join(h.dir, 'latest.html');
+    symlinkSync(join('site', 'first.html'), dangling);
+    const written = await h.run(['report', '--out', dangling]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(h.dir, 'site', 'first.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    symlinkSync('loop-b.html', join(h.dir, 'loop-a.html'));
+    symlinkSync('loop-a.html', join(h.dir, 'loop-b.html'));
+    const loop = await h.run(['report', '--out', join(h.dir, 'loop-a.html')]);
+    expect(loop.code).toBe(2);
+    expect(loop.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'loop-a.html')}': its symbolic links go round in a loop; expected a file name`);
+  });
 });

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
-import { readSqlFile, sqlDir } from './sql-files.js';
+import { readSqlFile, sqlDir, sqlString } from './sql-files.js';
 
 export interface Migration {
   version: number;
@@ -93,11 +93,16 @@ async function refuseUnderLiveRuns(db: Executor, from: number): Promise<void> {
   if (live.length === 0) return;
   const [first] = live;
   const named = `${first!.command ?? 'a run'} (run ${first!.runId}${first!.pid !== null ? `, pid ${first!.pid}` : ''})${live.length > 1 ? ` and ${live.length - 1} more` : ''}`;
+  // Runs told by their pid: one may be a crash whose pid another program took at once.
+  const byPid = live.filter((r) => r.pid !== null && r.byHeartbeat !== true);
+  const pidList = [...new Set(byPid.map((r) => r.pid))];
+  const pids = pidList.join(', ');
   throw new DatabaseBusyError(
     `this database is at schema version ${from} and an older docpipe is at work on it: ${named}; ` +
       `upgrading it now would stop that run: try again once it has ended` +
-      (first!.pid !== null && first!.byHeartbeat !== true
-        ? ` (if pid ${first!.pid} is no docpipe now, that run crashed: marking it so with any DuckDB client, UPDATE runs SET status = 'crashed' WHERE run_id = '${first!.runId}', lets the upgrade go ahead)`
+      (byPid.length > 0
+        ? ` (if pid ${pids} ${pidList.length > 1 ? 'are' : 'is'} no docpipe now, ${byPid.length > 1 ? 'those runs' : 'that run'} crashed: marking ${byPid.length > 1 ? 'them' : 'it'} so with any DuckDB client, ` +
+          `UPDATE runs SET status = 'crashed', finished_at = now() WHERE status = 'running' AND run_id IN (${byPid.map((r) => sqlString(r.runId)).join(', ')}), lets the upgrade go ahead)`
         : ''),
   );
 }

@@ -458,14 +458,20 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     const daemon = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // Run ids are the API caller's to choose in a library: one with a quote is quoted in the SQL named.
       await plain(db, (c) =>
-        c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${daemon.pid}, '${hostname()}')`),
+        c.run(`INSERT INTO runs (run_id, command, started_at, status, pid, host) VALUES
+                 ('20260320T050000Z-0a0b0c0d', 'sync', now(), 'running', ${daemon.pid}, '${hostname()}'),
+                 ('x'' OR ''1''=''1', 'sync', now(), 'running', ${daemon.pid}, '${hostname()}')`),
       );
+      const finishedBefore = await plain(db, (c) => rowsOf(c, `SELECT count(*)::INTEGER AS n FROM runs WHERE status <> 'running'`));
       const held = await h.run(['status', '--db', db]);
       expect(held.code).toBe(75);
-      const remedy = /\(if pid \d+ is no docpipe now, that run crashed: marking it so with any DuckDB client, (UPDATE runs .+), lets the upgrade go ahead\)\n$/.exec(held.stderr);
+      const remedy = /\(if pid \d+ is no docpipe now, those runs crashed: marking them so with any DuckDB client, (UPDATE runs .+), lets the upgrade go ahead\)\n$/.exec(held.stderr);
       expect(remedy, held.stderr).not.toBeNull();
       await plain(db, (c) => c.run(remedy![1]!));
+      // Only those two: the finished runs keep their status.
+      expect(await plain(db, (c) => rowsOf(c, `SELECT count(*)::INTEGER AS n FROM runs WHERE status NOT IN ('running', 'crashed')`))).toEqual(finishedBefore);
       const result = await h.run(['status', '--db', db]);
       expect(result.code, result.stderr).toBe(0);
       expect(Number((await plain(db, (c) => rowsOf(c, 'SELECT max(version) AS v FROM schema_version')))[0]?.v)).toBe(currentSchemaVersion());

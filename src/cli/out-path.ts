@@ -21,7 +21,8 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
   // A symbolic link whose target is not there yet: the target is made, the link kept.
   for (let hops = 0; !existsSync(given) && isSymbolicLink(given); hops++) {
     if (hops === 40) throw bad('its symbolic links go round in a loop');
-    given = resolve(dirname(given), readlinkSync(given));
+    // A relative target is the link's folder's, as the kernel reads it (that folder may be reached through a link).
+    given = resolve(realpathSync(dirname(given)), readlinkSync(given));
   }
   if (existsSync(given)) {
     const path = realpathSync(given);
@@ -34,9 +35,13 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
     if (!canWrite(folder) || (kind === 'file' && !canWrite(path))) throw bad(`${kind === 'file' ? path : folder} cannot be written here`);
     return path;
   }
-  // The nearest part of the path that exists must be a folder to make the rest in.
+  // The nearest part of the path that exists must be a folder to make the rest in; a part that
+  // is a symbolic link to nothing (or a loop of them) cannot be made.
   let above = dirname(given);
-  while (!existsSync(above) && dirname(above) !== above) above = dirname(above);
+  while (!existsSync(above) && dirname(above) !== above) {
+    if (isSymbolicLink(above)) throw bad(`${above} is a symbolic link that leads nowhere`);
+    above = dirname(above);
+  }
   if (!statSync(above).isDirectory()) throw bad(`${above} is a file`);
   if (!canWrite(above)) throw bad(`${above} cannot be written here`);
   return given;

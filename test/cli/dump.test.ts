@@ -296,5 +296,16 @@ syncBuiltinESMExports();
     const loop = await h.run(['report', '--out', join(h.dir, 'loop-a.html')]);
     expect(loop.code).toBe(2);
     expect(loop.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'loop-a.html')}': its symbolic links go round in a loop; expected a file name`);
+    // A relative target is read from the link's own folder, reached here through a linked folder.
+    mkdirSync(join(h.dir, 'y', 'real'), { recursive: true });
+    symlinkSync(join('..', 'y', 'real'), join(h.dir, 'site', 'linked'));
+    symlinkSync(join('..', 'made.html'), join(h.dir, 'y', 'real', 'out.html'));
+    expect((await h.run(['report', '--out', join(h.dir, 'site', 'linked', 'out.html')])).code).toBe(0);
+    expect(readFileSync(join(h.dir, 'y', 'made.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    // A folder part that is a link leading nowhere: a usage error before any work, not a raw mkdir error.
+    symlinkSync('missing', join(h.dir, 'gone'));
+    const gone = await h.run(['report', '--out', join(h.dir, 'gone', 'r.html')]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'gone', 'r.html')}': ${join(h.dir, 'gone')} is a symbolic link that leads nowhere; expected a file name`);
   });
 });

@@ -50,10 +50,12 @@ export async function readPromptFile(path: string): Promise<PromptFile> {
 /** Parses the bytes of a prompt file; `path` picks the format and names the file in messages. */
 export function parsePromptFile(path: string, bytes: Uint8Array): PromptFile {
   const format = promptFileFormatOf(path);
-  const text = decodeUtf8(path, bytes);
+  // Lines are counted as the format's reader counts them: a lone CR ends a line of .txt only.
+  const crEndsLine = format === 'txt';
+  const text = decodeUtf8(path, bytes, crEndsLine);
   const nul = text.indexOf('\u0000');
   if (nul !== -1) {
-    throw new UsageError(`${where(path, lineAt(text, nul))}: contains a NUL character (a binary or UTF-16 file?)`);
+    throw new UsageError(`${where(path, lineAt(text, nul, crEndsLine))}: contains a NUL character (a binary or UTF-16 file?)`);
   }
   const raw = format === 'txt' ? readTxt(text) : format === 'jsonl' ? readJsonl(path, text) : readCsv(path, text);
   return collect(path, format, raw);
@@ -244,28 +246,30 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
 // ---------------------------------------------------------------------------------------
 
 /** A file's bytes as UTF-8 text (a leading BOM dropped); bytes that are not UTF-8 are a UsageError naming the line. */
-export function decodeUtf8(path: string, bytes: Uint8Array): string {
+export function decodeUtf8(path: string, bytes: Uint8Array, crEndsLine = false): string {
   try {
     // The default (ignoreBOM: false) drops a leading BOM.
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (cause) {
     const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
     const reason = utf16 ? 'is UTF-16, not UTF-8' : 'is not valid UTF-8';
-    throw new UsageError(`${where(path, firstInvalidLine(bytes))}: ${reason} (save the file as UTF-8)`, { cause });
+    throw new UsageError(`${where(path, firstInvalidLine(bytes, crEndsLine))}: ${reason} (save the file as UTF-8)`, { cause });
   }
 }
 
 /**
- * The line of the first invalid byte. A line ends at LF, CRLF or a lone CR, as readTxt reads
- * them; neither byte occurs inside a UTF-8 sequence, so lines decode alone.
+ * The line of the first invalid byte. A line ends at LF (and CRLF), and with `crEndsLine` at
+ * a lone CR too, as readTxt reads them; neither byte occurs inside a UTF-8 sequence, so lines
+ * decode alone.
  */
-function firstInvalidLine(bytes: Uint8Array): number {
+function firstInvalidLine(bytes: Uint8Array, crEndsLine: boolean): number {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 1;
   let start = 0;
   for (let at = 0; at <= bytes.length; at++) {
     const b = bytes[at];
-    if (at < bytes.length && b !== 0x0a && b !== 0x0d) continue;
+    const lineEnd = b === 0x0a || (crEndsLine && b === 0x0d);
+    if (at < bytes.length && !lineEnd) continue;
     try {
       decoder.decode(bytes.subarray(start, at));
     } catch {
@@ -278,9 +282,9 @@ function firstInvalidLine(bytes: Uint8Array): number {
   return line;
 }
 
-/** The line of `text` that character `index` is on (a line ends at LF, CRLF or a lone CR). */
-function lineAt(text: string, index: number): number {
-  return text.slice(0, index).split(/\r\n|\r|\n/).length;
+/** The line of `text` that character `index` is on (a line ends at LF, and with `crEndsLine` at a lone CR too). */
+function lineAt(text: string, index: number, crEndsLine: boolean): number {
+  return text.slice(0, index).split(crEndsLine ? /\r\n|\r|\n/ : '\n').length;
 }
 
 /** `path:line`, with control characters in the path escaped so the message stays on one line. */

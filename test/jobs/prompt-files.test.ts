@@ -83,6 +83,10 @@ describe('parsePromptFile: formats', () => {
     const bad = Uint8Array.from([...utf8('first prompt\rsecond prompt\r\nthird '), 0xff, ...utf8(' prompt\r')]);
     expect(() => parsePromptFile('p.txt', bad)).toThrow(/^p\.txt:3: is not valid UTF-8/);
     expect(() => parsePromptFile('p.txt', Uint8Array.from([...utf8('a\nb\n'), 0xff]))).toThrow(/^p\.txt:3: is not valid UTF-8/);
+    // A CSV's reader counts LF only (a CR may sit in a quoted field): its errors count the same way.
+    expect(() => parsePromptFile('p.csv', utf8('prompt,id\n"a\rb",1\n,2\n'))).toThrow(/^p\.csv:3: empty prompt/);
+    expect(() => parsePromptFile('p.csv', utf8('prompt,id\n"a\rb",1\n"c\u0000",2\n'))).toThrow(/^p\.csv:3: contains a NUL character/);
+    expect(() => parsePromptFile('p.csv', Uint8Array.from([...utf8('prompt,id\n"a\rb",1\n"c'), 0xff, ...utf8('",2\n')]))).toThrow(/^p\.csv:3: is not valid UTF-8/);
   });
 
   it('jsonl: objects per line, \\n escapes make multi-line prompts, ids kept, extra fields ignored', () => {

@@ -237,7 +237,9 @@ function keyForms(apiKey: string): readonly string[] {
   let forms = formsOfKey.get(apiKey);
   if (forms === undefined) {
     const escaped = JSON.stringify(apiKey).slice(1, -1);
-    forms = [...new Set([apiKey, escaped, escaped.replaceAll('/', '\\/')])];
+    // Longest first: a key's escaped form contains its plain one where the key ends in `\`,
+    // and blanking the plain one first would leave a stray backslash (a body JSON no longer reads).
+    forms = [...new Set([apiKey, escaped, escaped.replaceAll('/', '\\/')])].sort((a, b) => b.length - a.length);
     formsOfKey.set(apiKey, forms);
   }
   return forms;

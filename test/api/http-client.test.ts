@@ -144,6 +144,10 @@ describe('HttpClient against the sandbox', () => {
     expect(redactKey(notKey, key)).toBe(notKey);
     // A key with its slashes escaped some ways and not others.
     expect(redactKey('{"a":"mint_ab\\/cd\\u002fef and mint_ab/cd\\/ef"}', 'mint_ab/cd/ef')).toBe('{"a":"[API key] and [API key]"}');
+    // A key ending in a backslash: blanked whole, and the body is still JSON.
+    const blanked = redactKey('{"error":"bad key mint_abc\\\\","code":401}', 'mint_abc\\');
+    expect(blanked).toBe('{"error":"bad key [API key]","code":401}');
+    expect(JSON.parse(blanked)).toEqual({ error: 'bad key [API key]', code: 401 });
     const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
     expect(redactKey(other, key)).toBe(other);
     expect(unescapePlain('"\\u0022\\u005c\\u0041\\n\\u0001"')).toBe('"\\"\\\\A\\n\\u0001"');

@@ -279,7 +279,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       }
       // A run journalling now, or one that has been at work since this run began (it may
       // have ended since, having loaded windows after this run's plan).
-      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId) || (store.journal?.othersChanged() ?? 0) > 0;
+      overlapping ||= store.journal?.othersAtWorkSinceStart() ?? otherRunsJournalling(spool.requestsDir, options.runId);
       const spooled = spool.walk(item, item.window);
       if (!spooled.claim()) {
         handOver(item, 'another docpipe run is walking this window');

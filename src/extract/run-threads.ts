@@ -174,7 +174,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       }
       // A run journalling now, or one that has been at work since this run began (it may
       // have ended since, having loaded windows after this run's plan).
-      overlapping ||= otherRunsJournalling(spool.requestsDir, options.runId) || (store.journal?.othersChanged() ?? 0) > 0;
+      overlapping ||= store.journal?.othersAtWorkSinceStart() ?? otherRunsJournalling(spool.requestsDir, options.runId);
       const dir = threadsDir(spool, projectId);
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${encodeSegment(threadId)}.jsonl`);

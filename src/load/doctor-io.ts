@@ -242,7 +242,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
     names = [];
   }
   const journals = names.flatMap((name): JournalFacts[] => {
-    const owner = journalOfLiveProcess(name, spool.root);
+    const owner = journalOfLiveProcess(name, spool.requestsDir);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });
   const keptAnswers = (['created', 'sent'] as const).flatMap((kind) =>

@@ -172,6 +172,9 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
   const warnings = new Map<CompletedWalk, string[]>(loads.map((l) => [l.walk, [...l.walk.warnings]]));
   /** Windows with a count not stored as sent (rounded, or NULL): their sums are not compared. */
   const uncountable = new Set<CompletedWalk>();
+  /** The load of a window a query row names (`p`, `s`, `e`: its project, start and end). */
+  const loadOf = (r: { p: string; s: string; e: string }): EndpointLoad | undefined =>
+    loads.find((l) => l.walk.projectId === r.p && l.walk.window.start === r.s && l.walk.window.end === r.e);
   const keys = loads.map((l) => windowOf(l.walk)).join(', ');
   const spec = ROW_LOADS[metric];
   if (spec) {
@@ -192,7 +195,7 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     await tx.run(`DROP TABLE docpipe_staged_rows`);
     const rowsOf = (n: bigint): string => `${n} row${n === 1n ? '' : 's'}`;
     for (const f of flagged) {
-      const load = loads.find((l) => l.walk.projectId === f.p && l.walk.window.start === f.s && l.walk.window.end === f.e);
+      const load = loadOf(f);
       if (!load) continue;
       if (f.odd > 0n || f.missing > 0n || f.big > 0n) uncountable.add(load.walk);
       if (f.odd > 0n) warnings.get(load.walk)?.push(`${rowsOf(f.odd)} non_integral (stored rounded)`);
@@ -212,6 +215,7 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
     if (missing.length > 0) warnings.get(walk)?.push(`totals count_missing (stored as NULL): ${missing.map(([k]) => k).join(', ')}`);
     const big = Object.entries(walk.totals).filter(([, v]) => v !== null && !countFits(v));
     if (big.length > 0) warnings.get(walk)?.push(`totals count_out_of_range (stored as NULL): ${big.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (odd.length > 0 || missing.length > 0 || big.length > 0) uncountable.add(walk);
   }
   if (metric === 'searches') {
     const values = loads
@@ -233,9 +237,8 @@ export async function loadEndpointWindows(tx: Executor, metric: Metric, loads: r
         GROUP BY ALL HAVING t.total_searches <> coalesce(sum(x.hits), 0)`,
     );
     for (const m of sums) {
-      const load = loads.find((l) => l.walk.projectId === m.p && l.walk.window.start === m.s && l.walk.window.end === m.e);
-      const total = load?.walk.totals.totalSearches;
-      if (!load || uncountable.has(load.walk) || !(typeof total === 'number' && Number.isInteger(total) && countFits(total))) continue;
+      const load = loadOf(m);
+      if (!load || uncountable.has(load.walk) || load.walk.totals.totalSearches === undefined) continue;
       warnings.get(load.walk)?.push(`totalSearches ${m.total} is not the sum of the queries' hits (${m.hits ?? 0})`);
     }
   }

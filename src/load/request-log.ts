@@ -6,7 +6,7 @@
 import type { RequestHistory } from '../api/request-budget.js';
 import { dirname, join } from 'node:path';
 import { takeShortLock } from '../spool/short-lock.js';
-import { otherRunsJournalling, type RequestJournal } from '../spool/request-journal.js';
+import type { RequestJournal } from '../spool/request-journal.js';
 import type { Store } from './store.js';
 
 /** The slot lock's file in the requests folder (no journal file is named like it). */
@@ -65,7 +65,7 @@ export class RequestLog implements RequestHistory {
     const changes = this.journal.othersChanged();
     if (this.seen?.changes === changes) return this.seen.others;
     const before = this.seen?.changes ?? 0;
-    this.seen = { changes, others: otherRunsJournalling(this.journal.dir, this.journal.runId) };
+    this.seen = { changes, others: this.journal.othersJournalling() };
     // Another process changed the folder since the last look: a run that has ended since may
     // have spent requests this run has not counted, so the history is read again, once.
     return this.seen.others || changes !== before;

@@ -114,11 +114,12 @@ function sweep(root: string, keep: string): void {
  * that pid now is clearly another (pidTakenSince; `recordedAtMs`: when the record was made).
  */
 export function recordAlive(root: string, ref: ProcessRef, recordedAtMs?: number | null): boolean | null {
+  const taken = (): boolean => ref.start === undefined && pidTakenSince(ref.pid, recordedAtMs);
   switch (checkFor(ref, thisProcess())) {
     case 'this':
-      return ref.start !== undefined || !pidTakenSince(ref.pid, recordedAtMs);
+      return !taken();
     case 'pid':
-      return isProcessAlive(ref.pid, ref.start) && (ref.start !== undefined || !pidTakenSince(ref.pid, recordedAtMs));
+      return isProcessAlive(ref.pid, ref.start) && !taken();
     case 'heartbeat':
       return heartbeatFresh(root, ref);
     case 'unknown':

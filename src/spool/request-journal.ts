@@ -64,19 +64,20 @@ export function journalProcess(name: string): { pid: number; start?: string } | 
 }
 
 /**
- * Whether a journal file is this process's (any run of it), or another live process's
- * (`root`: the spool). Its name has no host: its pid and start are checked as this host's,
- * or by its heartbeat when the start shows another boot or container (./liveness.ts).
+ * Whether a journal file in `dir` (the spool's requests folder) is this process's (any run of
+ * it), or another live process's. Its name has no host: its pid and start are checked as this
+ * host's, or by its heartbeat in the spool when the start shows another boot or container
+ * (./liveness.ts).
  */
-export function journalOfLiveProcess(name: string, root: string): { pid: number; live: boolean; mine: boolean } | null {
+export function journalOfLiveProcess(name: string, dir: string): { pid: number; live: boolean; mine: boolean } | null {
   const owner = journalProcess(name);
   if (!owner) return null;
   const ref = { ...owner, host: thisProcess().host };
   const mine = isThisProcess(ref);
   // A name without the start (docpipe 0.2.0's): the file was written to while its process
   // lived, so a process that started after its last line cannot be that one.
-  const writtenAt = owner.start === undefined ? statSync(join(root, 'requests', name), { throwIfNoEntry: false })?.mtimeMs : undefined;
-  return { pid: owner.pid, mine, live: mine || recordAlive(root, ref, writtenAt) !== false };
+  const writtenAt = owner.start === undefined ? statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs : undefined;
+  return { pid: owner.pid, mine, live: mine || recordAlive(dirname(dir), ref, writtenAt) !== false };
 }
 
 /**
@@ -93,7 +94,7 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
     return false;
   }
   const own = journalName(runId);
-  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dirname(dir))?.live === true);
+  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dir)?.live === true);
 }
 
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
@@ -181,6 +182,19 @@ export class RequestJournal {
       this.folderSeen = now;
     }
     return this.foreignChanges;
+  }
+
+  /** Whether another run journals beside this one now (otherRunsJournalling). */
+  othersJournalling(): boolean {
+    return otherRunsJournalling(this.dir, this.runId);
+  }
+
+  /**
+   * Whether another run has been at work since this run began: it journals now, or it changed
+   * the requests folder meanwhile (it may have ended since, having loaded what this run planned).
+   */
+  othersAtWorkSinceStart(): boolean {
+    return this.othersChanged() > 0 || this.othersJournalling();
   }
 
   /**
@@ -349,7 +363,7 @@ export class RequestJournal {
     this.close();
     const taken: string[] = [];
     for (const name of this.files()) {
-      const owner = journalOfLiveProcess(name, dirname(this.dir));
+      const owner = journalOfLiveProcess(name, this.dir);
       if (owner?.live && !owner.mine) continue;
       const path = join(this.dir, name);
       if (held.has(path)) continue;

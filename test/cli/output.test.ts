@@ -148,12 +148,31 @@ describe('docpipe output', () => {
     const csv = await h.run(['query', sql, '--format', 'csv']);
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.split('\n')[1]).toBe('123456789012345678901234567890.12,1.50,1 day 02:00:00,\\xAB\\x00hi,101,[1.25],"{""d"":2.5,""i"":""00:03:00""}"');
-    // JSON: a number when one holds the value exactly, else DuckDB's text.
-    expect(JSON.parse((await h.run(['query', sql, '--format', 'json'])).stdout.trim())).toEqual({
-      big: '123456789012345678901234567890.12', price: 1.5, took: '1 day 02:00:00', bytes: '\\xAB\\x00hi', bits: '101', list: [1.25], s: { d: 2.5, i: '00:03:00' },
-    });
+    // JSON: a DECIMAL is a number with every digit, as DuckDB's own JSON has it.
+    const json = (await h.run(['query', sql, '--format', 'json'])).stdout.trim();
+    expect(json).toBe(
+      '{"big":123456789012345678901234567890.12,"price":1.50,"took":"1 day 02:00:00","bytes":"\\\\xAB\\\\x00hi","bits":"101","list":[1.25],"s":{"d":2.5,"i":"00:03:00"}}',
+    );
+    expect(JSON.parse(json)).toMatchObject({ price: 1.5, list: [1.25], s: { d: 2.5 } });
     const table = (await h.run(['query', sql])).stdout.split('\n');
     expect(table[2]).toMatch(/^123456789012345678901234567890\.12\s+1\.50\s+1 day 02:00:00\s+\\xAB\\x00hi\s+101\s/);
+  });
+
+  it('query writes a DECIMAL column the same way in every row and at any depth, and DOUBLE infinities as DuckDB prints them', async () => {
+    const sql = `SELECT d, [d] AS list, {'d': d} AS s, x FROM (VALUES
+                   (1.50::DECIMAL(38,2), 'inf'::DOUBLE), (123456789012345678901234567890.12, '-inf'::DOUBLE), (-0.05, 'nan'::DOUBLE), (NULL, 0.5)) t(d, x)`;
+    const json = await h.run(['query', sql, '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.trim().split('\n')).toEqual([
+      '{"d":1.50,"list":[1.50],"s":{"d":1.50},"x":"inf"}',
+      '{"d":123456789012345678901234567890.12,"list":[123456789012345678901234567890.12],"s":{"d":123456789012345678901234567890.12},"x":"-inf"}',
+      '{"d":-0.05,"list":[-0.05],"s":{"d":-0.05},"x":"nan"}',
+      '{"d":null,"list":[null],"s":{"d":null},"x":0.5}',
+    ]);
+    const csv = (await h.run(['query', sql, '--format', 'csv'])).stdout.split('\n');
+    expect(csv[1]).toBe('1.50,[1.50],"{""d"":1.50}",inf');
+    expect(csv[2]).toMatch(/,-inf$/);
+    expect(csv[3]).toBe('-0.05,[-0.05],"{""d"":-0.05}",nan');
   });
 
   describe('jobs', () => {

@@ -20,19 +20,41 @@ export function formatDate(date: Date): string {
   return `${iso.slice(0, 10)} ${time}+00`;
 }
 
-/** JSON.stringify's replacer: bigints as numbers (or text beyond 2^53), Dates as formatDate. */
-function jsonValue(this: unknown, key: string, value: unknown): unknown {
-  const raw = (this as Record<string, unknown> | undefined)?.[key];
-  if (raw instanceof Date) return formatDate(raw);
-  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-  return value;
+/** A DOUBLE or FLOAT that is not finite, as DuckDB prints it. */
+function nonFiniteText(value: number): string {
+  return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf';
+}
+
+/** DuckDB's DECIMAL text is a JSON number as it stands (checked all the same). */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+/**
+ * Pure: a value as JSON text. A DECIMAL is a number with every digit DuckDB holds, its scale's
+ * zeros too (`1.50`), at any depth and in every row alike, as DuckDB's own JSON writes it; an
+ * integer beyond 2^53 is text, a date `YYYY-MM-DD` (formatDate), and an infinite or NaN
+ * DOUBLE DuckDB's `inf`, `-inf` or `nan` (JSON has no number for them; null would read as NULL).
+ */
+export function jsonText(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (value instanceof ExactDecimal) return JSON_NUMBER.test(value.text) ? value.text : JSON.stringify(value.text);
+  if (value instanceof Date) return JSON.stringify(formatDate(value));
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? value.toString() : JSON.stringify(value.toString());
+  if (typeof value === 'number') return JSON.stringify(Number.isFinite(value) ? value : nonFiniteText(value));
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (typeof value === 'object') {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return jsonText(toJSON.call(value));
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jsonText(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 export function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return formatDate(value);
   if (typeof value === 'bigint' || value instanceof ExactDecimal) return value.toString();
-  if (typeof value === 'object') return JSON.stringify(value, jsonValue);
+  if (typeof value === 'number' && !Number.isFinite(value)) return nonFiniteText(value);
+  if (typeof value === 'object') return jsonText(value);
   return String(value);
 }
 
@@ -116,7 +138,7 @@ export function renderCsv(columns: readonly string[], rows: readonly Record<stri
 }
 
 export function renderJsonLines(rows: readonly Record<string, unknown>[]): string {
-  return rows.map((row) => JSON.stringify(row, jsonValue) + '\n').join('');
+  return rows.map((row) => jsonText(row) + '\n').join('');
 }
 
 export function renderRows(

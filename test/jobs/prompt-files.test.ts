@@ -263,6 +263,8 @@ describe('bad files throw a one-line UsageError naming the file and line', () =>
     ['csv: header after blank lines, long names shortened', 'p.csv', `\n\n"${longLine}\nz",id\n1,2\n`, 3, /found columns "x{40}…", "id"\)$/],
     ['csv: semicolon-separated', 'p.csv', 'id;prompt\n1;Fix it\n', 1, /found columns "id;prompt"\); the file looks semicolon-separated/],
     ['csv: tab-separated', 'p.csv', '\nPrompt\tid\nFix it\t1\n', 2, /found columns "Prompt\\tid"\); the file looks tab-separated/],
+    ['csv: old-Mac lone-CR line breaks', 'p.csv', 'id,prompt\rA,Fix it\rB,Add a page\r', 1, /no "prompt" column .*; its lines end in a lone CR \(old Mac line breaks\)/],
+    ['csv: one column, lone-CR line breaks', 'p.csv', 'prompt\rFix it\rAdd a page\r', 1, /lone CR/],
     ['csv: two prompt columns', 'p.csv', 'prompt,PROMPT\na,b\n', 1, /more than one "prompt" column/],
     ['csv: unterminated quoted field', 'p.csv', 'id,prompt\n1,"two\nlines"\n2,"never\nclosed\n3,c\n', 4, /unterminated quoted field/],
     ['csv: text after a closing quote', 'p.csv', 'id,prompt\n1,"a"b\n', 2, /after a closing quote/],

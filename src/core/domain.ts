@@ -26,6 +26,23 @@ export function windowKey(window: Window): string {
   return `${window.start}/${window.end}`;
 }
 
+export const GRAINS = ['day', 'week', 'month', 'range'] as const;
+export type Grain = (typeof GRAINS)[number];
+
+/**
+ * Pure: the grain of a window from its dates: a day, a week (Monday to Monday), a month (1st
+ * to 1st), else a range (any other span). The same rule as views.sql's window_grain macro.
+ */
+export function grainOf(window: Window): Grain {
+  const start = new Date(`${window.start}T00:00:00Z`);
+  const days = Math.round((Date.parse(`${window.end}T00:00:00Z`) - start.getTime()) / 86_400_000);
+  if (days === 1) return 'day';
+  if (days === 7 && start.getUTCDay() === 1) return 'week';
+  const nextMonth = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+  if (start.getUTCDate() === 1 && window.end === nextMonth) return 'month';
+  return 'range';
+}
+
 /**
  * Counts as the API sent them. Null, or a number no BIGINT can hold (beyond 64 bits, or
  * infinite), is kept here as received; the loader stores it as NULL and flags it. A type, not

@@ -6,7 +6,7 @@
  * request times of the last hour, `planEta` says when the backlog is done at the hourly
  * budget (a `--wait` run).
  */
-import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { grainOf, windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { MAX_PAGE_SIZE } from '../api/analytics.js';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { BUDGET_WINDOW_MS } from '../api/request-budget.js';
@@ -59,16 +59,6 @@ export interface SeriesStatus {
    * up to date; null when no complete window is loaded.
    */
   dataAgeDays: number | null;
-}
-
-/** Pure: the grain of a window from its dates (`range` when it is none of the others). */
-export function grainOf(window: Window): Grain {
-  const start = parseDay(window.start);
-  const end = parseDay(window.end);
-  if (start.plus({ days: 1 }).equals(end)) return 'day';
-  if (start.weekday === 1 && start.plus({ weeks: 1 }).equals(end)) return 'week';
-  if (start.day === 1 && start.plus({ months: 1 }).equals(end)) return 'month';
-  return 'range';
 }
 
 /**

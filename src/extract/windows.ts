@@ -3,11 +3,10 @@
  * windows `[start, end)` that partition it exactly (no day twice, none missing).
  */
 import { DateTime } from 'luxon';
-import type { Window } from '../core/domain.js';
+import type { Grain, Window } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 
-export const GRAINS = ['day', 'week', 'month', 'range'] as const;
-export type Grain = (typeof GRAINS)[number];
+export { GRAINS, type Grain } from '../core/domain.js';
 
 /** Grains from coarsest to finest: the order a backfill of several grains takes them in. */
 export const COARSE_FIRST: readonly Grain[] = ['range', 'month', 'week', 'day'];

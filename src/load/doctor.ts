@@ -16,7 +16,7 @@
  * - runs: no run is left `running` by a process that is gone.
  */
 import type { ProcessRef } from '../core/process-identity.js';
-import { windowKey, type Metric, type Window } from '../core/domain.js';
+import { grainOf, windowKey, type Metric, type Window } from '../core/domain.js';
 import { isSuperseded } from './spool-recovery.js';
 import type { SpooledThreadFacts } from '../spool/thread-spool.js';
 
@@ -178,21 +178,6 @@ export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef, recordedAtMs:
  */
 function refreshHint(w: { metric: Metric; projectId: string; window: Window }): string {
   return `to fetch it again: docpipe export ${w.metric} --project ${w.projectId} --from ${w.window.start} --to ${w.window.end} --window ${grainOf(w.window)} --refresh`;
-}
-
-/**
- * Pure: the grain a window was planned with: a day, a week (Monday to Monday), a month (1st
- * to 1st), else a range (the grain views.sql's window_grain names). A week or month still
- * running is fetched again by its own grain (a range may not end in the future).
- */
-export function grainOf(window: Window): 'day' | 'week' | 'month' | 'range' {
-  const start = new Date(`${window.start}T00:00:00Z`);
-  const days = Math.round((Date.parse(`${window.end}T00:00:00Z`) - start.getTime()) / 86_400_000);
-  if (days === 1) return 'day';
-  if (days === 7 && start.getUTCDay() === 1) return 'week';
-  const nextMonth = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
-  if (start.getUTCDate() === 1 && window.end === nextMonth) return 'month';
-  return 'range';
 }
 
 /** Grain, windows and orphans. */

@@ -9,13 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Window } from '../../src/core/domain.js';
+import { grainOf, type Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
 import {
   STALE_WALK_MS,
   countByStatus,
   diagnose,
-  grainOf,
   hasFindings,
   planRepairs,
   runFindings,
@@ -567,6 +566,21 @@ describe('docpipe doctor', () => {
 });
 
 describe('doctor findings (pure)', () => {
+  it('grainOf names the grain views.sql\'s window_grain names, for windows of every span from every day of two years', async () => {
+    const db = await Database.open(':memory:');
+    try {
+      const rows = await db.all<{ s: string; e: string; g: string }>(
+        `SELECT CAST(s AS DATE)::VARCHAR AS s, CAST(CAST(s AS DATE) + span AS VARCHAR) AS e, window_grain(CAST(s AS DATE), CAST(s AS DATE) + span) AS g
+           FROM range(DATE '2023-12-01', DATE '2026-02-01', INTERVAL 1 DAY) r(s), (VALUES (1), (2), (7), (14), (28), (29), (30), (31)) t(span)`,
+      );
+      expect(rows.length).toBeGreaterThan(6000);
+      expect(new Set(rows.map((r) => r.g))).toEqual(new Set(['day', 'week', 'month', 'range']));
+      expect(rows.filter((r) => grainOf({ start: r.s, end: r.e }) !== r.g)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('grainOf: the grain the named command fetches a window by (a week or month still running is no range: a range may not end in the future)', () => {
     expect(grainOf({ start: '2026-03-01', end: '2026-03-02' })).toBe('day');
     expect(grainOf({ start: '2026-11-23', end: '2026-11-30' })).toBe('week');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
 import type { StatusReport } from '../../src/cli/commands/status.js';
-import { planEta, planSeriesStatus, grainOf, pagesForRows } from '../../src/extract/backlog.js';
+import { planEta, planSeriesStatus, pagesForRows } from '../../src/extract/backlog.js';
+import { grainOf } from '../../src/core/domain.js';
 import { startHarness, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';

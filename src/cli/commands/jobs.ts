@@ -56,14 +56,14 @@ function singleProject(projects: string[]): string {
   return projects[0] as string;
 }
 
-/** The --results file is checked before the batch runs, not after an hour of jobs. */
 /** The file a batch reads its prompts (`jobs submit`) or its SQL (`jobs from-query --file`) from. */
 const inputFileOf = (args: Record<string, unknown>): string | undefined => (typeof args.file === 'string' ? args.file : undefined);
 
 /**
- * The file `--results` writes (a symbolic link's target), checked before the batch: a .jsonl
- * or .csv file that can be written, and not the file the prompts or the SQL are read from
- * (the next run would read its results as prompts).
+ * The file `--results` writes (a symbolic link's target): a .jsonl or .csv file that can be
+ * written, and not the file the prompts or the SQL are read from (the next run would read its
+ * results as prompts). Checked before the batch runs, not after an hour of jobs, and again
+ * when the results are written (the folder or the link may have changed meanwhile).
  */
 function checkResultsPath(path: string, input: string | undefined): string {
   if (!['.jsonl', '.csv'].includes(extname(path).toLowerCase())) {

@@ -85,9 +85,9 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .option('max-requests', numberOption('max-requests', { integer: true, min: 0 }, { describe: withEnv('max-requests', 'cap on requests in this run') }))
     .option(
       'lock-timeout',
-      numberOption('lock-timeout', { min: 0 }, {
+      numberOption('lock-timeout', { min: 0, seconds: true }, {
         default: DEFAULT_LOCK_TIMEOUT_MS / 1000,
-        describe: withEnv('lock-timeout', 'seconds to wait for a database file another process holds, then exit 75'),
+        describe: withEnv('lock-timeout', 'how long to wait for a database file another process holds, then exit 75: seconds, or 90s, 5m, 1h'),
       }),
     )
     .option('verbose', { type: 'boolean', default: false, describe: withEnv('verbose', 'debug logs and stack traces') })

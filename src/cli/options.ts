@@ -14,19 +14,24 @@ export interface NumberRule {
   above?: number;
   /** Largest value allowed (inclusive). */
   max?: number;
+  /** A number of seconds, which may also be typed with a unit: `90s`, `45m`, `2h`, `1d`. @default false */
+  seconds?: boolean;
 }
 
 const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)$/;
 const WHOLE = /^[+]?\d+$/;
+const WITH_UNIT = /^[+]?(\d+(?:\.\d*)?|\.\d+)\s*([smhd])$/i;
+const SECONDS_OF = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
 
 /** Pure: what a rule expects, as the error line says it. */
 export function describeRule(rule: NumberRule): string {
-  const kind = rule.integer ? 'a whole number' : 'a number';
+  const kind = rule.seconds ? 'a number of seconds' : rule.integer ? 'a whole number' : 'a number';
   const bounds: string[] = [];
   if (rule.min !== undefined) bounds.push(`>= ${rule.min}`);
   if (rule.above !== undefined) bounds.push(`> ${rule.above}`);
   if (rule.max !== undefined) bounds.push(`<= ${rule.max}`);
-  return bounds.length > 0 ? `${kind} ${bounds.join(' and ')}` : kind;
+  const units = rule.seconds ? ', or a duration such as 90s, 45m or 2h' : '';
+  return `${bounds.length > 0 ? `${kind} ${bounds.join(' and ')}` : kind}${units}`;
 }
 
 /**
@@ -39,9 +44,18 @@ export function parseNumberOption(name: string, raw: unknown, rule: NumberRule):
   const fail = (): never => {
     throw new UsageError(`invalid --${name} '${String(given)}': expected ${describeRule(rule)}`);
   };
+  const withUnit = rule.seconds && typeof given === 'string' ? WITH_UNIT.exec(text) : null;
+  if (withUnit) {
+    const value = Number(withUnit[1]) * SECONDS_OF[withUnit[2]!.toLowerCase() as keyof typeof SECONDS_OF];
+    return checkBounds(value, rule, fail);
+  }
   if (typeof given === 'number' ? !Number.isFinite(given) : !DECIMAL.test(text)) fail();
   if (rule.integer && typeof given !== 'number' && !WHOLE.test(text)) fail();
   const value = typeof given === 'number' ? given : Number(text);
+  return checkBounds(value, rule, fail);
+}
+
+function checkBounds(value: number, rule: NumberRule, fail: () => never): number {
   if (rule.integer && !Number.isInteger(value)) fail();
   if (rule.min !== undefined && value < rule.min) fail();
   if (rule.above !== undefined && value <= rule.above) fail();

@@ -22,6 +22,13 @@ describe('parseNumberOption', () => {
     ['poll-interval', '0.5', { above: 0 }, 0.5],
     ['poll-interval', '.25', { above: 0 }, 0.25],
     ['port', '65535', { integer: true, min: 0, max: 65_535 }, 65_535],
+    ['timeout', '2h', { above: 0, seconds: true }, 7_200],
+    ['timeout', '45M', { above: 0, seconds: true }, 2_700],
+    ['lock-timeout', ' 90 s ', { min: 0, seconds: true }, 90],
+    ['lock-timeout', '0s', { min: 0, seconds: true }, 0],
+    ['poll-interval', '1.5m', { above: 0, seconds: true }, 90],
+    ['timeout', '1d', { above: 0, seconds: true }, 86_400],
+    ['timeout', '600', { above: 0, seconds: true }, 600],
   ] as const)('--%s %j is %d', (name, raw, rule, expected) => {
     expect(parseNumberOption(name, raw, rule)).toBe(expected);
   });
@@ -36,6 +43,10 @@ describe('parseNumberOption', () => {
     ['timeout', '0', { above: 0 }, "invalid --timeout '0': expected a number > 0"],
     ['port', '70000', { integer: true, min: 0, max: 65_535 }, "invalid --port '70000': expected a whole number >= 0 and <= 65535"],
     ['lock-timeout', Number.NaN, { min: 0 }, "invalid --lock-timeout 'NaN': expected a number >= 0"],
+    ['timeout', '2 hours', { above: 0, seconds: true }, "invalid --timeout '2 hours': expected a number of seconds > 0, or a duration such as 90s, 45m or 2h"],
+    ['timeout', '0m', { above: 0, seconds: true }, "invalid --timeout '0m': expected a number of seconds > 0, or a duration such as 90s, 45m or 2h"],
+    ['max-requests', '5m', whole, "invalid --max-requests '5m': expected a whole number >= 0"],
+    ['timeout', '-1h', { above: 0, seconds: true }, "invalid --timeout '-1h'"],
   ] as const)('--%s %j is refused, naming the value typed', (name, raw, rule, message) => {
     expect(() => parseNumberOption(name, raw, rule)).toThrow(UsageError);
     expect(() => parseNumberOption(name, raw, rule)).toThrow(message);

@@ -202,7 +202,7 @@ describe('docpipe jobs message', () => {
       [['jobs', 'message', 'job_0001', ...FAST], 'docpipe: name a job and the message: docpipe jobs message JOB_ID TEXT (or --file FILE.jsonl)'],
       [['jobs', 'message', 'job_0001', 'hi', '--file', 'x.jsonl', ...FAST], 'docpipe: give either JOB_ID TEXT or --file, not both'],
       [['jobs', 'message', 'job_0001', 'hi', '--poll-interval', '0.5'], 'docpipe: no project: pass --project ID (or set DOCPIPE_PROJECT)'],
-      [['jobs', 'message', 'job_0001', 'hi', ...FAST, '--timeout', '-1'], "docpipe: invalid --timeout '-1': expected a number > 0"],
+      [['jobs', 'message', 'job_0001', 'hi', ...FAST, '--timeout', '-1'], "docpipe: invalid --timeout '-1': expected a number of seconds > 0, or a duration such as 90s, 45m or 2h"],
     ];
     for (const [args, line] of cases) {
       const result = await h.run(args);

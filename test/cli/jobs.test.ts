@@ -141,7 +141,8 @@ describe('docpipe jobs submit', () => {
   it('a job the API calls pending keeps that status past --timeout (the outcome goes beside it), and is followed again, never posted again', async () => {
     writeFileSync(file, 'Only prompt [pr]\n');
     h.sandbox.addFault({ kind: 'patch', match: { path: '/job' }, patch: { status: 'pending' }, times: Infinity });
-    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '2']);
+    // A duration with its unit (2s) is 2 seconds, as a bare 2 is.
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '2s']);
     expect(result.code).toBe(1);
     expect(await ledger(h)).toMatchObject([{ status: 'pending', job_id: expect.any(String), error: expect.stringMatching(/after 2 s/) }]);
     const again = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '2', '--resubmit-unknown']);

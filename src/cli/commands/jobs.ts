@@ -104,9 +104,9 @@ export function followOptions<T>(yargs: Argv<T>) {
     .option('concurrency', numberOption('concurrency', { integer: true, min: 1 }, { default: 3, describe: 'jobs in flight at once' }))
     .option(
       'poll-interval',
-      numberOption('poll-interval', { above: 0 }, { default: 5, describe: 'first poll interval in seconds (backs off to 60)' }),
+      numberOption('poll-interval', { above: 0, seconds: true }, { default: 5, describe: 'first poll interval: seconds, or 30s, 1m (backs off to 60 s)' }),
     )
-    .option('timeout', numberOption('timeout', { above: 0 }, { default: 3600, describe: 'seconds to follow a job before timed_out' }))
+    .option('timeout', numberOption('timeout', { above: 0, seconds: true }, { default: 3600, describe: 'how long to follow a job before timed_out: seconds, or 45m, 2h' }))
     .option(
       'jobs-per-hour',
       numberOption('jobs-per-hour', { integer: true, min: 1 }, {

@@ -597,7 +597,11 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(doctor.stdout).toContain(`jobs docs: job ${sandbox.jobs()[0]!.id} of prompt `);
     expect(doctor.stdout).toContain('was created while the database was held; its answer is kept in the spool');
     const status = await docpipe(['status']).done;
-    expect(status.stdout).toContain('jobs: 1 created job kept in the spool (the database was held): the next jobs batch of the project records and follows them');
+    expect(status.stdout).toContain('jobs: 1 created job kept in the spool (the database was held): the next jobs batch of the project records and follows it');
+    // jobs list says that a job is missing from its list, and why.
+    const listed = await docpipe(['jobs', 'list']).done;
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain('1 job created while the database was held is kept in the spool, not listed yet');
     // The dry run decides as the run will: that prompt's job is followed, not called unknown.
     const dry = await docpipe([...submit, '--dry-run']).done;
     expect(dry.code, dry.stderr).toBe(0);
@@ -607,6 +611,7 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(logLines(rerun).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
     expect(sandbox.jobs()).toHaveLength(6);
     expect(summaryOf(rerun)).toMatchObject({ submitted: 5, counts: { completed: 6 } });
+    expect((await docpipe(['jobs', 'list']).done).stderr).not.toContain('kept in the spool');
     const [first] = await Database.with(db, { readOnly: true }, (d) =>
       d.all<{ job_id: string }>(`SELECT job_id FROM agent_jobs WHERE prompt = 'Fix page 0 [pr]'`),
     );

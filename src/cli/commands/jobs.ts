@@ -12,6 +12,7 @@ import { resolveCommon } from '../../lib/common.js';
 import { runJobBatch } from '../../lib/jobs.js';
 import { Store } from '../../load/store.js';
 import { upgradeIfOlder } from '../../load/database.js';
+import { readAllKeptJobs } from '../../spool/kept-jobs.js';
 import { spoolDirFor } from '../../spool/spool.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -251,6 +252,15 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
       ...(projectFilter ? { projectId: projectFilter } : {}),
     });
   });
+  // Jobs created while the database was held are not in the ledger yet: say so, beside the list.
+  const kept = readAllKeptJobs(spoolDirFor(args.db), 'created').filter((k) => projectFilter === undefined || k.projectId === projectFilter);
+  if (kept.length > 0) {
+    const one = kept.length === 1;
+    ctx.io.stderr(
+      `docpipe: ${kept.length} job${one ? '' : 's'} created while the database was held ${one ? 'is' : 'are'} kept in the spool, not listed yet: ` +
+        `the next jobs batch of the project records and follows ${one ? 'it' : 'them'} (docpipe doctor names ${one ? 'it' : 'them'})\n`,
+    );
+  }
   if (args.format !== 'table') {
     const records = rows.map(ledgerRecord);
     ctx.io.stdout(renderRows(args.format, LEDGER_COLUMNS, records));

@@ -245,10 +245,10 @@ function renderStatus(r: StatusReport, now: number): string {
       `${r.spool.inUse > 0 ? `; ${r.spool.inUse} in use by a run at work` : ''})`,
   );
   if (r.spool.createdJobs > 0) {
-    lines.push(`jobs: ${plural(r.spool.createdJobs, 'created job')} kept in the spool (the database was held): the next jobs batch of the project records and follows them`);
+    lines.push(`jobs: ${plural(r.spool.createdJobs, 'created job')} kept in the spool (the database was held): the next jobs batch of the project records and follows ${r.spool.createdJobs === 1 ? 'it' : 'them'}`);
   }
   if (r.spool.sentMessages > 0) {
-    lines.push(`jobs: ${plural(r.spool.sentMessages, 'sent message')} kept in the spool (the database was held): the next jobs message run of the project records them and follows their jobs`);
+    lines.push(`jobs: ${plural(r.spool.sentMessages, 'sent message')} kept in the spool (the database was held): the next jobs message run of the project records ${r.spool.sentMessages === 1 ? 'it and follows its job' : 'them and follows their jobs'}`);
   }
   if (r.threads.referenced > 0) {
     lines.push(`assistant threads: ${r.threads.fetched} of ${r.threads.referenced} fetched${r.threads.spooled > 0 ? `, ${r.threads.spooled} in the spool` : ''}; ${plural(r.threads.requestsLeft, 'request')} left for export assistant --threads`);

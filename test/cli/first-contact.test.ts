@@ -402,11 +402,11 @@ describe('validation that names what was typed', () => {
     [[...DAYS, '--max-requests', 'abc'], "docpipe: invalid --max-requests 'abc': expected a whole number >= 0"],
     [[...DAYS, '--requests-per-hour', 'abc'], "docpipe: invalid --requests-per-hour 'abc': expected a whole number >= 1"],
     [[...DAYS, '--requests-per-hour', '1.5'], "docpipe: invalid --requests-per-hour '1.5': expected a whole number >= 1"],
-    [[...DAYS, '--lock-timeout', 'soon'], "docpipe: invalid --lock-timeout 'soon': expected a number >= 0"],
+    [[...DAYS, '--lock-timeout', 'soon'], "docpipe: invalid --lock-timeout 'soon': expected a number of seconds >= 0, or a duration such as 90s, 45m or 2h"],
     // Read as typed, not as yargs would read a number first.
     [[...DAYS, '--max-requests', '0x2'], "docpipe: invalid --max-requests '0x2': expected a whole number >= 0"],
     [[...DAYS, '--requests-per-hour', '1e2'], "docpipe: invalid --requests-per-hour '1e2': expected a whole number >= 1"],
-    [['jobs', 'message', 'job_1', 'Also', '--project', 'docs', '--poll-interval', 'abc'], "docpipe: invalid --poll-interval 'abc': expected a number > 0"],
+    [['jobs', 'message', 'job_1', 'Also', '--project', 'docs', '--poll-interval', 'abc'], "docpipe: invalid --poll-interval 'abc': expected a number of seconds > 0, or a duration such as 90s, 45m or 2h"],
     [['jobs', 'message', 'job_1', 'Also', '--project', 'docs', '--jobs-per-hour', '2.5'], "docpipe: invalid --jobs-per-hour '2.5': expected a whole number >= 1"],
     [['jobs', 'message', '..', 'Also', '--project', 'docs'], "docpipe: messages:1: invalid job id '..': expected the id of a job (jobs list shows them)"],
     [['export', 'visitors', '--project', '..', '--from', '2026-03-01', '--to', '2026-03-02'], "docpipe: invalid --project '..': it is a relative path"],

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { FailureBreaker } from '../api/failure-breaker.js';
 import { METRICS, type Metric, type Window } from '../core/domain.js';
-import { EXIT, UsageError } from '../core/errors.js';
+import { DatabaseBusyError, EXIT, UsageError } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
 import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
@@ -126,7 +126,17 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const http = waitsForBudget(options.maxWaitMs)
     ? { ...common.http, maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs) }
     : common.http;
-  const { release: releaseStartup, isNew } = await store.holdForStart();
+  let startup: Awaited<ReturnType<typeof store.holdForStart>>;
+  try {
+    startup = await store.holdForStart();
+  } catch (error) {
+    // Held by another process past the lock wait before the run could begin: nothing was
+    // planned or fetched. The run ends as one stopped later by a held file does, with its
+    // summary (cron's log shows why), but with no record in `runs`: it never started.
+    if (!(error instanceof DatabaseBusyError)) throw error;
+    return lockedAtStart(options.command, runId, error);
+  }
+  const { release: releaseStartup, isNew } = startup;
   let session: Session;
   // The run's record (and the crashed runs it finds), in the file before the first load.
   let runRecorded: Promise<string[]>;
@@ -239,6 +249,27 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     await releaseEnd?.();
   }
   return result;
+}
+
+/** The summary of a run the database was held from before it began. */
+function lockedAtStart(command: string, runId: string, error: DatabaseBusyError): AnalyticsResult {
+  return {
+    command,
+    runId,
+    windowsPlanned: 0,
+    windowsSkipped: 0,
+    windowsFromSpool: 0,
+    windowsLoaded: 0,
+    windowsFailed: 0,
+    windowsLeft: 0,
+    rows: 0,
+    requests: 0,
+    retries: 0,
+    warnings: 0,
+    stopped: 'locked',
+    stopMessage: error.message,
+    exitCode: runExitCode('locked', false),
+  };
 }
 
 function projectList(project: string | readonly string[]): string[] {

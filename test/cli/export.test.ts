@@ -87,7 +87,7 @@ describe('docpipe export', () => {
     const before = h.sandbox.requests.length;
     const again = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08']);
     expect(again.code).toBe(0);
-    expect(h.sandbox.requests.length).toBe(before);
+    expect(h.requests()).toBe(before);
     expect(summaryOf(again)).toMatchObject({ windowsSkipped: 7, windowsLoaded: 0, requests: 0 });
   });
 
@@ -369,6 +369,27 @@ describe('docpipe export', () => {
     } finally {
       held.close();
     }
+  });
+
+  it('an export the database is held from before it begins ends with its summary (stopped: locked, exit 75), and makes no request', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    const before = h.requests();
+    const held = await Database.open(h.db);
+    try {
+      const child = spawnSync(
+        process.execPath,
+        ['bin/docpipe.js', 'export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-05', '--db', h.db,
+          '--base-url', h.sandbox.url, '--lock-timeout', '1', '--log-format', 'json'],
+        { encoding: 'utf8', env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY } },
+      );
+      expect(child.status, child.stderr).toBe(75);
+      const summary = JSON.parse(child.stdout.trim()) as Record<string, unknown>;
+      expect(summary).toMatchObject({ command: 'export visitors', stopped: 'locked', exitCode: 75, requests: 0, windowsLoaded: 0 });
+      expect(String(summary.stopMessage)).toMatch(/^database .* is held by process \d+ .*try again later$/);
+    } finally {
+      held.close();
+    }
+    expect(h.sandbox.requests.length).toBe(before);
   });
 });
 

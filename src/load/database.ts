@@ -348,11 +348,15 @@ const aliases = new Set<string>();
  */
 const RESERVED_ALIASES: ReadonlySet<string> = new Set([ENGINE_CATALOG, 'system', 'temp', 'main', 'pg_catalog', 'information_schema']);
 
-/** The file's stem as its alias, as DuckDB names a file it opens; made unique in the process. */
+/**
+ * The file's stem as its alias, as DuckDB names a file it opens (a reserved name with `_db`
+ * after it: `main.duckdb` is `main_db`); made unique in the process with `_2`, `_3`.
+ */
 function aliasFor(path: string): string {
   const stem = basename(path, extname(path)) || 'db';
-  let alias = stem;
-  for (let n = 2; RESERVED_ALIASES.has(alias.toLowerCase()) || aliases.has(alias.toLowerCase()); n++) alias = `${stem}_${n}`;
+  const base = RESERVED_ALIASES.has(stem.toLowerCase()) ? `${stem}_db` : stem;
+  let alias = base;
+  for (let n = 2; RESERVED_ALIASES.has(alias.toLowerCase()) || aliases.has(alias.toLowerCase()); n++) alias = `${base}_${n}`;
   aliases.add(alias.toLowerCase());
   return alias;
 }

@@ -35,10 +35,16 @@ describe('Database: files attached to one instance', () => {
     const a = await Database.open(join(dir, 'a', 'docpipe.duckdb'));
     const b = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
     const memory = await Database.open(join(dir, 'memory.duckdb'));
+    // Named as DuckDB names such a file when it opens it itself.
+    const main = await Database.open(join(dir, 'main.duckdb'));
+    const temp = await Database.open(join(dir, 'a', 'temp.duckdb'));
     try {
       expect(await currentDatabase(a)).toBe('docpipe');
       expect(await currentDatabase(b)).toBe('docpipe_2');
-      expect(await currentDatabase(memory)).toBe('memory_2');
+      expect(await currentDatabase(memory)).toBe('memory_db');
+      expect(await currentDatabase(main)).toBe('main_db');
+      expect(await currentDatabase(temp)).toBe('temp_db');
+      await Promise.all([main.close(), temp.close()]);
       for (const [db, value] of [[a, 'a'], [b, 'b'], [memory, 'm']] as const) {
         await db.run('CREATE TABLE t (v VARCHAR)');
         await db.run('INSERT INTO t (v) VALUES ($v)', { v: value });
@@ -49,12 +55,12 @@ describe('Database: files attached to one instance', () => {
     } finally {
       await Promise.all([a.close(), b.close(), memory.close()]);
     }
-    // Files named like the instance's own catalog and schemas open under another alias, as
-    // they did before files were attached (docpipe 0.2.0).
+    // Files named like the instance's own catalog and schemas open under another alias: the
+    // name DuckDB gives main, system and temp (and 0.2.0, which let DuckDB open the file).
     for (const stem of ['main', 'pg_catalog', 'information_schema', 'system', 'temp']) {
       const db = await Database.open(join(dir, `${stem}.duckdb`));
       try {
-        expect(await currentDatabase(db)).toBe(`${stem}_2`);
+        expect(await currentDatabase(db)).toBe(`${stem}_db`);
         expect(await db.all(`SELECT count(*)::INTEGER AS n FROM runs`)).toEqual([{ n: 0 }]);
       } finally {
         await db.close();

@@ -44,7 +44,8 @@ function builderWithHelp(yargs: Argv) {
     ],
     epilogue:
       'Windows already loaded and settled are skipped (--refresh fetches them again). Needs DOCPIPE_API_KEY and\n' +
-      '--project (or DOCPIPE_PROJECT). Exit 75: the request budget stopped the run; run it again later.',
+      '--project (or DOCPIPE_PROJECT). Exit 75: the run stopped early (the request budget, a failing API, a database\n' +
+      'held too long); run it again later.',
   });
 }
 

@@ -11,14 +11,16 @@ const PIPELINE_HELP = [
   '  { "projects": ["<projectId>"], "metrics": ["visitors", "views"], "start": "2026-01-01",',
   '    "window": "day", "lookbackDays": 2, "requestsPerHour": 100, "maxRequestsPerRun": 90 }',
   '  projects           project ids (required; --project or DOCPIPE_PROJECT replaces the list)',
-  '  metrics            visitors and/or views (default both)',
+  '  metrics            endpoints: visitors, views, feedback, feedback-by-page, searches, assistant,',
+  '                     caller-stats (default visitors and views)',
   '  start              first day to keep, YYYY-MM-DD (required)',
   '  window | windows   day (default), week or month; or a list of them, coarsest loaded first',
   '  lookbackDays       a window is settled once fetched this many days after it ended (default 2)',
   '  requestsPerHour    the organization\'s analytics budget (default 100; --requests-per-hour wins)',
   '  maxRequestsPerRun  cap on requests in one run (--max-requests wins)',
   'Every closed window from start on that is not settled is loaded, most recent first. Exit 75: the',
-  'budget stopped the run and the next run carries on.',
+  'run stopped early (the request budget, a failing API, a database held too long) and the next run',
+  'carries on.',
 ].join('\n');
 
 function builder(yargs: Argv) {

@@ -4,7 +4,8 @@
  * resumes instead of submitting again. It never prints and never exits.
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
-import { UsageError } from '../core/errors.js';
+import { DatabaseBusyError, UsageError } from '../core/errors.js';
+import { runExitCode } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
@@ -128,7 +129,28 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});
   const { store } = workspace;
-  logCrashedRuns(common.logger, await recordRunStart(store, runId, input.command, clock.now()));
+  try {
+    logCrashedRuns(common.logger, await recordRunStart(store, runId, input.command, clock.now()));
+  } catch (error) {
+    // Held by another process past the lock wait before the batch could begin: no prompt
+    // was submitted. It ends as a batch stopped later by a held file does, with its summary,
+    // but with no record in `runs`: it never started.
+    if (!(error instanceof DatabaseBusyError)) throw error;
+    const total = input.entries.length;
+    return {
+      total,
+      submitted: 0,
+      taken: 0,
+      rows: [],
+      rowsRead: false,
+      counts: total > 0 ? { 'not submitted': total } : {},
+      stopped: 'locked',
+      stopMessage: error.message,
+      exitCode: runExitCode('locked', false),
+      runId,
+      warnings: [],
+    };
+  }
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({
     client: session.client,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -206,6 +206,25 @@ describe('docpipe jobs submit', () => {
     const result = await h.run(['jobs', 'submit', file, ...FAST]);
     expect(result.code).toBe(1);
     expect(await ledger(h)).toMatchObject([{ status: 'active', error: expect.stringMatching(/HTTP 404/) }]);
+  });
+
+  it('a batch the database is held from before it begins ends with its summary (stopped: locked, exit 75), and posts nothing', async () => {
+    await h.run(['jobs', 'submit', file, ...FAST]);
+    const posted = h.requests('/job', 'POST');
+    writeFileSync(file, 'A new prompt [pr]\n');
+    const held = await Database.open(h.db);
+    try {
+      const child = spawnSync(
+        process.execPath,
+        ['bin/docpipe.js', 'jobs', 'submit', file, ...FAST, '--db', h.db, '--base-url', h.sandbox.url, '--lock-timeout', '1', '--log-format', 'json'],
+        { encoding: 'utf8', env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY } },
+      );
+      expect(child.status, child.stderr).toBe(75);
+      expect(JSON.parse(child.stdout.trim())).toMatchObject({ event: 'summary', total: 1, submitted: 0, counts: { 'not submitted': 1 }, stopped: 'locked' });
+    } finally {
+      held.close();
+    }
+    expect(h.requests('/job', 'POST')).toBe(posted);
   });
 
   it('--dry-run validates and lists without any request', async () => {

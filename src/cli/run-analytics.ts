@@ -54,7 +54,7 @@ export function formatSummary(s: AnalyticsResult): string {
       : s.stopped === 'failing'
         ? `\nstopped: ${stopMessage}; ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'locked'
-        ? `\nstopped: ${stopMessage}; received pages are kept in the spool for the next run`
+        ? `\nstopped: ${stopMessage}${s.requests > 0 || s.windowsFromSpool > 0 ? '; received pages are kept in the spool for the next run' : ''}`
       : s.stopped === 'interrupted'
         ? `\ninterrupted; ${windows(s.windowsLeft)} left, everything loaded so far is saved`
         : s.stopped === 'fatal'

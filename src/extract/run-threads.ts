@@ -195,6 +195,15 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
           done++;
           continue;
         }
+        if (existsSync(file)) {
+          // Its body came after this run's scan, from a run that is gone (this run took its
+          // claim over): loaded from the spool, not fetched again (bodies are written whole).
+          pending.push({ projectId, threadId, file, claim });
+          summary.threadsFromSpool++;
+          if (pending.length >= LOAD_BATCH) await flush();
+          done++;
+          continue;
+        }
         const body = await client
           .request({
             method: 'GET',

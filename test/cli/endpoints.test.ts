@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 /**
  * `docpipe export` of the endpoints beyond visitors and views, against the sandbox: each
  * pagination style, the page sizes, the minimum number of requests, atomic window loads and
@@ -319,6 +320,40 @@ describe('docpipe export assistant --threads', () => {
     // threadId): every conversation's thread was asked for by that id.
     const ids = await queryDb<{ id: string }>(h, `SELECT id FROM assistant_conversations ORDER BY id`);
     expect(paths.map((p) => decodeURIComponent(p.split('/threads/')[1]!.split('?')[0]!)).sort()).toEqual(ids.map((r) => r.id));
+  });
+
+  it('a thread body a run that is gone spooled after this run planned is loaded from the spool, not fetched again', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 20 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'];
+    expect((await h.run(args)).code).toBe(0);
+    // The thread this run plans last (newest conversation first).
+    const [last] = await queryDb<{ id: string }>(h, `SELECT id FROM assistant_conversations ORDER BY "timestamp" ASC, id DESC LIMIT 1`);
+    const threadId = last!.id;
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 150, times: Infinity });
+    const run = h.run([...args, '--threads']);
+    while (threadRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Another docpipe process claims that thread, spools its body, and is killed before it loads it.
+    const dist = join(process.cwd(), 'dist');
+    const body = JSON.stringify({ body: { threadId, createdAt: '2026-03-02T10:00:00Z', messages: [
+      { id: 'm1', role: 'user', content: 'asked in the run that died', createdAt: '2026-03-02T10:00:00Z' },
+    ] } });
+    const script = `
+      const { Spool, spoolDirFor, encodeSegment, writeFileAtomic } = await import(${JSON.stringify(join(dist, 'spool/spool.js'))});
+      const { claimOf, threadsDir } = await import(${JSON.stringify(join(dist, 'spool/thread-spool.js'))});
+      const { join } = await import('node:path');
+      const spool = new Spool(spoolDirFor(${JSON.stringify(h.db)}));
+      const file = join(threadsDir(spool, 'docs'), encodeSegment(${JSON.stringify(threadId)}) + '.jsonl');
+      if (!claimOf(spool, file).take()) process.exit(3);
+      writeFileAtomic(file, ${JSON.stringify(body + '\n')});
+      process.kill(process.pid, 'SIGKILL');`;
+    const dead = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(dead.signal, dead.stderr).toBe('SIGKILL');
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(threadRequests().filter((r) => r.path.includes(`/threads/${encodeURIComponent(threadId)}`))).toEqual([]);
+    const messages = await queryDb<{ content: string }>(h, `SELECT content FROM assistant_messages WHERE thread_id = '${threadId}'`);
+    expect(messages).toEqual([{ content: 'asked in the run that died' }]);
+    expect(summaryOf(result)).toMatchObject({ threads: { threadsFromSpool: 1 } });
   });
 
   it('a thread the API does not have (404) is recorded as not found and not asked for again; another failure is named', async () => {

@@ -219,6 +219,47 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
   }
 }
 
+/** The options that take several values (`--project a --project b`); any other given twice is its last value. */
+const REPEATABLE = new Set(['project', 'fault']);
+
+/**
+ * An option typed twice keeps its last value, as a numeric option (and DOCPIPE_ beside the
+ * command line) already did: yargs would hand the command an array, which a format took
+ * for none it knew (`dump --format parquet --format parquet` wrote CSV) and a path check
+ * crashed on.
+ */
+export function lastValues(parsed: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key === '_' || key === '$0' || !Array.isArray(value)) continue;
+    const option = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (!REPEATABLE.has(option)) parsed[key] = value.at(-1);
+  }
+}
+
+/**
+ * The yes/no options typed with a value (`--dry-run=yes`, `--refresh=0`), read by the rule
+ * DOCPIPE_ variables follow: yargs takes only `=true` for yes and anything else silently for
+ * no, so `--dry-run=yes` would submit every prompt. A value that is neither is refused.
+ */
+export function readTypedFlags(parsed: Record<string, unknown>, argv: readonly string[]): void {
+  for (const arg of argv) {
+    if (arg === '--') break; // what follows is not an option
+    const match = /^--(no-)?([^=]+)=(.*)$/s.exec(arg);
+    if (!match) continue;
+    const typed = match[2]!;
+    const option = typed.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (typeof parsed[option] !== 'boolean') continue;
+    const text = match[3]!.trim().toLowerCase();
+    if (!ENV_TRUE.has(text) && (!ENV_FALSE.has(text) || text === '')) {
+      throw new UsageError(`invalid --${match[1] ?? ''}${typed} '${match[3]!}': expected true or false (or 1/0, yes/no)`);
+    }
+    const value = ENV_TRUE.has(text) !== (match[1] !== undefined);
+    const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    parsed[option] = value;
+    parsed[camel] = value;
+  }
+}
+
 /** yargs' failure text as one line; "Did you mean X?" also says what was typed. */
 function usageMessage(message: string, argv: readonly string[]): string {
   const line = message.replace(/\s*\n\s*/g, ' ').trim();
@@ -282,8 +323,9 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   // A bare `docpipe` shows the help.
   const args = argv.length === 0 ? ['--help'] : argv;
   const parse = async (): Promise<ExitCode> => {
-    const parser = buildParser(ctx, args).middleware((parsed) => {
+    const parser = buildParser(ctx, args).middleware((parsed) => lastValues(parsed), true).middleware((parsed) => {
       readEnvFlags(parsed, argv, process.env);
+      readTypedFlags(parsed, argv);
       if (keyOnCommandLine(argv)) {
         loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {
           detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',

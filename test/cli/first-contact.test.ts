@@ -425,6 +425,37 @@ describe('validation that names what was typed', () => {
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
+  it('a yes/no option typed with a value reads it as DOCPIPE_ variables do: --dry-run=yes is a dry run, --dry-run=maybe is refused', async () => {
+    const file = join(h.dir, 'p.txt');
+    writeFileSync(file, 'Only a dry run [pr]\n');
+    const dry = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dry-run=yes']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/no request made/);
+    const odd = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dryRun=maybe']);
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toBe("docpipe: invalid --dryRun 'maybe': expected true or false (or 1/0, yes/no)\n");
+    expect(h.sandbox.requests).toHaveLength(0);
+    // --refresh=1 fetches again what is loaded; --refresh=off does not.
+    const range = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02'];
+    expect((await h.run(range)).code).toBe(0);
+    expect(summaryOf(await h.run([...range, '--refresh=off']))).toMatchObject({ windowsSkipped: 1, requests: 0 });
+    expect(summaryOf(await h.run([...range, '--refresh=1']))).toMatchObject({ windowsLoaded: 1 });
+  });
+
+  it('an option typed twice takes its last value, and a repeatable one (--project) takes both', async () => {
+    const range = ['export', 'visitors', '--from', '2026-03-01', '--to', '2026-03-02'];
+    const both = await h.run([...range, '--project', 'docs', '--project', 'guides']);
+    expect(summaryOf(both)).toMatchObject({ windowsPlanned: 2, windowsLoaded: 2 });
+    const query = await h.run(['query', 'SELECT 1 AS x', '--format', 'table', '--format', 'json']);
+    expect(query.code, query.stderr).toBe(0);
+    expect(query.stdout).toBe('{"x":1}\n');
+    const last = await h.run(['export', 'visitors', '--project', 'docs', '--last', '7d', '--last', '2d']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(summaryOf(last)).toMatchObject({ windowsPlanned: 2 });
+    const status = await h.run(['jobs', 'list', '--status', 'failed', '--status', 'completed']);
+    expect(status.code, status.stderr).toBe(0);
+  });
+
   it('reads the same rules from DOCPIPE_ variables', async () => {
     process.env.DOCPIPE_MAX_REQUESTS = 'lots';
     try {

@@ -375,7 +375,7 @@ async function attach(connection: DuckDBConnection, path: string, alias: string,
       return;
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      if (!LOCK_ERROR.test(text)) throw new DatabaseError(`cannot open database ${path}`, { cause: error });
+      if (!LOCK_ERROR.test(text)) throw openError(path, error);
       const waited = Date.now() - started;
       if (waited >= timeout) {
         throw new DatabaseBusyError(
@@ -455,8 +455,17 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     if (connection && alias !== undefined) await detach(connection, alias);
     connection?.closeSync();
     own?.closeSync();
-    throw error instanceof DatabaseError || error instanceof InterruptedError ? error : new DatabaseError(`cannot open database ${path}`, { cause: error });
+    throw error instanceof DatabaseError || error instanceof InterruptedError || error instanceof UsageError ? error : openError(path, error);
   }
+}
+
+/** Why a file did not open: one that is not a DuckDB database is bad input (--db), anything else a DatabaseError. */
+function openError(path: string, error: unknown): Error {
+  const text = error instanceof Error ? error.message : String(error);
+  if (/is not a valid DuckDB database file/i.test(text)) {
+    return new UsageError(`database '${path}' is not a DuckDB database file (check --db or DOCPIPE_DB)`, { cause: error });
+  }
+  return new DatabaseError(`cannot open database ${path}`, { cause: error });
 }
 
 /**

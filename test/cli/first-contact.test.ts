@@ -250,6 +250,18 @@ describe('a mistyped --db', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`docpipe: database '${h.dir}' is not a file (check --db or DOCPIPE_DB)\n`);
   });
+
+  it('refuses a --db file that is not a DuckDB database (exit 2), and leaves it as it was', async () => {
+    const notes = join(h.dir, 'notes.duckdb');
+    writeFileSync(notes, 'not a database\n');
+    for (const argv of [['query', 'SELECT 1'], ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']]) {
+      const result = await h.run([...argv, '--db', notes]);
+      expect(result.code, argv[0]).toBe(2);
+      expect(result.stderr).toContain(`docpipe: database '${notes}' is not a DuckDB database file (check --db or DOCPIPE_DB)\n`);
+    }
+    expect(readFileSync(notes, 'utf8')).toBe('not a database\n');
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
 });
 
 describe('the key', () => {

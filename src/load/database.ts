@@ -660,8 +660,14 @@ export class Database implements Executor {
       const results: QueryResult[] = [];
       // Prepared one at a time: a statement may use what the one before created.
       for (let i = 0; i < statements.count; i++) {
-        const prepared = await statements.prepare(i);
-        const reader = await prepared.runAndReadAll();
+        let prepared: Awaited<ReturnType<typeof statements.prepare>>;
+        let reader: Awaited<ReturnType<typeof prepared.runAndReadAll>>;
+        try {
+          prepared = await statements.prepare(i);
+          reader = await prepared.runAndReadAll();
+        } catch (error) {
+          throw new StatementFailure(i, statements.count, !this.shared.readOnly && i > 0, error);
+        }
         const columns = uniqueColumnNames(reader.columnNames());
         const rows = reader.convertRows(AS_DUCKDB_PRINTS).map((values) => Object.fromEntries(columns.map((c, k) => [c, values[k]])) as Row);
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
@@ -744,7 +750,28 @@ export function databaseReason(error: unknown): string {
   return [lines[0] ?? text, hint?.trim()].filter(Boolean).join(' ');
 }
 
-/** Raised for bad SQL given by a user (exit 2). */
+/**
+ * A statement of a user's SQL that failed (`Database.query`): which one of how many, and
+ * whether the ones before it may have changed the file (each statement commits on its own, as
+ * in the duckdb shell). Its cause is DuckDB's error.
+ */
+export class StatementFailure extends Error {
+  constructor(
+    readonly index: number,
+    readonly count: number,
+    readonly ranBefore: boolean,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Raised for bad SQL given by a user (exit 2): of several statements, it names the one that failed. */
 export function userSqlError(label: string, error: unknown): UsageError {
-  return new UsageError(`${label}: ${databaseReason(error)}`, { cause: error });
+  let where = '';
+  if (error instanceof StatementFailure && error.count > 1) {
+    const before = error.index === 1 ? 'the statement before it ran, and what it changed stays' : `the ${error.index} before it ran, and what they changed stays`;
+    where = `statement ${error.index + 1} of ${error.count}${error.ranBefore ? ` (${before})` : ''}: `;
+  }
+  return new UsageError(`${label}: ${where}${databaseReason(error)}`, { cause: error });
 }

@@ -79,6 +79,18 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(existsSync(typo)).toBe(false);
   });
 
+  it('of several statements, a failure names the one that failed, and with --write says that those before it ran', async () => {
+    expect((await h.run(['query', 'CREATE TABLE memo (line VARCHAR); INSERT INTO memo (line) VALUES (\'kept\')', '--write'])).code).toBe(0);
+    const written = await h.run(['query', "DELETE FROM memo; SELECT 1; SELECT 'a'::INTEGER", '--write']);
+    expect(written.code).toBe(2);
+    expect(written.stderr).toBe(
+      "docpipe: query: statement 3 of 3 (the 2 before it ran, and what they changed stays): Conversion Error: Could not convert string 'a' to INT32\n",
+    );
+    expect((await h.run(['query', 'SELECT count(*) AS n FROM memo', '--format', 'csv'])).stdout).toBe('n\n0\n');
+    const read = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER"]);
+    expect(read.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
+  });
+
   it('rejects unknown commands and options with exit 2', async () => {
     expect((await h.run(['frobnicate'])).code).toBe(2);
     const unknown = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--colour']);

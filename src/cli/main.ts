@@ -230,7 +230,7 @@ const REPEATABLE = new Set(['project', 'fault']);
  */
 export function lastValues(parsed: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(parsed)) {
-    if (key === '_' || key === '$0' || !Array.isArray(value)) continue;
+    if (key === '_' || key === '$0' || key === '--' || !Array.isArray(value)) continue;
     const option = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (!REPEATABLE.has(option)) parsed[key] = value.at(-1);
   }
@@ -267,6 +267,20 @@ function usageMessage(message: string, argv: readonly string[]): string {
   if (!suggestion) return line;
   const typed = typedCommand(argv, process.env);
   return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
+}
+
+/**
+ * Pure: SQL typed as an argument may begin with a comment (`-- top pages`), which yargs would
+ * read as an option. Such arguments (`--` and a space) go after a `--`, where nothing is read
+ * as an option; the commands that take SQL read it there (sqlArgument).
+ */
+export function sqlCommentsLast(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  const before = end === -1 ? argv : argv.slice(0, end);
+  const after = end === -1 ? [] : argv.slice(end + 1);
+  const comments = before.filter((arg) => /^--\s/.test(arg));
+  if (comments.length === 0) return [...argv];
+  return [...before.filter((arg) => !/^--\s/.test(arg)), '--', ...comments, ...after];
 }
 
 /** Signals that stop a run like Ctrl-C: finish the current step, save, exit 130. */
@@ -321,7 +335,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   const ctx: CliContext = { io, exitCode: EXIT.ok, ...(options.http ? { http: options.http } : {}) };
   const verbose = argv.includes('--verbose');
   // A bare `docpipe` shows the help.
-  const args = argv.length === 0 ? ['--help'] : argv;
+  const args = argv.length === 0 ? ['--help'] : sqlCommentsLast(argv);
   const parse = async (): Promise<ExitCode> => {
     const parser = buildParser(ctx, args).middleware((parsed) => lastValues(parsed), true).middleware((parsed) => {
       readEnvFlags(parsed, argv, process.env);

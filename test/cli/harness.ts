@@ -46,7 +46,10 @@ export async function startHarness(now: string, options: SandboxOptions = {}): P
       const defaults: [string, string][] = [['--base-url', sandbox.url], ['--db', db], ['--log-format', 'json']];
       if (opts.withKey !== false && !args.includes('--api-key')) defaults.push(['--api-key-file', keyFile]);
       const extra = defaults.filter(([flag]) => !args.includes(flag)).flat();
-      const code = await runCli([...args, ...extra], {
+      // Options go before a `--` (what follows it is not read as options).
+      const end = args.indexOf('--');
+      const argv = end === -1 ? [...args, ...extra] : [...args.slice(0, end), ...extra, ...args.slice(end)];
+      const code = await runCli(argv, {
         io: {
           stdout: (t) => void (stdout += t),
           stderr: (t) => {

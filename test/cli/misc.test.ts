@@ -91,6 +91,18 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(read.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
   });
 
+  it('runs SQL that begins with a comment, typed as it is or after --', async () => {
+    const plain = await h.run(['query', '-- top pages\nSELECT 1 AS x', '--format', 'csv']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('x\n1\n');
+    const escaped = await h.run(['query', '--format', 'csv', '--', '-- the second\nSELECT 2 AS y']);
+    expect(escaped.code, escaped.stderr).toBe(0);
+    expect(escaped.stdout).toBe('y\n2\n');
+    const two = await h.run(['query', '--', 'SELECT 1', 'SELECT 2']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
+  });
+
   it('rejects unknown commands and options with exit 2', async () => {
     expect((await h.run(['frobnicate'])).code).toBe(2);
     const unknown = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--colour']);

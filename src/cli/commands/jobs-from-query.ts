@@ -6,7 +6,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
-import { readSql } from './query.js';
+import { readSql, sqlArgument } from './query.js';
 import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
 
 function builder(yargs: Argv) {
@@ -37,7 +37,7 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       checkSubmitArgs(args);
-      const { text, label } = readSql(args.sql, args.file);
+      const { text, label } = readSql(sqlArgument(args, 2), args.file);
       const logger = loggerFor(ctx.io, args);
       const project = requireProjects(args)[0]!;
       const { prompts, otherProjects } = await promptsFromQuery({

@@ -33,6 +33,18 @@ function builder(yargs: Argv) {
   );
 }
 
+/**
+ * The SQL argument of a command: its positional, or the one argument after `--` (SQL that
+ * begins with a comment goes there: sqlCommentsLast). `words`: the command's own words
+ * (`query`; `jobs from-query`).
+ */
+export function sqlArgument(args: { sql?: string | undefined; _: readonly (string | number)[] }, words: number): string | undefined {
+  if (args.sql !== undefined) return args.sql;
+  const rest = args._.slice(words).map(String);
+  if (rest.length > 1) throw new UsageError(`give the SQL as one argument (quote it): found ${rest.length}`);
+  return rest[0];
+}
+
 export function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
   if (sql && file) throw new UsageError('give either SQL or --file, not both');
   if (file) {
@@ -53,7 +65,7 @@ export function queryCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       requireDatabaseFile(args.db);
-      const { text, label } = readSql(args.sql, args.file);
+      const { text, label } = readSql(sqlArgument(args, 1), args.file);
       const readOnly = !args.write;
       // Even with --write: a mistyped --db must not create an empty database.
       const results = await Database.with(args.db, { ...readerOptions(ctx, args, readOnly), mustExist: true }, async (db) => {

@@ -207,8 +207,8 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
     const option = name.slice('DOCPIPE_'.length).toLowerCase().replace(/_/g, '-');
     if (typeof parsed[option] !== 'boolean') continue;
     // Typed as yargs takes it: --dry-run or --dryRun, --no-dry-run or --no-dryRun, with =value or not.
+    if (typed(argv, option)) continue;
     const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (argv.some((arg) => [option, camel].some((name) => arg === `--${name}` || arg === `--no-${name}` || arg.startsWith(`--${name}=`)))) continue;
     const text = raw.trim().toLowerCase();
     if (!ENV_TRUE.has(text) && !ENV_FALSE.has(text)) {
       throw new UsageError(`invalid ${name} '${raw}': expected true or false (or 1/0, yes/no)`);
@@ -216,6 +216,28 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
     const value = ENV_TRUE.has(text);
     parsed[option] = value;
     parsed[camel] = value;
+  }
+}
+
+/** Whether an option was typed on the command line, as yargs takes it: `--name`, `--no-name`, `--name=...`, or in camelCase. */
+function typed(argv: readonly string[], option: string): boolean {
+  const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((arg) =>
+    [option, camel].some((name) => arg === `--${name}` || arg === `--no-${name}` || arg.startsWith(`--${name}=`)),
+  );
+}
+
+/**
+ * A range typed on the command line wins over the other form set in the environment, as every
+ * option does: `--from/--to` over DOCPIPE_LAST, `--last` over DOCPIPE_FROM and DOCPIPE_TO.
+ */
+export function typedRangeWins(parsed: Record<string, unknown>, argv: readonly string[]): void {
+  const dates = typed(argv, 'from') || typed(argv, 'to');
+  if (dates && !typed(argv, 'last')) delete parsed.last;
+  if (typed(argv, 'last') && !dates) {
+    delete parsed.from;
+    delete parsed.to;
   }
 }
 
@@ -340,6 +362,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     const parser = buildParser(ctx, args).middleware((parsed) => lastValues(parsed), true).middleware((parsed) => {
       readEnvFlags(parsed, argv, process.env);
       readTypedFlags(parsed, argv);
+      typedRangeWins(parsed, argv);
       if (keyOnCommandLine(argv)) {
         loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {
           detail: 'other users can see --api-key in the process list: set DOCPIPE_API_KEY or use --api-key-file',

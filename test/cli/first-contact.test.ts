@@ -468,6 +468,27 @@ describe('validation that names what was typed', () => {
     expect(status.code, status.stderr).toBe(0);
   });
 
+  it('a range typed on the command line wins over the other form set in the environment', async () => {
+    process.env.DOCPIPE_LAST = '7d';
+    try {
+      const dates = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
+      expect(dates.code, dates.stderr).toBe(0);
+      expect(summaryOf(dates)).toMatchObject({ windowsPlanned: 1 });
+    } finally {
+      delete process.env.DOCPIPE_LAST;
+    }
+    process.env.DOCPIPE_FROM = '2026-02-01';
+    process.env.DOCPIPE_TO = '2026-03-01';
+    try {
+      const last = await h.run(['export', 'visitors', '--project', 'docs', '--last', '2d']);
+      expect(last.code, last.stderr).toBe(0);
+      expect(summaryOf(last)).toMatchObject({ windowsPlanned: 2 });
+    } finally {
+      delete process.env.DOCPIPE_FROM;
+      delete process.env.DOCPIPE_TO;
+    }
+  });
+
   it('reads the same rules from DOCPIPE_ variables', async () => {
     process.env.DOCPIPE_MAX_REQUESTS = 'lots';
     try {

@@ -557,6 +557,8 @@ describe('validation that names what was typed', () => {
       [file, 'it is the file the prompts are read from; name another file'],
       [folder, 'it is a folder; expected a file name'],
       [fifo, 'it is not a regular file; expected a file name'],
+      ['', 'expected a .jsonl or .csv file'],
+      [join(file, 'out.csv'), `'${file}' is a file, not a folder`],
     ] as const) {
       const refused = await h.run(['jobs', 'submit', file, '--project', 'docs', '--results', results]);
       expect(refused.code).toBe(2);

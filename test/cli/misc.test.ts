@@ -60,6 +60,11 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^docpipe: query: Catalog Error: Table with name no_such_table does not exist/);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    const utf16 = join(h.dir, 'utf16.sql');
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('SELECT 1', 'utf16le')]));
+    const wide = await h.run(['query', '--file', utf16]);
+    expect(wide.code).toBe(2);
+    expect(wide.stderr).toBe(`docpipe: ${utf16}:1: is UTF-16, not UTF-8 (save the file as UTF-8)\n`);
     const missing = await h.run(['query', '--file', join(h.dir, 'missing.sql')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read --file/);

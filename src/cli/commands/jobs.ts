@@ -72,13 +72,13 @@ function checkResultsPath(path: string, input: string | undefined): string {
   }
   // A folder that is not there is a typo to catch, not one to make.
   const folder = dirname(path);
-  let isFolder = false;
+  let found: 'folder' | 'file' | 'none' = 'none';
   try {
-    isFolder = statSync(folder).isDirectory();
+    found = statSync(folder).isDirectory() ? 'folder' : 'file';
   } catch {
     // not there, or a part of it is a file
   }
-  if (!isFolder) throw new UsageError(`invalid --results '${path}': folder '${folder}' does not exist`);
+  if (found !== 'folder') throw new UsageError(`invalid --results '${path}': ${found === 'file' ? `'${folder}' is a file, not a folder` : `folder '${folder}' does not exist`}`);
   const target = checkOutPath(path, 'file', '--results');
   if (input !== undefined && existsSync(input) && realpathSync(input) === target) {
     throw new UsageError(`invalid --results '${path}': it is the file the prompts are read from; name another file`);
@@ -140,7 +140,7 @@ export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & Glo
  * read (the numbers are checked as they are parsed).
  */
 export function checkSubmitArgs(args: SubmitArgs): void {
-  if (args.results) checkResultsPath(args.results, inputFileOf(args));
+  if (args.results !== undefined) checkResultsPath(args.results, inputFileOf(args));
   singleProject(requireProjects(args));
 }
 
@@ -199,8 +199,8 @@ export async function submitEntries(
   });
   const { runId } = summary;
   // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
-  if (args.results && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
-  else if (args.results) logger.warn('results not written', { file: args.results, detail: 'the database was held: docpipe jobs list shows the outcomes once it is free' });
+  if (args.results !== undefined && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
+  else if (args.results !== undefined) logger.warn('results not written', { file: args.results, detail: 'the database was held: docpipe jobs list shows the outcomes once it is free' });
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = countsLine(summary.counts);

@@ -4,6 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
 import { schemaIsCurrent } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
+import { decodeUtf8 } from '../../jobs/prompt-files.js';
 
 /** DuckDB's refusal of a write on a read-only database. */
 const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;
@@ -48,11 +49,14 @@ export function sqlArgument(args: { sql?: string | undefined; _: readonly (strin
 export function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {
   if (sql && file) throw new UsageError('give either SQL or --file, not both');
   if (file) {
+    let bytes: Buffer;
     try {
-      return { text: readFileSync(file, 'utf8'), label: file };
+      bytes = readFileSync(file);
     } catch (error) {
       throw new UsageError(`cannot read --file '${file}'`, { cause: error });
     }
+    // Strict UTF-8, as prompt files: a UTF-16 file would reach DuckDB's parser as garbage.
+    return { text: decodeUtf8(file, bytes), label: file };
   }
   if (!sql?.trim()) throw new UsageError('no SQL: pass it as an argument or with --file');
   return { text: sql, label: 'query' };

@@ -20,6 +20,9 @@ export interface NumberRule {
 
 const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)$/;
 const WHOLE = /^[+]?\d+$/;
+/** Without a lower bound, a value may be negative (`--seed -1`). */
+const SIGNED_DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const SIGNED_WHOLE = /^[+-]?\d+$/;
 const WITH_UNIT = /^[+]?(\d+(?:\.\d*)?|\.\d+)\s*([smhd])$/i;
 const SECONDS_OF = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
 
@@ -49,8 +52,9 @@ export function parseNumberOption(name: string, raw: unknown, rule: NumberRule):
     const value = Number(withUnit[1]) * SECONDS_OF[withUnit[2]!.toLowerCase() as keyof typeof SECONDS_OF];
     return checkBounds(value, rule, fail);
   }
-  if (typeof given === 'number' ? !Number.isFinite(given) : !DECIMAL.test(text)) fail();
-  if (rule.integer && typeof given !== 'number' && !WHOLE.test(text)) fail();
+  const signed = rule.min === undefined && rule.above === undefined;
+  if (typeof given === 'number' ? !Number.isFinite(given) : !(signed ? SIGNED_DECIMAL : DECIMAL).test(text)) fail();
+  if (rule.integer && typeof given !== 'number' && !(signed ? SIGNED_WHOLE : WHOLE).test(text)) fail();
   const value = typeof given === 'number' ? given : Number(text);
   return checkBounds(value, rule, fail);
 }

@@ -29,6 +29,8 @@ describe('parseNumberOption', () => {
     ['poll-interval', '1.5m', { above: 0, seconds: true }, 90],
     ['timeout', '1d', { above: 0, seconds: true }, 86_400],
     ['timeout', '600', { above: 0, seconds: true }, 600],
+    ['seed', '-1', {}, -1],
+    ['seed', '-0.5', {}, -0.5],
   ] as const)('--%s %j is %d', (name, raw, rule, expected) => {
     expect(parseNumberOption(name, raw, rule)).toBe(expected);
   });

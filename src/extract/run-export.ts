@@ -136,9 +136,9 @@ interface QueuedLoad {
 const seriesKey = (metric: Metric, projectId: string): string => `${metric}\u0000${projectId}`;
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export async function runExport(options: ExportOptions): Promise<ExportSummary> {
-  const { store, spool, client, budget, clock } = options;
-  const summary: ExportSummary = {
+/** The summary of an export that has done nothing yet. */
+export function emptyExportSummary(): ExportSummary {
+  return {
     windowsPlanned: 0,
     windowsSkipped: 0,
     windowsFromSpool: 0,
@@ -152,6 +152,11 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     stopMessage: null,
     exitCode: EXIT.ok,
   };
+}
+
+export async function runExport(options: ExportOptions): Promise<ExportSummary> {
+  const { store, spool, client, budget, clock } = options;
+  const summary = emptyExportSummary();
 
   // Completed walks in the spool that no live process owns: load them, unless the database
   // already has a newer copy of the window. A walk another run holds means runs overlap.

@@ -18,7 +18,7 @@ import {
   resolveSyncProjects,
   type PipelineConfig,
 } from '../extract/pipeline-config.js';
-import { runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
+import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
@@ -254,18 +254,10 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
 /** The summary of a run the database was held from before it began. */
 function lockedAtStart(command: string, runId: string, error: DatabaseBusyError): AnalyticsResult {
   return {
+    ...emptyExportSummary(),
     command,
     runId,
-    windowsPlanned: 0,
-    windowsSkipped: 0,
-    windowsFromSpool: 0,
-    windowsLoaded: 0,
-    windowsFailed: 0,
-    windowsLeft: 0,
-    rows: 0,
-    requests: 0,
     retries: 0,
-    warnings: 0,
     stopped: 'locked',
     stopMessage: error.message,
     exitCode: runExitCode('locked', false),

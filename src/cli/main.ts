@@ -264,13 +264,20 @@ export function lastValues(parsed: Record<string, unknown>): void {
  * no, so `--dry-run=yes` would submit every prompt. A value that is neither is refused.
  */
 export function readTypedFlags(parsed: Record<string, unknown>, argv: readonly string[]): void {
-  for (const arg of argv) {
-    if (arg === '--') break; // what follows is not an option
+  const end = argv.indexOf('--'); // what follows is not an option
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const optionOf = (arg: string): string | undefined => {
+    const name = /^--(?:no-)?([^=]+)/s.exec(arg)?.[1];
+    return name?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  };
+  for (const [i, arg] of options.entries()) {
     const match = /^--(no-)?([^=]+)=(.*)$/s.exec(arg);
     if (!match) continue;
     const typed = match[2]!;
     const option = typed.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (typeof parsed[option] !== 'boolean') continue;
+    // Typed again later (`--dry-run=no --dry-run`): the last one counts, as yargs read it.
+    if (options.slice(i + 1).some((later) => optionOf(later) === option)) continue;
     const text = match[3]!.trim().toLowerCase();
     if (!ENV_TRUE.has(text) && (!ENV_FALSE.has(text) || text === '')) {
       throw new UsageError(`invalid --${match[1] ?? ''}${typed} '${match[3]!}': expected true or false (or 1/0, yes/no)`);
@@ -291,18 +298,28 @@ function usageMessage(message: string, argv: readonly string[]): string {
   return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
 }
 
+/** The yes/no options of the commands that take SQL: the word after one of them is not its value. */
+const SQL_COMMAND_FLAGS = new Set(['--write', '--dry-run', '--dryRun', '--resubmit-unknown', '--resubmitUnknown', '--verbose']);
+
 /**
- * Pure: SQL typed as an argument may begin with a comment (`-- top pages`), which yargs would
- * read as an option. Such arguments (`--` and a space) go after a `--`, where nothing is read
- * as an option; the commands that take SQL read it there (sqlArgument).
+ * Pure: the SQL argument of `query` and `jobs from-query` may begin with a comment (`-- top
+ * pages`, `--top`), which yargs would read as an option. That argument (one that begins with
+ * `--` and has a space or a line break before any `=`, so that it can be no option), if it is
+ * no option's value, goes after a `--`, where nothing is read as an option; the commands read
+ * it there (sqlArgument). Any other such word is left for yargs to refuse.
  */
 export function sqlCommentsLast(argv: readonly string[]): string[] {
+  const words = argv[0] === 'query' ? 1 : argv[0] === 'jobs' && argv[1] === 'from-query' ? 2 : 0;
   const end = argv.indexOf('--');
-  const before = end === -1 ? argv : argv.slice(0, end);
-  const after = end === -1 ? [] : argv.slice(end + 1);
-  const comments = before.filter((arg) => /^--\s/.test(arg));
-  if (comments.length === 0) return [...argv];
-  return [...before.filter((arg) => !/^--\s/.test(arg)), '--', ...comments, ...after];
+  if (words === 0 || end !== -1) return [...argv];
+  const at = argv.findIndex((arg, i) => {
+    if (i < words || !/^--[^=]*\s/.test(arg)) return false;
+    const previous = argv[i - 1]!;
+    const isValue = previous.startsWith('-') && !previous.includes('=') && !previous.startsWith('--no-') && !SQL_COMMAND_FLAGS.has(previous);
+    return !isValue;
+  });
+  if (at === -1) return [...argv];
+  return [...argv.slice(0, at), ...argv.slice(at + 1), '--', argv[at]!];
 }
 
 /** Signals that stop a run like Ctrl-C: finish the current step, save, exit 130. */

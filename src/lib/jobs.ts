@@ -123,6 +123,23 @@ export interface JobBatchInput {
   onEvent?: (event: BatchEvent) => void;
 }
 
+/** The summary of a batch the database was held from before it began: nothing submitted. */
+export function lockedBatch(total: number, runId: string, error: DatabaseBusyError): SubmitJobsResult {
+  return {
+    total,
+    submitted: 0,
+    taken: 0,
+    rows: [],
+    rowsRead: false,
+    counts: total > 0 ? { 'not submitted': total } : {},
+    stopped: 'locked',
+    stopMessage: error.message,
+    exitCode: runExitCode('locked', false),
+    runId,
+    warnings: [],
+  };
+}
+
 /** Submits and follows a batch of entries, recording the run: what `submitJobs` and `jobs from-query` share. */
 export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput): Promise<SubmitJobsResult> {
   const { clock } = common;
@@ -136,20 +153,7 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
     // was submitted. It ends as a batch stopped later by a held file does, with its summary,
     // but with no record in `runs`: it never started.
     if (!(error instanceof DatabaseBusyError)) throw error;
-    const total = input.entries.length;
-    return {
-      total,
-      submitted: 0,
-      taken: 0,
-      rows: [],
-      rowsRead: false,
-      counts: total > 0 ? { 'not submitted': total } : {},
-      stopped: 'locked',
-      stopMessage: error.message,
-      exitCode: runExitCode('locked', false),
-      runId,
-      warnings: [],
-    };
+    return lockedBatch(input.entries.length, runId, error);
   }
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({

@@ -658,6 +658,8 @@ export class Database implements Executor {
       if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
       const statements = await this.shared.connection.extractStatements(sql);
       const results: QueryResult[] = [];
+      /** Whether a statement so far may have written (not a SELECT or an EXPLAIN). */
+      let wrote = false;
       // Prepared one at a time: a statement may use what the one before created.
       for (let i = 0; i < statements.count; i++) {
         let prepared: Awaited<ReturnType<typeof statements.prepare>>;
@@ -666,8 +668,9 @@ export class Database implements Executor {
           prepared = await statements.prepare(i);
           reader = await prepared.runAndReadAll();
         } catch (error) {
-          throw new StatementFailure(i, statements.count, !this.shared.readOnly && i > 0, error);
+          throw new StatementFailure(i, statements.count, !this.shared.readOnly && wrote, error);
         }
+        wrote ||= prepared.statementType !== StatementType.SELECT && prepared.statementType !== StatementType.EXPLAIN;
         const columns = uniqueColumnNames(reader.columnNames());
         const rows = reader.convertRows(AS_DUCKDB_PRINTS).map((values) => Object.fromEntries(columns.map((c, k) => [c, values[k]])) as Row);
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
@@ -752,14 +755,15 @@ export function databaseReason(error: unknown): string {
 
 /**
  * A statement of a user's SQL that failed (`Database.query`): which one of how many, and
- * whether the ones before it may have changed the file (each statement commits on its own, as
- * in the duckdb shell). Its cause is DuckDB's error.
+ * whether the ones before it may have changed the file (one that is not a SELECT ran on a
+ * file open for writing: each statement commits on its own, as in the duckdb shell, unless
+ * the SQL began a transaction, which the failure rolls back). Its cause is DuckDB's error.
  */
 export class StatementFailure extends Error {
   constructor(
     readonly index: number,
     readonly count: number,
-    readonly ranBefore: boolean,
+    readonly mayHaveWritten: boolean,
     cause: unknown,
   ) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
@@ -770,8 +774,8 @@ export class StatementFailure extends Error {
 export function userSqlError(label: string, error: unknown): UsageError {
   let where = '';
   if (error instanceof StatementFailure && error.count > 1) {
-    const before = error.index === 1 ? 'the statement before it ran, and what it changed stays' : `the ${error.index} before it ran, and what they changed stays`;
-    where = `statement ${error.index + 1} of ${error.count}${error.ranBefore ? ` (${before})` : ''}: `;
+    const before = error.index === 1 ? 'the statement before it ran: what it committed stays' : `the ${error.index} before it ran: what they committed stays`;
+    where = `statement ${error.index + 1} of ${error.count}${error.mayHaveWritten ? ` (${before})` : ''}: `;
   }
   return new UsageError(`${label}: ${where}${databaseReason(error)}`, { cause: error });
 }

@@ -443,6 +443,9 @@ describe('validation that names what was typed', () => {
     const dry = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dry-run=yes']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/no request made/);
+    // Typed twice, the last one counts, whatever its form.
+    const twice = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dry-run=no', '--dry-run']);
+    expect(twice.stdout).toMatch(/no request made/);
     const odd = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dryRun=maybe']);
     expect(odd.code).toBe(2);
     expect(odd.stderr).toBe("docpipe: invalid --dryRun 'maybe': expected true or false (or 1/0, yes/no)\n");

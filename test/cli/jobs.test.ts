@@ -221,6 +221,15 @@ describe('docpipe jobs submit', () => {
       );
       expect(child.status, child.stderr).toBe(75);
       expect(JSON.parse(child.stdout.trim())).toMatchObject({ event: 'summary', total: 1, submitted: 0, counts: { 'not submitted': 1 }, stopped: 'locked' });
+      // jobs from-query, whose query cannot run either: no prompt is known, none submitted.
+      const fromQuery = spawnSync(
+        process.execPath,
+        ['bin/docpipe.js', 'jobs', 'from-query', "SELECT 'x' AS path", '--template', 'Review {path}', ...FAST, '--db', h.db, '--base-url', h.sandbox.url,
+          '--lock-timeout', '1', '--log-format', 'json'],
+        { encoding: 'utf8', env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY } },
+      );
+      expect(fromQuery.status, fromQuery.stderr).toBe(75);
+      expect(JSON.parse(fromQuery.stdout.trim())).toMatchObject({ event: 'summary', command: 'jobs from-query', total: 0, submitted: 0, stopped: 'locked' });
     } finally {
       held.close();
     }

@@ -89,8 +89,11 @@ describe('docpipe query, sandbox and the shell', () => {
     const written = await h.run(['query', "DELETE FROM memo; SELECT 1; SELECT 'a'::INTEGER", '--write']);
     expect(written.code).toBe(2);
     expect(written.stderr).toBe(
-      "docpipe: query: statement 3 of 3 (the 2 before it ran, and what they changed stays): Conversion Error: Could not convert string 'a' to INT32\n",
+      "docpipe: query: statement 3 of 3 (the 2 before it ran: what they committed stays): Conversion Error: Could not convert string 'a' to INT32\n",
     );
+    // Statements that wrote nothing are not said to have changed anything.
+    const selects = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER", '--write']);
+    expect(selects.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
     expect((await h.run(['query', 'SELECT count(*) AS n FROM memo', '--format', 'csv'])).stdout).toBe('n\n0\n');
     const read = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER"]);
     expect(read.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
@@ -106,6 +109,14 @@ describe('docpipe query, sandbox and the shell', () => {
     const two = await h.run(['query', '--', 'SELECT 1', 'SELECT 2']);
     expect(two.code).toBe(2);
     expect(two.stderr).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
+    // A comment with no space after its dashes, and one after a yes/no option.
+    const tight = await h.run(['query', '--write', '--top pages\nSELECT 3 AS z', '--format', 'csv']);
+    expect(tight.code, tight.stderr).toBe(0);
+    expect(tight.stdout).toBe('z\n3\n');
+    // One argument is the SQL: a second is refused.
+    const stray = await h.run(['query', 'SELECT 1', '-- a note']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
   });
 
   it('rejects unknown commands and options with exit 2', async () => {

@@ -1,13 +1,15 @@
 /** `docpipe jobs from-query`: one prompt per row of a SQL query, submitted like `jobs submit`. */
 import type { Argv, CommandModule } from 'yargs';
-import { promptEntries } from '../../lib/jobs.js';
+import { lockedBatch, promptEntries } from '../../lib/jobs.js';
+import { DatabaseBusyError } from '../../core/errors.js';
+import { newRunId } from '../../load/runs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { requireProjects } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { readSql, sqlArgument } from './query.js';
-import { checkSubmitArgs, submitEntries, submitOptions } from './jobs.js';
+import { checkSubmitArgs, reportBatch, submitEntries, submitOptions } from './jobs.js';
 
 function builder(yargs: Argv) {
   return commandHelp(
@@ -40,15 +42,25 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
       const { text, label } = readSql(sqlArgument(args, 2), args.file);
       const logger = loggerFor(ctx.io, args);
       const project = requireProjects(args)[0]!;
-      const { prompts, otherProjects } = await promptsFromQuery({
-        sql: text,
-        template: args.template,
-        db: args.db,
-        lockTimeoutMs: args.lockTimeout * 1000,
-        label,
-        project,
-        onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
-      });
+      let found: Awaited<ReturnType<typeof promptsFromQuery>>;
+      try {
+        found = await promptsFromQuery({
+          sql: text,
+          template: args.template,
+          db: args.db,
+          lockTimeoutMs: args.lockTimeout * 1000,
+          label,
+          project,
+          onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+        });
+      } catch (error) {
+        // Held past the lock wait before the query could run: the batch ends as one held
+        // later does, with its summary (no prompt known, none submitted).
+        if (!(error instanceof DatabaseBusyError) || args['dry-run']) throw error;
+        await reportBatch(ctx, args, 'jobs from-query', lockedBatch(0, newRunId(ctx.io.clock.now()), error), logger);
+        return;
+      }
+      const { prompts, otherProjects } = found;
       if (otherProjects > 0) {
         logger.info('rows of other projects left out', { project, rows: otherProjects, detail: `the query's project_id column names other projects; their rows are not sent to ${project}` });
       }

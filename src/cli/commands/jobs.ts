@@ -9,7 +9,8 @@ import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } f
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
 import { resolveCommon } from '../../lib/common.js';
-import { runJobBatch } from '../../lib/jobs.js';
+import { runJobBatch, type SubmitJobsResult } from '../../lib/jobs.js';
+import type { Logger } from '../../core/logger.js';
 import { Store } from '../../load/store.js';
 import { upgradeIfOlder } from '../../load/database.js';
 import { readAllKeptJobs } from '../../spool/kept-jobs.js';
@@ -197,6 +198,11 @@ export async function submitEntries(
     resubmitUnknown: args['resubmit-unknown'],
     onEvent,
   });
+  await reportBatch(ctx, args, batch.name, summary, logger);
+}
+
+/** A batch's end: its --results file, and its summary on stdout (JSON, or a table and a line). */
+export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: string, summary: SubmitJobsResult, logger: Logger): Promise<void> {
   const { runId } = summary;
   // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
   if (args.results !== undefined && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
@@ -206,7 +212,7 @@ export async function submitEntries(
   const counts = countsLine(summary.counts);
   const stopped = stopLine(summary, 'submitting', 'prompts not yet submitted stay pending');
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: batch.name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(JSON.stringify({ event: 'summary', command: name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
     ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     const taken = summary.taken > 0 ? ` (${summary.taken} taken by another run of the same prompts)` : '';

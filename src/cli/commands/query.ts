@@ -40,10 +40,10 @@ function builder(yargs: Argv) {
  * (`query`; `jobs from-query`).
  */
 export function sqlArgument(args: { sql?: string | undefined; _: readonly (string | number)[] }, words: number): string | undefined {
-  if (args.sql !== undefined) return args.sql;
   const rest = args._.slice(words).map(String);
-  if (rest.length > 1) throw new UsageError(`give the SQL as one argument (quote it): found ${rest.length}`);
-  return rest[0];
+  const all = args.sql === undefined ? rest : [args.sql, ...rest];
+  if (all.length > 1) throw new UsageError(`give the SQL as one argument (quote it): found ${all.length}`);
+  return all[0];
 }
 
 export function readSql(sql: string | undefined, file: string | undefined): { text: string; label: string } {

@@ -309,17 +309,29 @@ const SQL_COMMAND_FLAGS = new Set(['--write', '--dry-run', '--dryRun', '--resubm
  * it there (sqlArgument). Any other such word is left for yargs to refuse.
  */
 export function sqlCommentsLast(argv: readonly string[]): string[] {
-  const words = argv[0] === 'query' ? 1 : argv[0] === 'jobs' && argv[1] === 'from-query' ? 2 : 0;
-  const end = argv.indexOf('--');
-  if (words === 0 || end !== -1) return [...argv];
-  const at = argv.findIndex((arg, i) => {
-    if (i < words || !/^--[^=]*\s/.test(arg)) return false;
+  // The command's first word: the first that is neither an option nor an option's value.
+  let first = -1;
+  for (let i = 0; i < argv.length && first === -1; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (!arg.startsWith('-')) first = i;
+    else if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !SQL_COMMAND_FLAGS.has(arg) && !arg.startsWith('--no-') && !(argv[i + 1] ?? '').startsWith('-')) i++;
+  }
+  const words = argv[first] === 'query' ? 1 : argv[first] === 'jobs' && argv[first + 1] === 'from-query' ? 2 : 0;
+  if (words === 0) return [...argv];
+  const end = argv.indexOf('--') === -1 ? argv.length : argv.indexOf('--');
+  let at = -1;
+  for (let i = first + words; i < end && at === -1; i++) {
+    if (!/^--[^=]*\s/.test(argv[i]!)) continue;
     const previous = argv[i - 1]!;
-    const isValue = previous.startsWith('-') && !previous.includes('=') && !previous.startsWith('--no-') && !SQL_COMMAND_FLAGS.has(previous);
-    return !isValue;
-  });
+    const isValue = previous.startsWith('-') && !previous.includes('=') && !previous.startsWith('--no-') && !FLAG_OPTIONS.has(previous) && !SQL_COMMAND_FLAGS.has(previous);
+    if (!isValue) at = i;
+  }
   if (at === -1) return [...argv];
-  return [...argv.slice(0, at), ...argv.slice(at + 1), '--', argv[at]!];
+  // Right after the `--` (one typed already, or one added at the end).
+  const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  const dashes = rest.indexOf('--');
+  return dashes === -1 ? [...rest, '--', argv[at]!] : [...rest.slice(0, dashes + 1), argv[at]!, ...rest.slice(dashes + 1)];
 }
 
 /** Signals that stop a run like Ctrl-C: finish the current step, save, exit 130. */

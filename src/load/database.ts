@@ -658,7 +658,7 @@ export class Database implements Executor {
       if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
       const statements = await this.shared.connection.extractStatements(sql);
       const results: QueryResult[] = [];
-      /** Whether a statement so far may have written (not a SELECT or an EXPLAIN). */
+      /** Whether a statement so far may have written (any but a SELECT: EXPLAIN ANALYZE runs its statement). */
       let wrote = false;
       // Prepared one at a time: a statement may use what the one before created.
       for (let i = 0; i < statements.count; i++) {
@@ -670,7 +670,7 @@ export class Database implements Executor {
         } catch (error) {
           throw new StatementFailure(i, statements.count, !this.shared.readOnly && wrote, error);
         }
-        wrote ||= prepared.statementType !== StatementType.SELECT && prepared.statementType !== StatementType.EXPLAIN;
+        wrote ||= prepared.statementType !== StatementType.SELECT;
         const columns = uniqueColumnNames(reader.columnNames());
         const rows = reader.convertRows(AS_DUCKDB_PRINTS).map((values) => Object.fromEntries(columns.map((c, k) => [c, values[k]])) as Row);
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });

@@ -230,6 +230,15 @@ describe('docpipe jobs submit', () => {
       );
       expect(fromQuery.status, fromQuery.stderr).toBe(75);
       expect(JSON.parse(fromQuery.stdout.trim())).toMatchObject({ event: 'summary', command: 'jobs from-query', total: 0, submitted: 0, stopped: 'locked' });
+      // Without a key it is bad usage (exit 2), held file or not.
+      const { DOCPIPE_API_KEY: _key, ...noKey } = process.env;
+      const keyless = spawnSync(
+        process.execPath,
+        ['bin/docpipe.js', 'jobs', 'from-query', "SELECT 'x' AS path", '--template', 'Review {path}', ...FAST, '--db', h.db, '--base-url', h.sandbox.url, '--lock-timeout', '1'],
+        { encoding: 'utf8', env: noKey },
+      );
+      expect(keyless.status, keyless.stderr).toBe(2);
+      expect(keyless.stderr).toMatch(/no API key/);
     } finally {
       held.close();
     }

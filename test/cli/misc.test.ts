@@ -91,10 +91,14 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(written.stderr).toBe(
       "docpipe: query: statement 3 of 3 (the 2 before it ran: what they committed stays): Conversion Error: Could not convert string 'a' to INT32\n",
     );
+    // EXPLAIN ANALYZE runs its statement: it may have written.
+    const explained = await h.run(['query', "EXPLAIN ANALYZE INSERT INTO memo (line) VALUES ('x'); SELECT 'a'::INTEGER", '--write']);
+    expect(explained.stderr).toMatch(/^docpipe: query: statement 2 of 2 \(the statement before it ran: what it committed stays\)/);
     // Statements that wrote nothing are not said to have changed anything.
     const selects = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER", '--write']);
     expect(selects.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
-    expect((await h.run(['query', 'SELECT count(*) AS n FROM memo', '--format', 'csv'])).stdout).toBe('n\n0\n');
+    // The DELETE stayed; the row EXPLAIN ANALYZE inserted after it too.
+    expect((await h.run(['query', 'SELECT line FROM memo', '--format', 'csv'])).stdout).toBe('line\nx\n');
     const read = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER"]);
     expect(read.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
   });
@@ -113,6 +117,11 @@ describe('docpipe query, sandbox and the shell', () => {
     const tight = await h.run(['query', '--write', '--top pages\nSELECT 3 AS z', '--format', 'csv']);
     expect(tight.code, tight.stderr).toBe(0);
     expect(tight.stdout).toBe('z\n3\n');
+    // With an option before the command, and with a -- typed after it.
+    const early = await h.run(['--format', 'csv', 'query', '-- early\nSELECT 4 AS w']);
+    expect(early.stdout, early.stderr).toBe('w\n4\n');
+    const dashed = await h.run(['query', '-- dashed\nSELECT 5 AS v', '--format', 'csv', '--']);
+    expect(dashed.stdout, dashed.stderr).toBe('v\n5\n');
     // One argument is the SQL: a second is refused.
     const stray = await h.run(['query', 'SELECT 1', '-- a note']);
     expect(stray.code).toBe(2);

@@ -6,7 +6,7 @@ import { newRunId } from '../../load/runs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
-import { requireProjects } from '../api-key.js';
+import { requireProjects, resolveApiKey } from '../api-key.js';
 import { loggerFor } from '../io.js';
 import { readSql, sqlArgument } from './query.js';
 import { checkSubmitArgs, reportBatch, submitEntries, submitOptions } from './jobs.js';
@@ -57,7 +57,8 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
         // Held past the lock wait before the query could run: the batch ends as one held
         // later does, with its summary (no prompt known, none submitted).
         if (!(error instanceof DatabaseBusyError) || args['dry-run']) throw error;
-        await reportBatch(ctx, args, 'jobs from-query', lockedBatch(0, newRunId(ctx.io.clock.now()), error), logger);
+        resolveApiKey(args); // a batch without a key is bad usage (exit 2), held file or not
+        await reportBatch(ctx, args, 'jobs from-query', lockedBatch(0, newRunId(ctx.io.clock.now()), error), logger, false);
         return;
       }
       const { prompts, otherProjects } = found;

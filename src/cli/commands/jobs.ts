@@ -201,12 +201,20 @@ export async function submitEntries(
   await reportBatch(ctx, args, batch.name, summary, logger);
 }
 
-/** A batch's end: its --results file, and its summary on stdout (JSON, or a table and a line). */
-export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: string, summary: SubmitJobsResult, logger: Logger): Promise<void> {
+/**
+ * A batch's end: its --results file, and its summary on stdout (JSON, or a table and a line).
+ * `promptsRead: false`: the prompts were never read (from-query's query could not run).
+ */
+export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: string, summary: SubmitJobsResult, logger: Logger, promptsRead = true): Promise<void> {
   const { runId } = summary;
   // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
   if (args.results !== undefined && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
-  else if (args.results !== undefined) logger.warn('results not written', { file: args.results, detail: 'the database was held: docpipe jobs list shows the outcomes once it is free' });
+  else if (args.results !== undefined) {
+    const detail = summary.submitted > 0 || summary.taken > 0
+      ? 'the database was held: docpipe jobs list shows the outcomes once it is free'
+      : 'the database was held before the batch began: nothing was submitted';
+    logger.warn('results not written', { file: args.results, detail });
+  }
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = countsLine(summary.counts);
@@ -214,9 +222,10 @@ export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: strin
   if (logger.format === 'json') {
     ctx.io.stdout(JSON.stringify({ event: 'summary', command: name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {
-    ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
+    if (promptsRead) ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     const taken = summary.taken > 0 ? ` (${summary.taken} taken by another run of the same prompts)` : '';
-    ctx.io.stdout(`${summary.total} prompts, ${summary.submitted} submitted this run${taken}: ${counts}${stopped}\n`);
+    const prompts = promptsRead ? `${summary.total} prompts` : 'the query did not run';
+    ctx.io.stdout(`${prompts}, ${summary.submitted} submitted this run${taken}${counts ? `: ${counts}` : ''}${stopped}\n`);
   }
   ctx.exitCode = summary.exitCode;
 }

@@ -132,6 +132,18 @@ const COMMAND_WORDS = new Set(['export', 'sync', 'query', 'jobs', 'sandbox', 'do
 const FLAG_OPTIONS = new Set(['--verbose', '--help', '-h', '--version', '-V']);
 
 /**
+ * Pure: whether an option typed as `arg` takes the word after it as its value: an option
+ * without `=` that is not a `--no-` form and not one of `flags` (which take none).
+ */
+function takesValue(arg: string, flags: ReadonlySet<string>): boolean {
+  return arg.startsWith('-') && !arg.includes('=') && !arg.startsWith('--no-') && !flags.has(arg);
+}
+
+/** An option's name as yargs keys it both ways: `dry-run` and `dryRun`. */
+const camelCase = (option: string): string => option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const kebabCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
  * Pure: the word of the command line that stands where a command should: the first that is
  * neither an option nor an option's value. An option's value (the key after --api-key, a
  * path after --db) is never taken for a mistyped command, so it is never echoed: an option
@@ -149,8 +161,7 @@ export function typedCommand(argv: readonly string[], env: Readonly<Record<strin
       if (!COMMAND_WORDS.has(arg)) return shown(arg);
       continue;
     }
-    const next = argv[i + 1];
-    if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !arg.startsWith('--no-') && !(next ?? '').startsWith('-')) i++; // its value
+    if (takesValue(arg, FLAG_OPTIONS) && !(argv[i + 1] ?? '').startsWith('-')) i++; // its value
   }
   return undefined;
 }
@@ -208,7 +219,7 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
     if (typeof parsed[option] !== 'boolean') continue;
     // Typed as yargs takes it: --dry-run or --dryRun, --no-dry-run or --no-dryRun, with =value or not.
     if (typed(argv, option)) continue;
-    const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const camel = camelCase(option);
     const text = raw.trim().toLowerCase();
     if (!ENV_TRUE.has(text) && !ENV_FALSE.has(text)) {
       throw new UsageError(`invalid ${name} '${raw}': expected true or false (or 1/0, yes/no)`);
@@ -221,7 +232,7 @@ export function readEnvFlags(parsed: Record<string, unknown>, argv: readonly str
 
 /** Whether an option was typed on the command line, as yargs takes it: `--name`, `--no-name`, `--name=...`, or in camelCase. */
 function typed(argv: readonly string[], option: string): boolean {
-  const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const camel = camelCase(option);
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).some((arg) =>
     [option, camel].some((name) => arg === `--${name}` || arg === `--no-${name}` || arg.startsWith(`--${name}=`)),
@@ -253,8 +264,7 @@ const REPEATABLE = new Set(['project', 'fault']);
 export function lastValues(parsed: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(parsed)) {
     if (key === '_' || key === '$0' || key === '--' || !Array.isArray(value)) continue;
-    const option = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    if (!REPEATABLE.has(option)) parsed[key] = value.at(-1);
+    if (!REPEATABLE.has(kebabCase(key))) parsed[key] = value.at(-1);
   }
 }
 
@@ -266,26 +276,26 @@ export function lastValues(parsed: Record<string, unknown>): void {
 export function readTypedFlags(parsed: Record<string, unknown>, argv: readonly string[]): void {
   const end = argv.indexOf('--'); // what follows is not an option
   const options = end === -1 ? argv : argv.slice(0, end);
-  const optionOf = (arg: string): string | undefined => {
+  // Each word's option, in kebab case (undefined for a word that is none).
+  const names = options.map((arg) => {
     const name = /^--(?:no-)?([^=]+)/s.exec(arg)?.[1];
-    return name?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  };
+    return name === undefined ? undefined : kebabCase(name);
+  });
   for (const [i, arg] of options.entries()) {
     const match = /^--(no-)?([^=]+)=(.*)$/s.exec(arg);
     if (!match) continue;
     const typed = match[2]!;
-    const option = typed.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const option = names[i]!;
     if (typeof parsed[option] !== 'boolean') continue;
     // Typed again later (`--dry-run=no --dry-run`): the last one counts, as yargs read it.
-    if (options.slice(i + 1).some((later) => optionOf(later) === option)) continue;
+    if (names.slice(i + 1).includes(option)) continue;
     const text = match[3]!.trim().toLowerCase();
     if (!ENV_TRUE.has(text) && (!ENV_FALSE.has(text) || text === '')) {
       throw new UsageError(`invalid --${match[1] ?? ''}${typed} '${match[3]!}': expected true or false (or 1/0, yes/no)`);
     }
     const value = ENV_TRUE.has(text) !== (match[1] !== undefined);
-    const camel = option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     parsed[option] = value;
-    parsed[camel] = value;
+    parsed[camelCase(option)] = value;
   }
 }
 
@@ -298,8 +308,8 @@ function usageMessage(message: string, argv: readonly string[]): string {
   return `unknown command${typed ? ` '${typed}'` : ''}: did you mean '${suggestion[1] ?? ''}'?`;
 }
 
-/** The yes/no options of the commands that take SQL: the word after one of them is not its value. */
-const SQL_COMMAND_FLAGS = new Set(['--write', '--dry-run', '--dryRun', '--resubmit-unknown', '--resubmitUnknown', '--verbose']);
+/** The options that take no value on a command line of the commands that take SQL (their yes/no options too). */
+const SQL_COMMAND_FLAGS: ReadonlySet<string> = new Set([...FLAG_OPTIONS, '--write', '--dry-run', '--dryRun', '--resubmit-unknown', '--resubmitUnknown']);
 
 /**
  * Pure: the SQL argument of `query` and `jobs from-query` may begin with a comment (`-- top
@@ -315,17 +325,14 @@ export function sqlCommentsLast(argv: readonly string[]): string[] {
     const arg = argv[i]!;
     if (arg === '--') break;
     if (!arg.startsWith('-')) first = i;
-    else if (!arg.includes('=') && !FLAG_OPTIONS.has(arg) && !SQL_COMMAND_FLAGS.has(arg) && !arg.startsWith('--no-') && !(argv[i + 1] ?? '').startsWith('-')) i++;
+    else if (takesValue(arg, SQL_COMMAND_FLAGS) && !(argv[i + 1] ?? '').startsWith('-')) i++;
   }
   const words = argv[first] === 'query' ? 1 : argv[first] === 'jobs' && argv[first + 1] === 'from-query' ? 2 : 0;
   if (words === 0) return [...argv];
   const end = argv.indexOf('--') === -1 ? argv.length : argv.indexOf('--');
   let at = -1;
   for (let i = first + words; i < end && at === -1; i++) {
-    if (!/^--[^=]*\s/.test(argv[i]!)) continue;
-    const previous = argv[i - 1]!;
-    const isValue = previous.startsWith('-') && !previous.includes('=') && !previous.startsWith('--no-') && !FLAG_OPTIONS.has(previous) && !SQL_COMMAND_FLAGS.has(previous);
-    if (!isValue) at = i;
+    if (/^--[^=]*\s/.test(argv[i]!) && !takesValue(argv[i - 1]!, SQL_COMMAND_FLAGS)) at = i;
   }
   if (at === -1) return [...argv];
   // Right after the `--` (one typed already, or one added at the end).

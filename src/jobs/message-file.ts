@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { LedgerRow } from './ledger.js';
 import { usableJobId } from '../api/schemas.js';
-import { decodeUtf8 } from './prompt-files.js';
+import { decodeUtf8 } from '../core/text-file.js';
 
 /** A message as asked for: its job by API id or by the prompt key of the job ledger. */
 export interface MessageRequest {

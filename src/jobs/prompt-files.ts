@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { decodeUtf8, escapeChar, fileLine as where } from '../core/text-file.js';
 import { parseCsv, type CsvRecord } from './csv-reader.js';
 
 export const PROMPT_FILE_FORMATS = ['txt', 'jsonl', 'csv'] as const;
@@ -247,52 +248,9 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
 
 // ---------------------------------------------------------------------------------------
 
-/** A file's bytes as UTF-8 text (a leading BOM dropped); bytes that are not UTF-8 are a UsageError naming the line. */
-export function decodeUtf8(path: string, bytes: Uint8Array, crEndsLine = false): string {
-  try {
-    // The default (ignoreBOM: false) drops a leading BOM.
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (cause) {
-    const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-    const reason = utf16 ? 'is UTF-16, not UTF-8' : 'is not valid UTF-8';
-    throw new UsageError(`${where(path, firstInvalidLine(bytes, crEndsLine))}: ${reason} (save the file as UTF-8)`, { cause });
-  }
-}
-
-/**
- * The line of the first invalid byte. A line ends at LF (and CRLF), and with `crEndsLine` at
- * a lone CR too, as readTxt reads them; neither byte occurs inside a UTF-8 sequence, so lines
- * decode alone.
- */
-function firstInvalidLine(bytes: Uint8Array, crEndsLine: boolean): number {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let line = 1;
-  let start = 0;
-  for (let at = 0; at <= bytes.length; at++) {
-    const b = bytes[at];
-    const lineEnd = b === 0x0a || (crEndsLine && b === 0x0d);
-    if (at < bytes.length && !lineEnd) continue;
-    try {
-      decoder.decode(bytes.subarray(start, at));
-    } catch {
-      return line;
-    }
-    if (b === 0x0d && bytes[at + 1] === 0x0a) at++; // CRLF is one line break
-    start = at + 1;
-    line++;
-  }
-  return line;
-}
-
 /** The line of `text` that character `index` is on (a line ends at LF, and with `crEndsLine` at a lone CR too). */
 function lineAt(text: string, index: number, crEndsLine: boolean): number {
   return text.slice(0, index).split(crEndsLine ? /\r\n|\r|\n/ : '\n').length;
-}
-
-/** `path:line`, with control characters in the path escaped so the message stays on one line. */
-function where(path: string, line?: number): string {
-  const safe = path.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => escapeChar(c));
-  return line === undefined ? safe : `${safe}:${line}`;
 }
 
 const QUOTE_MAX = 40;
@@ -307,13 +265,6 @@ function quote(text: string): string {
 function listOf(names: string[]): string {
   const shown = names.slice(0, 8).map((n) => quote(n));
   return names.length > shown.length ? `${shown.join(', ')}, …` : shown.join(', ');
-}
-
-function escapeChar(c: string): string {
-  if (c === '\n') return '\\n';
-  if (c === '\r') return '\\r';
-  if (c === '\t') return '\\t';
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 function typeName(value: unknown): string {

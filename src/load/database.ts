@@ -106,17 +106,18 @@ const TEMPORAL_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
 ]);
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
+/** Date and timestamp types whose `infinity` and `-infinity` the client would print as far-off dates. */
+const MAY_BE_INFINITE = [DuckDBDateValue, DuckDBTimestampValue, DuckDBTimestampSecondsValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue] as const;
+
 /**
  * Values as JavaScript, but dates, times and timestamps as DuckDB prints them, at any depth
  * (a LIST of DATE too): `2026-10-31`, not a Date at midnight UTC. A TIMESTAMPTZ is printed in
  * UTC (`2026-10-31 06:00:00+00`), the session's zone, whatever the machine's: the client's
  * own text would use the process's zone, and a prompt rendered from it would differ by host.
- * An infinite date or timestamp is `infinity` or `-infinity`. A DECIMAL keeps every digit (ExactDecimal); an INTERVAL, a BLOB and a BIT are DuckDB's text
- * (`1 day 02:00:00`, `\xAB\x00hi`, `101`), not a JavaScript object or a Buffer.
+ * An infinite date or timestamp is `infinity` or `-infinity`. A DECIMAL keeps every digit
+ * (ExactDecimal); an INTERVAL, a BLOB and a BIT are DuckDB's text (`1 day 02:00:00`,
+ * `\xAB\x00hi`, `101`), not a JavaScript object or a Buffer.
  */
-/** Date and timestamp types whose `infinity` and `-infinity` the client would print as far-off dates. */
-const MAY_BE_INFINITE = [DuckDBDateValue, DuckDBTimestampValue, DuckDBTimestampSecondsValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue] as const;
-
 const AS_DUCKDB_PRINTS: DuckDBValueConverter<unknown> = (value, type, converter) => {
   if (value === null) return null;
   if (value instanceof DuckDBTimestampTZValue) return timestampTzText(value);

@@ -151,15 +151,15 @@ export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
  */
 async function readTopPages(db: Executor, project: string, from: string, to: string): Promise<TopPages | null> {
   const rows = await db.all(
-    `WITH pick AS (
-       SELECT DISTINCT grain, window_start, window_end FROM top_pages_within($from::DATE, $to::DATE)
-        WHERE project_id = $project
+    `WITH top AS MATERIALIZED (
+       SELECT * FROM top_pages_within($from::DATE, $to::DATE) WHERE project_id = $project
+     ), pick AS (
+       SELECT DISTINCT grain, window_start, window_end FROM top
        QUALIFY row_number() OVER (ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
      )
      SELECT t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
             t.rank, t.path, t.visitors, t.human, t.ai, CAST(t.ai_share AS DOUBLE) AS ai_share, t.views
-     FROM top_pages_within($from::DATE, $to::DATE) t JOIN pick USING (grain, window_start, window_end)
-     WHERE t.project_id = $project
+     FROM top t JOIN pick USING (grain, window_start, window_end)
      ORDER BY t.rank`,
     { project, from, to },
   );

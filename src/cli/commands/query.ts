@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
 import { schemaIsCurrent } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
-import { decodeUtf8 } from '../../jobs/prompt-files.js';
+import { decodeUtf8 } from '../../core/text-file.js';
 
 /** DuckDB's refusal of a write on a read-only database. */
 const READ_ONLY_REFUSAL = /read-only mode|read only mode|attached in read-only/i;

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
-import { LOG_FORMATS } from '../core/logger.js';
+import { createLogger, LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL, redactKey } from '../api/http-client.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
 import type { CliContext } from './context.js';
-import { loggerFor, processIo, type CliIo, type GlobalArgs } from './io.js';
+import { loggerFor, processIo, requestedLogFormat, tellStderr, type CliIo, type GlobalArgs } from './io.js';
 import { exportCommand } from './commands/export.js';
 import { queryCommand } from './commands/query.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -379,7 +379,12 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       interrupts++;
       if (interrupts > 1) process.exit(EXIT.interrupted);
       const name = signal === 'SIGINT' ? 'Ctrl-C' : signal;
-      process.stderr.write(`\nstopping (${name}): finishing the current step and saving what is done (Ctrl-C again to quit at once)\n`);
+      const detail = 'finishing the current step and saving what is done (Ctrl-C again to quit at once)';
+      if (requestedLogFormat(argv, process.env, Boolean(process.stderr.isTTY)) === 'json') {
+        createLogger({ format: 'json' }).warn('stopping', { signal, detail });
+      } else {
+        process.stderr.write(`\nstopping (${name}): ${detail}\n`);
+      }
       controller?.abort(new InterruptedError(`interrupted (${name})`));
     };
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
@@ -433,8 +438,10 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   } catch (error) {
     // yargs and the option checks quote what was typed: a key typed in the wrong place
     // (a stray word, a date option's value) would be echoed.
-    io.stderr(`docpipe: ${withoutKeys(describeError(error, verbose), argv)}\n`);
-    return exitCodeOf(error);
+    const text = withoutKeys(describeError(error, verbose), argv);
+    const code = exitCodeOf(error);
+    tellStderr(io, requestedLogFormat(argv, process.env, io.isTTY), { level: 'error', event: 'failed', text, textField: 'error', fields: { exit_code: code } });
+    return code;
   } finally {
     Object.assign(process.env, ignored);
     if (onSignal) for (const signal of STOP_SIGNALS) process.off(signal, onSignal);

@@ -30,7 +30,7 @@ import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../src/spool/spool.js';
 import { keepRunEnd, readRunEnds } from '../../src/spool/run-ends.js';
-import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAY = 86_400_000;
@@ -556,12 +556,12 @@ describe('docpipe doctor', () => {
     for (const args of [['doctor'], ['doctor', '--fix']]) {
       const result = await h.run([...args, '--db', missing]);
       expect(result.code).toBe(2);
-      expect(result.stderr.trim()).toBe(`docpipe: database '${missing}' does not exist (check --db or DOCPIPE_DB)`);
+      expect(asText(result.stderr).trim()).toBe(`docpipe: database '${missing}' does not exist (check --db or DOCPIPE_DB)`);
     }
     expect(existsSync(missing)).toBe(false);
     const bad = await h.run(['doctor', '--format', 'csv']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/csv/);
+    expect(asText(bad.stderr)).toMatch(/csv/);
   });
 });
 

@@ -10,7 +10,7 @@ import { DUMP_LOCK } from '../../src/dump/dump-lock.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import type { Harness } from './harness.js';
 import { PROJECT, buildFixture, select } from './analytics-fixture.js';
-import { summaryOf } from './harness.js';
+import { summaryOf, asText } from './harness.js';
 
 const OTHER = 'other=docs:2'; // a project id that needs escaping in a folder name
 
@@ -164,7 +164,7 @@ describe('docpipe dump', () => {
     const result = await h.run(['dump', '--out', join(h.dir, 'bad'), ...extra]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
+    expect(asText(result.stderr)).toMatch(message);
   });
 
   it('a dump killed between setting a partition aside and swapping its new copy in loses nothing: the next dump puts it back', async () => {
@@ -211,7 +211,7 @@ syncBuiltinESMExports();
       const busy = await h.run(['dump', '--out', out]);
       expect(busy.code).toBe(75);
       expect(busy.stderr.trim().split('\n')).toHaveLength(1);
-      expect(busy.stderr).toContain(`another docpipe dump (pid ${pid} on ${me.host}`);
+      expect(asText(busy.stderr)).toContain(`another docpipe dump (pid ${pid} on ${me.host}`);
       expect(readdirSync(out).filter((name) => name.startsWith('.docpipe-staging-'))).toEqual([]);
       expect(existsSync(lock)).toBe(true); // still the other dump's
       // A lock of another host is held while it is touched, and stale after 5 minutes.
@@ -261,7 +261,7 @@ syncBuiltinESMExports();
     for (const [args, line] of cases) {
       const result = await h.run(args);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr.trim()).toBe(line);
+      expect(asText(result.stderr).trim()).toBe(line);
     }
   });
 
@@ -278,7 +278,7 @@ syncBuiltinESMExports();
     if (spawnSync('mkfifo', [join(h.dir, 'fifo.html')]).status === 0) {
       const piped = await h.run(['report', '--out', join(h.dir, 'fifo.html')]);
       expect(piped.code).toBe(2);
-      expect(piped.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'fifo.html')}': it is not a regular file; expected a file name`);
+      expect(asText(piped.stderr).trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'fifo.html')}': it is not a regular file; expected a file name`);
       expect(lstatSync(join(h.dir, 'fifo.html')).isFIFO()).toBe(true);
     }
   });
@@ -295,7 +295,7 @@ syncBuiltinESMExports();
     symlinkSync('loop-a.html', join(h.dir, 'loop-b.html'));
     const loop = await h.run(['report', '--out', join(h.dir, 'loop-a.html')]);
     expect(loop.code).toBe(2);
-    expect(loop.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'loop-a.html')}': its symbolic links go round in a loop; expected a file name`);
+    expect(asText(loop.stderr).trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'loop-a.html')}': its symbolic links go round in a loop; expected a file name`);
     // A relative target is read from the link's own folder, reached here through a linked folder.
     mkdirSync(join(h.dir, 'y', 'real'), { recursive: true });
     symlinkSync(join('..', 'y', 'real'), join(h.dir, 'site', 'linked'));
@@ -306,6 +306,6 @@ syncBuiltinESMExports();
     symlinkSync('missing', join(h.dir, 'gone'));
     const gone = await h.run(['report', '--out', join(h.dir, 'gone', 'r.html')]);
     expect(gone.code).toBe(2);
-    expect(gone.stderr.trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'gone', 'r.html')}': ${join(h.dir, 'gone')} is a symbolic link that leads nowhere; expected a file name`);
+    expect(asText(gone.stderr).trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'gone', 'r.html')}': ${join(h.dir, 'gone')} is a symbolic link that leads nowhere; expected a file name`);
   });
 });

@@ -8,7 +8,7 @@ import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
 import { RequestJournal } from '../../src/spool/request-journal.js';
 import { Spool, spoolDirFor, type SpoolWalk } from '../../src/spool/spool.js';
 import type { ProcessRef } from '../../src/core/process-identity.js';
-import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb } from './harness.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness, queryDb, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const HOUR = 3_600_000;
@@ -297,7 +297,7 @@ describe('docpipe export', () => {
     const result = await h.run(['export', 'visitors', '--project', 'docs', ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
+    expect(asText(result.stderr)).toMatch(message);
     expect(await queryDb(h, 'SELECT count(*) AS n FROM visitor_totals')).toEqual([{ n: 1n }]);
   });
 
@@ -311,39 +311,39 @@ describe('docpipe export', () => {
   it('refuses windows that start after today, and ranges of over ten years, before any request (exit 2)', async () => {
     const future = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-09', '--to', '2026-03-13']);
     expect(future.code).toBe(2);
-    expect(future.stderr.trim()).toBe(
+    expect(asText(future.stderr).trim()).toBe(
       'docpipe: --to 2026-03-13 is past today (2026-03-10, UTC): 2 windows would start after today and have no data; the last window with data ends 2026-03-11',
     );
     // A month window that starts today is partial, not future: allowed.
     const month = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-04-01', '--window', 'month', '--max-requests', '0']);
-    expect(month.stderr).not.toMatch(/past today/);
+    expect(asText(month.stderr)).not.toMatch(/past today/);
     const decade = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2006-01-01', '--to', '2026-01-01']);
     expect(decade.code).toBe(2);
-    expect(decade.stderr).toMatch(/range 2006-01-01 \.\. 2026-01-01 spans more than ten years/);
+    expect(asText(decade.stderr)).toMatch(/range 2006-01-01 \.\. 2026-01-01 spans more than ten years/);
     const typo = await h.run(['export', 'visitors', '--project', 'docs', '--from', '0026-01-01', '--to', '0026-01-04']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe('docpipe: --from 0026-01-01 is before 2000: check the year\n');
+    expect(asText(typo.stderr)).toBe('docpipe: --from 0026-01-01 is before 2000: check the year\n');
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
   it('needs a key and a project (exit 2)', async () => {
     const noKey = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06'], { withKey: false });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/no API key/);
+    expect(asText(noKey.stderr)).toMatch(/no API key/);
     const noProject = await h.run(['export', 'visitors', '--from', '2026-03-05', '--to', '2026-03-06']);
     expect(noProject.code).toBe(2);
-    expect(noProject.stderr).toMatch(/no project/);
+    expect(asText(noProject.stderr)).toMatch(/no project/);
   });
 
   it('never prints, logs or stores the key, even on auth failures with --verbose', async () => {
     const secret = 'mint_this_is_a_secret_key_123';
     const bad = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--api-key', secret, '--verbose']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/HTTP 401/);
+    expect(asText(bad.stderr)).toMatch(/HTTP 401/);
     expect(bad.stdout + bad.stderr).not.toContain(secret);
     const plain = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06', '--base-url', 'http://docs.example.com']);
     expect(plain.code).toBe(2);
-    expect(plain.stderr).toMatch(/refusing to send the API key over plain http to 'docs.example.com'/);
+    expect(asText(plain.stderr)).toMatch(/refusing to send the API key over plain http to 'docs.example.com'/);
     // Refused before anything was written: no run left running, and no database made.
     expect(await queryDb(h, `SELECT * FROM runs WHERE status = 'running'`)).toEqual([]);
     const fresh = join(h.dir, 'never.duckdb');
@@ -514,9 +514,9 @@ describe('docpipe sync', () => {
     writeFileSync(file, JSON.stringify({ projects: ['docs'], start: '2026-03-04', window: 'month' }));
     const result = await h.run(['sync', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/start: 2026-03-04 is not the 1st of a month/);
+    expect(asText(result.stderr)).toMatch(/start: 2026-03-04 is not the 1st of a month/);
     const missing = await h.run(['sync', join(h.dir, 'nope.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read pipeline file/);
+    expect(asText(missing.stderr)).toMatch(/cannot read pipeline file/);
   });
 });

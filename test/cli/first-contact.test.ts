@@ -14,7 +14,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { runCli, type RunCliOptions } from '../../src/cli/main.js';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { logLines, startHarness, summaryOf, type CliResult, type Harness } from './harness.js';
+import { logLines, startHarness, summaryOf, type CliResult, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const DAYS = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08'];
@@ -105,23 +105,23 @@ describe('first contact: help, version, did you mean', () => {
   it('suggests the command meant by a typo, naming what was typed', async () => {
     const top = await bare(['exprot', 'visitors']);
     expect(top.code).toBe(2);
-    expect(top.stderr).toBe("docpipe: unknown command 'exprot': did you mean 'export'?\n");
+    expect(asText(top.stderr)).toBe("docpipe: unknown command 'exprot': did you mean 'export'?\n");
     const sub = await bare(['jobs', 'sumbit', 'file.txt']);
     expect(sub.code).toBe(2);
-    expect(sub.stderr).toBe("docpipe: unknown command 'sumbit': did you mean 'submit'?\n");
+    expect(asText(sub.stderr)).toBe("docpipe: unknown command 'sumbit': did you mean 'submit'?\n");
     // An option's value before the typo is not what was typed: the key is never echoed.
     const keyed = await bare(['--api-key', 'mint_SECRETKEY123', '--db', '/tmp/x.duckdb', 'synk']);
     expect(keyed.code).toBe(2);
-    expect(keyed.stderr).toBe("docpipe: unknown command 'synk': did you mean 'sync'?\n");
+    expect(asText(keyed.stderr)).toBe("docpipe: unknown command 'synk': did you mean 'sync'?\n");
     const verbose = await bare(['--verbose', '--api-key', 'mint_SECRETKEY123', 'synk']);
-    expect(verbose.stderr).toContain("unknown command 'synk'");
-    expect(verbose.stderr).not.toContain('SECRET');
+    expect(asText(verbose.stderr)).toContain("unknown command 'synk'");
+    expect(asText(verbose.stderr)).not.toContain('SECRET');
     expect((await bare(['--api-key=mint_SECRETKEY123', 'synk'])).stderr).not.toContain('SECRET');
     // A command's yes/no flag before --api-key does not make the key the typo.
     for (const flag of ['--refresh', '--wait', '--dry-run']) {
       const flagged = await bare([flag, '--api-key', 'mint_SECRETKEY123', 'exprt', 'visitors']);
       expect(flagged.code).toBe(2);
-      expect(flagged.stderr).toBe("docpipe: unknown command 'exprt': did you mean 'export'?\n");
+      expect(asText(flagged.stderr)).toBe("docpipe: unknown command 'exprt': did you mean 'export'?\n");
     }
   });
 
@@ -144,8 +144,8 @@ describe('first contact: help, version, did you mean', () => {
       for (const [argv, said] of cases) {
         const result = await bare(argv);
         expect(result.code, argv.join(' ')).toBe(2);
-        expect(result.stderr).toMatch(said);
-        expect(result.stderr).not.toContain('ENVKEY');
+        expect(asText(result.stderr)).toMatch(said);
+        expect(asText(result.stderr)).not.toContain('ENVKEY');
       }
     } finally {
       if (saved === undefined) delete process.env.DOCPIPE_API_KEY;
@@ -241,14 +241,14 @@ describe('a mistyped --db', () => {
     const typo = join(h.dir, 'sub', 'typo.duckdb');
     const result = await h.run([...argv, '--db', typo]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`docpipe: database '${typo}' does not exist (check --db or DOCPIPE_DB)\n`);
+    expect(asText(result.stderr)).toBe(`docpipe: database '${typo}' does not exist (check --db or DOCPIPE_DB)\n`);
     expect(existsSync(join(h.dir, 'sub'))).toBe(false);
   });
 
   it('refuses a folder given as --db', async () => {
     const result = await h.run(['query', 'SELECT 1', '--db', h.dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`docpipe: database '${h.dir}' is not a file (check --db or DOCPIPE_DB)\n`);
+    expect(asText(result.stderr)).toBe(`docpipe: database '${h.dir}' is not a file (check --db or DOCPIPE_DB)\n`);
   });
 
   it('refuses a --db file that is not a DuckDB database (exit 2), and leaves it as it was', async () => {
@@ -257,7 +257,7 @@ describe('a mistyped --db', () => {
     for (const argv of [['query', 'SELECT 1'], ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']]) {
       const result = await h.run([...argv, '--db', notes]);
       expect(result.code, argv[0]).toBe(2);
-      expect(result.stderr).toContain(`docpipe: database '${notes}' is not a DuckDB database file (check --db or DOCPIPE_DB)\n`);
+      expect(asText(result.stderr)).toContain(`docpipe: database '${notes}' is not a DuckDB database file (check --db or DOCPIPE_DB)\n`);
     }
     expect(readFileSync(notes, 'utf8')).toBe('not a database\n');
     expect(h.sandbox.requests).toHaveLength(0);
@@ -317,13 +317,13 @@ describe('the key', () => {
     const key = 'mint_secret\u0007part';
     const result = await h.run([...DAYS, '--api-key', key]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/docpipe: the API key contains a character that cannot be sent in an HTTP header \(U\+0007 at position 12\): check --api-key\n$/);
-    expect(result.stderr).not.toContain('secret');
+    expect(asText(result.stderr)).toMatch(/docpipe: the API key contains a character that cannot be sent in an HTTP header \(U\+0007 at position 12\): check --api-key\n$/);
+    expect(asText(result.stderr)).not.toContain('secret');
     const file = join(h.dir, 'key');
     writeFileSync(file, 'mint_two words\n');
     const fromFile = await h.run([...DAYS, '--api-key-file', file], { withKey: false });
     expect(fromFile.code).toBe(2);
-    expect(fromFile.stderr).toMatch(/U\+0020 at position 9\): check --api-key-file '.*key'\n$/);
+    expect(asText(fromFile.stderr)).toMatch(/U\+0020 at position 9\): check --api-key-file '.*key'\n$/);
     expect(h.sandbox.requests).toHaveLength(0);
     expect(existsSync(h.db)).toBe(false);
   });
@@ -333,7 +333,7 @@ describe('the key', () => {
     expect(flag.code).toBe(0);
     const warning = logLines(flag).find((l) => l.event === 'api key on the command line');
     expect(warning).toMatchObject({ level: 'warn', detail: expect.stringMatching(/process list: set DOCPIPE_API_KEY/) });
-    expect(flag.stderr).not.toContain(SANDBOX_API_KEY);
+    expect(asText(flag.stderr)).not.toContain(SANDBOX_API_KEY);
     const file = await h.run(DAYS);
     expect(logLines(file).some((l) => l.event === 'api key on the command line')).toBe(false);
   });
@@ -433,8 +433,31 @@ describe('validation that names what was typed', () => {
   ])('%j is exit 2: %s', async (argv, line) => {
     const result = await h.run(argv);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`${line}\n`);
+    expect(asText(result.stderr)).toBe(`${line}\n`);
     expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  it('the failure is a JSON log line under JSON logs, and the `docpipe:` line in text logs', async () => {
+    const bad = [...DAYS, '--max-requests', 'abc'];
+    const message = "invalid --max-requests 'abc': expected a whole number >= 0";
+    const json = await h.run(bad);
+    expect(json.code).toBe(2);
+    expect(json.stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown)).toEqual([
+      { ts: '2026-03-10T06:00:00.000Z', level: 'error', event: 'failed', error: message, exit_code: 2 },
+    ]);
+    expect((await h.run([...bad, '--log-format', 'text'])).stderr).toBe(`docpipe: ${message}\n`);
+    // Without --log-format: DOCPIPE_LOG_FORMAT, else JSON when stderr is no terminal.
+    expect(JSON.parse((await bare(bad)).stderr)).toMatchObject({ event: 'failed', error: message });
+    process.env.DOCPIPE_LOG_FORMAT = 'text';
+    try {
+      expect((await bare(bad)).stderr).toBe(`docpipe: ${message}\n`);
+    } finally {
+      delete process.env.DOCPIPE_LOG_FORMAT;
+    }
+    // A --log-format that is not one: refused in the default format, naming what was typed.
+    const xml = await bare([...bad.slice(0, -2), '--log-format', 'xml']);
+    expect(xml.code).toBe(2);
+    expect(JSON.parse(xml.stderr)).toMatchObject({ event: 'failed', exit_code: 2, error: expect.stringContaining('xml') });
   });
 
   it('a yes/no option typed with a value reads it as DOCPIPE_ variables do: --dry-run=yes is a dry run, --dry-run=maybe is refused', async () => {
@@ -448,7 +471,7 @@ describe('validation that names what was typed', () => {
     expect(twice.stdout).toMatch(/no request made/);
     const odd = await h.run(['jobs', 'submit', file, '--project', 'docs', '--dryRun=maybe']);
     expect(odd.code).toBe(2);
-    expect(odd.stderr).toBe("docpipe: invalid --dryRun 'maybe': expected true or false (or 1/0, yes/no)\n");
+    expect(asText(odd.stderr)).toBe("docpipe: invalid --dryRun 'maybe': expected true or false (or 1/0, yes/no)\n");
     expect(h.sandbox.requests).toHaveLength(0);
     // --refresh=1 fetches again what is loaded; --refresh=off does not.
     const range = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02'];
@@ -497,7 +520,7 @@ describe('validation that names what was typed', () => {
     try {
       const result = await h.run(DAYS);
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe("docpipe: invalid --max-requests 'lots': expected a whole number >= 0\n");
+      expect(asText(result.stderr)).toBe("docpipe: invalid --max-requests 'lots': expected a whole number >= 0\n");
     } finally {
       delete process.env.DOCPIPE_MAX_REQUESTS;
     }
@@ -517,7 +540,7 @@ describe('validation that names what was typed', () => {
       process.env.DOCPIPE_DRY_RUN = 'maybe';
       const bad = await h.run(submit);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toBe("docpipe: invalid DOCPIPE_DRY_RUN 'maybe': expected true or false (or 1/0, yes/no)\n");
+      expect(asText(bad.stderr)).toBe("docpipe: invalid DOCPIPE_DRY_RUN 'maybe': expected true or false (or 1/0, yes/no)\n");
       // Typed in either spelling yargs takes, the command line wins.
       process.env.DOCPIPE_DRY_RUN = 'false';
       const camel = await h.run([...submit, '--dryRun']);
@@ -537,14 +560,14 @@ describe('validation that names what was typed', () => {
     writeFileSync(file, 'one\n');
     const rate = await h.run(['jobs', 'submit', file, '--project', 'docs', '--jobs-per-hour', '0.5']);
     expect(rate.code).toBe(2);
-    expect(rate.stderr).toBe("docpipe: invalid --jobs-per-hour '0.5': expected a whole number >= 1\n");
+    expect(asText(rate.stderr)).toBe("docpipe: invalid --jobs-per-hour '0.5': expected a whole number >= 1\n");
     const project = await h.run(['jobs', 'submit', file, '--project', 'a/b']);
     expect(project.code).toBe(2);
-    expect(project.stderr).toBe("docpipe: invalid --project 'a/b': it contains a slash\n");
+    expect(asText(project.stderr)).toBe("docpipe: invalid --project 'a/b': it contains a slash\n");
     const results = join(h.dir, 'missing', 'out.csv');
     const missing = await h.run(['jobs', 'submit', file, '--project', 'docs', '--results', results]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`docpipe: invalid --results '${results}': folder '${join(h.dir, 'missing')}' does not exist\n`);
+    expect(asText(missing.stderr)).toBe(`docpipe: invalid --results '${results}': folder '${join(h.dir, 'missing')}' does not exist\n`);
     expect(h.sandbox.requests).toHaveLength(0);
     expect(existsSync(h.db)).toBe(false);
   });
@@ -565,7 +588,7 @@ describe('validation that names what was typed', () => {
     ] as const) {
       const refused = await h.run(['jobs', 'submit', file, '--project', 'docs', '--results', results]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toBe(`docpipe: invalid --results '${results}': ${why}\n`);
+      expect(asText(refused.stderr)).toBe(`docpipe: invalid --results '${results}': ${why}\n`);
     }
     expect(h.sandbox.requests).toHaveLength(0);
     expect(readFileSync(file, 'utf8')).toBe('id,prompt\nfix-1,one [pr]\n');
@@ -595,7 +618,7 @@ describe('validation that names what was typed', () => {
     expect((await h.run(['jobs', 'submit', file, '--project', 'docs', '--poll-interval', '0.01'])).code).toBe(0);
     const typo = await h.run(['jobs', 'list', '--status', 'faild']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe(
+    expect(asText(typo.stderr)).toBe(
       "docpipe: invalid --status 'faild': expected one of active, completed, archived, failed, pending, unknown, timed_out, rejected (did you mean 'failed'?)\n",
     );
     // A status the API added later, stored verbatim, can be listed.
@@ -612,7 +635,7 @@ describe('validation that names what was typed', () => {
     const bom = join(h.dir, 'bom.json');
     writeFileSync(bom, `\uFEFF${JSON.stringify({ projects: ['docs'], start: '2026-03-01', maxRequestsPerRun: 0 })}`);
     const ok = await h.run(['sync', bom]);
-    expect(ok.stderr).not.toMatch(/not valid JSON/);
+    expect(asText(ok.stderr)).not.toMatch(/not valid JSON/);
     expect(ok.code).toBe(75); // read and planned; the cap of 0 requests stopped it
     const bad = join(h.dir, 'bad.json');
     writeFileSync(bad, `\uFEFF${JSON.stringify({ projects: ['..'], start: '2026-02-30', window: 'range', lookbackDays: -1 })}`);

@@ -117,3 +117,23 @@ export async function killWhenLogged(h: Pick<Harness, 'db' | 'sandbox'>, args: s
   });
   await exited;
 }
+
+/**
+ * stderr as a person reads it in text logs: under JSON logs the lines that text logs write as
+ * `docpipe: ...` (a command's failure, `status --check` findings, jobs kept in the spool) and
+ * the stop notice are JSON log lines; this writes them back in their text form, leaving every
+ * other line as it is. Tests of the JSON form itself read the lines with logLines.
+ */
+export function asText(stderr: string): string {
+  return stderr
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.level === 'error' && entry.event === 'failed') return `docpipe: ${String(entry.error)}`;
+      if (entry.event === 'stale' || entry.event === 'jobs kept in the spool') return `docpipe: ${String(entry.detail)}`;
+      if (entry.event === 'stopping') return `\nstopping (${entry.signal === 'SIGINT' ? 'Ctrl-C' : String(entry.signal)}): ${String(entry.detail)}`;
+      return line;
+    })
+    .join('\n');
+}

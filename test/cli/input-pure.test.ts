@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiKeySource, resolveApiKey } from '../../src/cli/api-key.js';
+import { requestedLogFormat } from '../../src/cli/io.js';
 import { apiKeyProblem } from '../../src/api/http-client.js';
 import { envName } from '../../src/cli/help.js';
 import { parseNumberOption } from '../../src/cli/options.js';
@@ -183,5 +184,26 @@ describe('apiKeySource', () => {
     } finally {
       if (saved !== undefined) process.env.DOCPIPE_API_KEY = saved;
     }
+  });
+});
+
+describe('requestedLogFormat (the format of the lines written without a parse: the final error, the stop notice)', () => {
+  it.each([
+    [[], {}, false, 'json'],
+    [[], {}, true, 'text'],
+    [['query', '--log-format', 'text'], {}, false, 'text'],
+    [['query', '--log-format=json'], {}, true, 'json'],
+    [['query', '--logFormat', 'json'], {}, true, 'json'],
+    [['query', '--log-format', 'json', '--log-format', 'text'], {}, false, 'text'],
+    [['query'], { DOCPIPE_LOG_FORMAT: 'text' }, false, 'text'],
+    [['query', '--log-format', 'json'], { DOCPIPE_LOG_FORMAT: 'text' }, true, 'json'],
+    // Not a format: as if not given (the parse refuses it, in the terminal's default format)...
+    [['query', '--log-format', 'xml'], { DOCPIPE_LOG_FORMAT: 'text' }, false, 'json'],
+    [['query'], { DOCPIPE_LOG_FORMAT: 'xml' }, true, 'text'],
+    [['query', '--log-format'], {}, true, 'text'],
+    // ...and what follows `--` is SQL, not an option.
+    [['query', '--', '--log-format', 'text'], {}, false, 'json'],
+  ] as const)('%j with %j (terminal: %s) is %s', (argv, env, isTTY, expected) => {
+    expect(requestedLogFormat(argv, env, isTTY)).toBe(expected);
   });
 });

@@ -8,7 +8,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Database } from '../../src/load/database.js';
-import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+import { logLines, startHarness, summaryOf, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const TOP = 'sql/prompts/top-pages.sql';
@@ -134,7 +134,7 @@ describe('docpipe jobs from-query', () => {
     const requests = h.sandbox.requests.length;
     const result = await h.run(['jobs', 'from-query', '--file', TOP, ...args, ...FAST, '--db', db]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(line);
+    expect(asText(result.stderr).trim()).toBe(line);
     expect(h.sandbox.requests.length).toBe(requests);
     expect(await all(db, 'SELECT * FROM agent_jobs')).toEqual([]);
   });
@@ -153,10 +153,10 @@ describe('docpipe jobs from-query', () => {
   it('bad SQL and a missing SQL file exit 2 naming them; a query without rows submits nothing', async () => {
     const bad = await h.run(['jobs', 'from-query', 'SELECT nope FROM page_visitors', '--template', '{nope}', ...FAST, '--db', db]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^docpipe: query: Binder Error: .*nope/);
+    expect(asText(bad.stderr).trim()).toMatch(/^docpipe: query: Binder Error: .*nope/);
     const missing = await h.run(['jobs', 'from-query', '--file', 'sql/prompts/nope.sql', '--template', '{x}', ...FAST, '--db', db]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toBe("docpipe: cannot read --file 'sql/prompts/nope.sql'");
+    expect(asText(missing.stderr).trim()).toBe("docpipe: cannot read --file 'sql/prompts/nope.sql'");
     const none = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('the query returned no rows: nothing to submit\n');

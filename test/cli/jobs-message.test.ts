@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { killWhenLogged, logLines, startHarness, summaryOf, type Harness } from './harness.js';
+import { killWhenLogged, logLines, startHarness, summaryOf, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const FAST = ['--project', 'docs', '--poll-interval', '0.5'];
@@ -179,7 +179,7 @@ describe('docpipe jobs message', () => {
     writeFileSync(file, lines.join('\n'));
     const result = await h.run(['jobs', 'message', '--file', file, ...FAST]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(message.replace('FILE', file));
+    expect(asText(result.stderr).trim()).toBe(message.replace('FILE', file));
     expect(h.requests('/message')).toBe(0);
   });
 
@@ -207,7 +207,7 @@ describe('docpipe jobs message', () => {
     for (const [args, line] of cases) {
       const result = await h.run(args);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr.trim()).toBe(line);
+      expect(asText(result.stderr).trim()).toBe(line);
     }
     expect(h.requests('/message')).toBe(0);
   });

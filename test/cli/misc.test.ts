@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness, asText } from './harness.js';
 
 describe('docpipe query, sandbox and the shell', () => {
   let h: Harness;
@@ -45,7 +45,7 @@ describe('docpipe query, sandbox and the shell', () => {
     writeFileSync(file, '-- nothing yet\n/* later */\n');
     const result = await h.run(['query', '--file', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`docpipe: ${file}: no SQL statement in it\n`);
+    expect(asText(result.stderr)).toBe(`docpipe: ${file}: no SQL statement in it\n`);
   });
 
   it('runs the ready-made queries in sql/queries', async () => {
@@ -58,29 +58,29 @@ describe('docpipe query, sandbox and the shell', () => {
   it('reports bad SQL and missing files with exit 2, in one line', async () => {
     const bad = await h.run(['query', 'SELECT * FROM no_such_table']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^docpipe: query: Catalog Error: Table with name no_such_table does not exist/);
+    expect(asText(bad.stderr)).toMatch(/^docpipe: query: Catalog Error: Table with name no_such_table does not exist/);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     const utf16 = join(h.dir, 'utf16.sql');
     writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('SELECT 1', 'utf16le')]));
     const wide = await h.run(['query', '--file', utf16]);
     expect(wide.code).toBe(2);
-    expect(wide.stderr).toBe(`docpipe: ${utf16}:1: is UTF-16, not UTF-8 (save the file as UTF-8)\n`);
+    expect(asText(wide.stderr)).toBe(`docpipe: ${utf16}:1: is UTF-16, not UTF-8 (save the file as UTF-8)\n`);
     const missing = await h.run(['query', '--file', join(h.dir, 'missing.sql')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read --file/);
+    expect(asText(missing.stderr)).toMatch(/cannot read --file/);
   });
 
   it('opens the database read-only: writes need --write, and a missing file is not created', async () => {
     const write = await h.run(['query', 'CREATE TABLE notes (note VARCHAR)']);
     expect(write.code).toBe(2);
-    expect(write.stderr.trim()).toMatch(/^docpipe: query: the database is opened read-only; pass --write to change it$/);
+    expect(asText(write.stderr).trim()).toMatch(/^docpipe: query: the database is opened read-only; pass --write to change it$/);
     const allowed = await h.run(['query', 'CREATE TABLE notes (note VARCHAR)', '--write']);
     expect(allowed.code).toBe(0);
     expect((await h.run(['query', 'SELECT count(*) AS n FROM notes', '--format', 'csv'])).stdout).toBe('n\n0\n');
     const typo = join(h.dir, 'typo.duckdb');
     const missing = await h.run(['query', 'SELECT 1', '--db', typo]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/database '.*typo\.duckdb' does not exist/);
+    expect(asText(missing.stderr)).toMatch(/database '.*typo\.duckdb' does not exist/);
     expect(existsSync(typo)).toBe(false);
   });
 
@@ -88,19 +88,19 @@ describe('docpipe query, sandbox and the shell', () => {
     expect((await h.run(['query', 'CREATE TABLE memo (line VARCHAR); INSERT INTO memo (line) VALUES (\'kept\')', '--write'])).code).toBe(0);
     const written = await h.run(['query', "DELETE FROM memo; SELECT 1; SELECT 'a'::INTEGER", '--write']);
     expect(written.code).toBe(2);
-    expect(written.stderr).toBe(
+    expect(asText(written.stderr)).toBe(
       "docpipe: query: statement 3 of 3 (the 2 before it ran: what they committed stays): Conversion Error: Could not convert string 'a' to INT32\n",
     );
     // EXPLAIN ANALYZE runs its statement: it may have written.
     const explained = await h.run(['query', "EXPLAIN ANALYZE INSERT INTO memo (line) VALUES ('x'); SELECT 'a'::INTEGER", '--write']);
-    expect(explained.stderr).toMatch(/^docpipe: query: statement 2 of 2 \(the statement before it ran: what it committed stays\)/);
+    expect(asText(explained.stderr)).toMatch(/^docpipe: query: statement 2 of 2 \(the statement before it ran: what it committed stays\)/);
     // Statements that wrote nothing are not said to have changed anything.
     const selects = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER", '--write']);
-    expect(selects.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
+    expect(asText(selects.stderr)).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
     // The DELETE stayed; the row EXPLAIN ANALYZE inserted after it too.
     expect((await h.run(['query', 'SELECT line FROM memo', '--format', 'csv'])).stdout).toBe('line\nx\n');
     const read = await h.run(['query', "SELECT 1; SELECT 'a'::INTEGER"]);
-    expect(read.stderr).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
+    expect(asText(read.stderr)).toBe("docpipe: query: statement 2 of 2: Conversion Error: Could not convert string 'a' to INT32\n");
   });
 
   it('runs SQL that begins with a comment, typed as it is or after --', async () => {
@@ -112,7 +112,7 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(escaped.stdout).toBe('y\n2\n');
     const two = await h.run(['query', '--', 'SELECT 1', 'SELECT 2']);
     expect(two.code).toBe(2);
-    expect(two.stderr).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
+    expect(asText(two.stderr)).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
     // A comment with no space after its dashes, and one after a yes/no option.
     const tight = await h.run(['query', '--write', '--top pages\nSELECT 3 AS z', '--format', 'csv']);
     expect(tight.code, tight.stderr).toBe(0);
@@ -125,17 +125,17 @@ describe('docpipe query, sandbox and the shell', () => {
     // One argument is the SQL: a second is refused.
     const stray = await h.run(['query', 'SELECT 1', '-- a note']);
     expect(stray.code).toBe(2);
-    expect(stray.stderr).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
+    expect(asText(stray.stderr)).toBe('docpipe: give the SQL as one argument (quote it): found 2\n');
   });
 
   it('rejects unknown commands and options with exit 2', async () => {
     expect((await h.run(['frobnicate'])).code).toBe(2);
     const unknown = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--colour']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/colour/);
+    expect(asText(unknown.stderr)).toMatch(/colour/);
     const metric = await h.run(['export', 'sessions', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02']);
     expect(metric.code).toBe(2);
-    expect(metric.stderr).toMatch(/sessions/);
+    expect(asText(metric.stderr)).toMatch(/sessions/);
   });
 
   it('works as `npx docpipe` from a fresh build', () => {
@@ -144,7 +144,7 @@ describe('docpipe query, sandbox and the shell', () => {
     for (const command of ['export', 'sync', 'query', 'jobs', 'sandbox']) expect(help.stdout).toContain(`docpipe ${command}`);
     const bad = spawnSync(process.execPath, ['bin/docpipe.js', 'sandbox', '--paths', '0'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr.trim()).toBe("docpipe: invalid --paths '0': expected a whole number >= 1");
+    expect(asText(bad.stderr).trim()).toBe("docpipe: invalid --paths '0': expected a whole number >= 1");
   });
 
   it('reads the key from --api-key-file, and refuses an empty one', async () => {
@@ -155,7 +155,7 @@ describe('docpipe query, sandbox and the shell', () => {
     writeFileSync(keyFile, '\n');
     const empty = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-03', '--to', '2026-03-04', '--api-key-file', keyFile], { withKey: false });
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toMatch(/--api-key-file '.*key' is empty/);
+    expect(asText(empty.stderr)).toMatch(/--api-key-file '.*key' is empty/);
   });
 
   it('an --api-key-file on the command line wins over a DOCPIPE_API_KEY in the environment', async () => {
@@ -189,7 +189,7 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(ok.stdout).toMatch(/1 would be submitted/);
     const typed = spawnSync(process.execPath, ['bin/docpipe.js', 'jobs', 'submit', file, '--dry-run', '--wait'], { encoding: 'utf8', env });
     expect(typed.status).toBe(2);
-    expect(typed.stderr.trim()).toBe('docpipe: Unknown argument: wait');
+    expect(asText(typed.stderr).trim()).toBe('docpipe: Unknown argument: wait');
   });
 
   it('reads options from DOCPIPE_ variables', () => {

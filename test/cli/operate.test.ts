@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
-import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
+import { logLines, startHarness, summaryOf, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const HOUR = 3_600_000;
@@ -135,10 +135,10 @@ describe('--wait: one process for a backfill that takes hours', () => {
     expect(String(summaryOf(result).stopMessage)).toMatch(/next slot in 3602 s.*raise --max-wait to sleep until it/);
     const bad = await h.run([...WEEK, '--wait', '--max-wait', 'soon']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe("docpipe: invalid --max-wait 'soon': expected a duration such as 90s, 45m, 6h or 2d");
+    expect(asText(bad.stderr).trim()).toBe("docpipe: invalid --max-wait 'soon': expected a duration such as 90s, 45m, 6h or 2d");
     const alone = await h.run([...WEEK, '--max-wait', '1h']);
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/--max-wait needs --wait/);
+    expect(asText(alone.stderr)).toMatch(/--max-wait needs --wait/);
   });
 
   it('--wait sleeps for a server 429 whose Retry-After is past a minute (another client spent the hour), within --max-wait', async () => {
@@ -216,7 +216,7 @@ describe('sync', () => {
     writeFileSync(file, JSON.stringify({ projects: ['your-project-id'], metrics: ['visitors'], start: '2026-03-08' }));
     const placeholder = await h.run(['sync', file]);
     expect(placeholder.code).toBe(2);
-    expect(placeholder.stderr.trim()).toBe(
+    expect(asText(placeholder.stderr).trim()).toBe(
       `docpipe: pipeline file '${file}' still has the placeholder project id 'your-project-id': put your project id in its "projects" list, or pass --project`,
     );
     expect(h.sandbox.requests).toHaveLength(0);

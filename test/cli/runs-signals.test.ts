@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { logLines, startHarness, type Harness } from './harness.js';
+import { logLines, startHarness, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const EXPORT = ['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03'];
@@ -119,7 +119,13 @@ describe('SIGTERM and SIGHUP', () => {
     expect(await exit).toBe(130);
     // ...and takes it away when it exits.
     expect(beats()).toEqual([]);
-    expect(out.stderr).toContain(`stopping (${signal}): finishing the current step and saving what is done`);
+    expect(asText(out.stderr)).toContain(`stopping (${signal}): finishing the current step and saving what is done`);
+    // stderr is no terminal: JSON logs, the stop notice and the summary's lines included.
+    const lines = out.stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.filter((l) => !l.startsWith('{'))).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ level: 'warn', event: 'stopping', signal, detail: expect.stringContaining('saving what is done') }),
+    );
     expect(JSON.parse(out.stdout.trim().split('\n').at(-1)!)).toMatchObject({ stopped: 'interrupted', exitCode: 130 });
     expect(await runs(h.db)).toEqual([expect.objectContaining({ status: 'interrupted', exit_code: 130, finished: true })]);
   });
@@ -131,7 +137,7 @@ describe('SIGTERM and SIGHUP', () => {
     await until(() => out.stderr.includes('job submitted'));
     child.kill('SIGHUP');
     expect(await exit).toBe(130);
-    expect(out.stderr).toContain('stopping (SIGHUP)');
+    expect(asText(out.stderr)).toContain('stopping (SIGHUP)');
     expect(h.sandbox.jobs()).toHaveLength(1);
     expect(await runs(h.db)).toEqual([expect.objectContaining({ status: 'interrupted', exit_code: 130 })]);
     const handle = await Database.open(h.db, { readOnly: true });

@@ -6,7 +6,7 @@ import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
 import type { StatusReport } from '../../src/cli/commands/status.js';
 import { planEta, planSeriesStatus, pagesForRows } from '../../src/extract/backlog.js';
 import { grainOf } from '../../src/core/domain.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const HOUR = 3_600_000;
@@ -95,7 +95,7 @@ describe('docpipe status', () => {
     const stale = await status(['--check', '2']);
     expect(stale.code).toBe(1);
     expect(stale.report.check).toEqual({ maxAgeDays: 2, stale: [{ projectId: 'docs', metric: 'visitors', grain: 'day', dataAgeDays: 3 }] });
-    expect(stale.stderr).toMatch(/^docpipe: stale: visitors day of docs: newest complete window is 3 days behind \(limit 2\)$/m);
+    expect(asText(stale.stderr)).toMatch(/^docpipe: stale: visitors day of docs: newest complete window is 3 days behind \(limit 2\)$/m);
     // Today's window, fetched while it runs, does not hide the closed days missing before it.
     const today = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-13', '--to', '2026-03-14']);
     expect(today.code, today.stderr).toBe(0);
@@ -106,13 +106,13 @@ describe('docpipe status', () => {
     writeFileSync(views, JSON.stringify({ projects: ['docs'], metrics: ['views'], start: '2026-03-01' }));
     const none = await h.run(['status', views, '--check', '5']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/stale: views day of docs: no complete window loaded/);
+    expect(asText(none.stderr)).toMatch(/stale: views day of docs: no complete window loaded/);
     const bad = await h.run(['status', file, '--check', '-1']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe("docpipe: invalid --check '-1': expected a whole number >= 0");
+    expect(asText(bad.stderr).trim()).toBe("docpipe: invalid --check '-1': expected a whole number >= 0");
     const typo = await h.run(['status', file, '--check', 'two']);
     expect(typo.code).toBe(2);
-    expect(typo.stderr.trim()).toBe("docpipe: invalid --check 'two': expected a whole number >= 0");
+    expect(asText(typo.stderr).trim()).toBe("docpipe: invalid --check 'two': expected a whole number >= 0");
   });
 
   it('without a pipeline file shows what the database holds, per grain', async () => {
@@ -158,7 +158,7 @@ describe('docpipe status', () => {
     const missing = join(h.dir, 'typo.duckdb');
     const result = await h.run(['status', file, '--db', missing]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(missing);
+    expect(asText(result.stderr)).toContain(missing);
   });
 });
 

@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/core/errors.js';
 import { Database, type Row } from '../../src/load/database.js';
 import { currentSchemaVersion, listMigrations, parseMigrationList } from '../../src/load/migrations.js';
-import { startHarness, summaryOf, type Harness } from '../cli/harness.js';
+import { startHarness, summaryOf, type Harness, asText } from '../cli/harness.js';
 
 const FIXTURE = new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url);
 const FIXTURE_0_2_0 = new URL('../fixtures/db-0.2.0/docpipe.duckdb.gz', import.meta.url);
@@ -369,7 +369,7 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
     // A name only this release's schema has: the error says why, and how to get it.
     const newer = await h.run(['query', '--db', db, "SELECT page_path_of('https://docs.example.com/a')"]);
     expect(newer.code).toBe(2);
-    expect(newer.stderr).toMatch(/^docpipe: query: Catalog Error: .*page_path_of does not exist.* \(this database was written by an older docpipe: this release's views and macros appear once a docpipe command that writes has opened it, which upgrades it\)\n$/);
+    expect(asText(newer.stderr)).toMatch(/^docpipe: query: Catalog Error: .*page_path_of does not exist.* \(this database was written by an older docpipe: this release's views and macros appear once a docpipe command that writes has opened it, which upgrades it\)\n$/);
     expect(sha()).toBe(written);
   });
 
@@ -468,7 +468,7 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
       const finishedBefore = await plain(db, (c) => rowsOf(c, `SELECT count(*)::INTEGER AS n FROM runs WHERE status <> 'running'`));
       const held = await h.run(['status', '--db', db]);
       expect(held.code).toBe(75);
-      const remedy = /\(if pid \d+ is no docpipe now, those runs crashed: marking them so with any DuckDB client, (UPDATE runs .+), lets the upgrade go ahead\)\n$/.exec(held.stderr);
+      const remedy = /\(if pid \d+ is no docpipe now, those runs crashed: marking them so with any DuckDB client, (UPDATE runs .+), lets the upgrade go ahead\)\n$/.exec(asText(held.stderr));
       expect(remedy, held.stderr).not.toBeNull();
       await plain(db, (c) => c.run(remedy![1]!));
       // Only those two: the finished runs keep their status.
@@ -530,7 +530,7 @@ describe('an older database where it cannot be written (a read-only mount)', () 
     const db = unzipFixture(FIXTURE_0_2_0, join(dir, 'docpipe.duckdb'));
     const status = onReadOnlyMount(['status', '--db', db]);
     expect(status.code).toBe(1);
-    expect(status.stderr.split('\n').find((l) => l.startsWith('docpipe:'))).toBe(
+    expect(asText(status.stderr).split('\n').find((l) => l.startsWith('docpipe:'))).toBe(
       `docpipe: database ${db} was written by an older docpipe and this command needs it upgraded, but ${db} cannot be written here: ` +
         'run any docpipe command that writes on it once where it can be (it upgrades it), or read it as it is with docpipe query',
     );

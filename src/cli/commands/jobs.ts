@@ -17,7 +17,7 @@ import { readAllKeptJobs } from '../../spool/kept-jobs.js';
 import { spoolDirFor } from '../../spool/spool.js';
 import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
-import { loggerFor, type GlobalArgs } from '../io.js';
+import { loggerFor, tellStderr, type GlobalArgs } from '../io.js';
 import { commandHelp } from '../help.js';
 import { numberOption } from '../options.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
@@ -271,10 +271,14 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
   const kept = readAllKeptJobs(spoolDirFor(args.db), 'created').filter((k) => projectFilter === undefined || k.projectId === projectFilter);
   if (kept.length > 0) {
     const one = kept.length === 1;
-    ctx.io.stderr(
-      `docpipe: ${kept.length} job${one ? '' : 's'} created while the database was held ${one ? 'is' : 'are'} kept in the spool, not listed yet: ` +
-        `the next jobs batch of the project records and follows ${one ? 'it' : 'them'} (docpipe doctor names ${one ? 'it' : 'them'})\n`,
-    );
+    tellStderr(ctx.io, loggerFor(ctx.io, args).format, {
+      level: 'warn',
+      event: 'jobs kept in the spool',
+      text:
+        `${kept.length} job${one ? '' : 's'} created while the database was held ${one ? 'is' : 'are'} kept in the spool, not listed yet: ` +
+        `the next jobs batch of the project records and follows ${one ? 'it' : 'them'} (docpipe doctor names ${one ? 'it' : 'them'})`,
+      fields: { jobs: kept.length },
+    });
   }
   if (args.format !== 'table') {
     const records = rows.map(ledgerRecord);

@@ -25,7 +25,7 @@ import { RequestJournal } from '../../spool/request-journal.js';
 import { Spool, spoolDirFor } from '../../spool/spool.js';
 import { projectsOf } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
-import { loggerFor } from '../io.js';
+import { loggerFor, tellStderr } from '../io.js';
 import { renderTable } from '../output/table.js';
 import { numberOption } from '../options.js';
 import { commandHelp } from '../help.js';
@@ -207,11 +207,20 @@ export function statusCommand(ctx: CliContext): CommandModule {
       };
       ctx.io.stdout(args.format === 'json' ? `${JSON.stringify(report)}\n` : renderStatus(report, now));
       if (report.check && (report.check.stale.length > 0 || report.series.length === 0)) {
+        const format = loggerFor(ctx.io, args).format;
+        const stale = (text: string, fields: Record<string, unknown> = {}): void =>
+          tellStderr(ctx.io, format, { level: 'warn', event: 'stale', text: `stale: ${text}`, fields });
         for (const s of report.check.stale) {
           const age = s.dataAgeDays === null ? 'no complete window loaded' : `newest complete window is ${s.dataAgeDays} days behind`;
-          ctx.io.stderr(`docpipe: stale: ${s.metric} ${s.grain} of ${s.projectId}: ${age} (limit ${report.check.maxAgeDays})\n`);
+          stale(`${s.metric} ${s.grain} of ${s.projectId}: ${age} (limit ${report.check.maxAgeDays})`, {
+            metric: s.metric,
+            grain: s.grain,
+            project: s.projectId,
+            data_age_days: s.dataAgeDays,
+            limit_days: report.check.maxAgeDays,
+          });
         }
-        if (report.series.length === 0) ctx.io.stderr('docpipe: stale: the database holds no analytics window\n');
+        if (report.series.length === 0) stale('the database holds no analytics window');
         ctx.exitCode = EXIT.failed;
       }
     },

@@ -464,9 +464,14 @@ export class SpoolWalk {
     return file.pages;
   }
 
-  /** Appends page `index`: on disk (in the kernel's hands) when this returns. */
+  /**
+   * Appends page `index`: on disk (in the kernel's hands) when this returns. A body laid out on
+   * several lines goes on one: in JSON (the body parsed) a line break can only be whitespace
+   * between tokens, so it becomes a space, and every number keeps its text (`1e400` stays out
+   * of range instead of becoming `null`, as a round trip through JSON.parse would make it).
+   */
   writePage(index: number, body: string): void {
-    const text = body.includes('\n') || body.includes('\r') ? JSON.stringify(JSON.parse(body)) : body;
+    const text = body.includes('\n') || body.includes('\r') ? body.replace(/[\r\n]/g, ' ') : body;
     this.appendOwned(`{"page":${index},"body":${text}}\n`);
   }
 

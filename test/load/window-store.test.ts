@@ -181,6 +181,21 @@ describe('loadWindows', () => {
     ]);
   });
 
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('a page laid out on several lines (%s) keeps its numbers as sent: 1e400 is out of range, not missing', async (_name, eol) => {
+    const body = ['{"totals": {"human": 1e400, "ai": 1, "total": 5},', '"visitors": [', '{"path": "/inf", "human": 1e400, "ai": 1, "total": 2},',
+      '{"path": "/ok", "human": 2, "ai": 1, "total": 2}', '], "hasMore": false}'].join(eol);
+    const parsed = JSON.parse(body) as { totals: Counts };
+    const result = await load(spooled({ bodies: [body], totals: parsed.totals }));
+    expect(await db.all('SELECT path, human, flags FROM page_visitors ORDER BY path')).toEqual([
+      { path: '/inf', human: null, flags: 'count_out_of_range' },
+      { path: '/ok', human: 2n, flags: null },
+    ]);
+    expect([...result.values()]).toEqual([['1 row count_out_of_range', 'totals count_out_of_range']]);
+  });
+
   it('flags infinite totals the same when the walk is loaded from the spool after a crash', async () => {
     const body = '{"totals":{"human":1e400,"ai":-1e400,"total":5},"visitors":[{"path":"/ok","human":2,"ai":1,"total":2}],"hasMore":false}';
     const fresh = spooled({ bodies: [body], totals: (JSON.parse(body) as { totals: Counts }).totals, rows: [{ path: '/ok', human: 2, ai: 1, total: 2 }] });

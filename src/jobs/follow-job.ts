@@ -22,7 +22,10 @@ export interface FollowOptions {
   timeoutMs: number;
   random: () => number;
   signal?: AbortSignal | undefined;
-  /** Checked before each poll: another job met a reason to stop the whole run. */
+  /**
+   * Checked before each poll: the run stops following its jobs (another job's poll stopped
+   * it, or a fatal error did).
+   */
   stopped: () => boolean;
   /** Each answer of the API. */
   onJob: (job: AgentJob) => Promise<void>;
@@ -61,8 +64,10 @@ export async function followJob(options: FollowOptions): Promise<FollowEnd> {
       if (isTerminalStatus(job.status)) return { kind: 'ended' };
     } catch (error) {
       if (error instanceof InterruptedError) return { kind: 'interrupted' };
+      // 'budget' is a 429 or 503 whose Retry-After is past what the client waits (a minute):
+      // the server asks for quiet, so the run stops and the job is polled again by the next run.
       const reason = stopReasonOf(error);
-      if (reason === 'fatal' || reason === 'locked' || reason === 'failing') return { kind: 'stopped', stop: { reason, cause: error } };
+      if (reason !== null && reason !== 'interrupted') return { kind: 'stopped', stop: { reason, cause: error } };
       await options.onError(error);
       // The server does not know the job: polling again will not help this run.
       if (error instanceof HttpError && error.status === 404) return { kind: 'lost' };

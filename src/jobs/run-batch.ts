@@ -143,7 +143,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
   // Set by whichever job first meets a reason to stop submitting.
-  const state: { stop: Stop | null } = { stop: null };
+  const state: { stop: Stop | null; pollStopped: boolean } = { stop: null, pollStopped: false };
   let submitted = 0;
 
   const event = (entry: PromptEntry, fields: DistributiveOmit<BatchEvent, 'key' | 'prompt'>): void =>
@@ -160,7 +160,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       timeoutMs,
       random,
       signal,
-      stopped: () => state.stop?.reason === 'fatal',
+      stopped: () => state.stop?.reason === 'fatal' || state.pollStopped,
       onJob: async (job) => {
         await ledger.recordJob(projectId, entry.key, job, clock.now(), { polled: true });
         const status = job.status ?? 'active';
@@ -179,7 +179,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         event(entry, { kind: 'warning', message: `poll failed: ${message(error)}` });
       },
     });
-    if (end.kind === 'stopped') state.stop ??= end.stop;
+    if (end.kind === 'stopped') {
+      // What stopped one poll (a server asking for quiet, a failing API, a held file) stops them all.
+      state.stop ??= end.stop;
+      state.pollStopped = true;
+    }
   };
 
   const takenKeys = new Set<string>();

@@ -68,7 +68,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
-  const state: { stop: { reason: StopReason; cause: unknown } | null } = { stop: null };
+  const state: { stop: { reason: StopReason; cause: unknown } | null; pollStopped: boolean } = { stop: null, pollStopped: false };
   let sent = 0;
   /** Jobs one of whose messages another run of the same messages took: that run follows them. */
   const takenJobs = new Set<string>();
@@ -109,7 +109,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       timeoutMs,
       random,
       signal,
-      stopped: () => state.stop?.reason === 'fatal',
+      stopped: () => state.stop?.reason === 'fatal' || state.pollStopped,
       onJob: async (job) => {
         await recordPoll(entry, job);
         options.onEvent?.({ kind: 'status', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
@@ -121,7 +121,11 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       },
       onError: (error) => messages.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now()),
     });
-    if (end.kind === 'stopped') state.stop ??= end.stop;
+    if (end.kind === 'stopped') {
+      // What stopped one poll (a server asking for quiet, a failing API, a held file) stops them all.
+      state.stop ??= end.stop;
+      state.pollStopped = true;
+    }
     return end.kind === 'ended';
   };
 

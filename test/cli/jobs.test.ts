@@ -113,6 +113,23 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job', 'POST')).toBe(2);
   });
 
+  it('a poll answered 429 with a Retry-After past a minute stops the batch with exit 75, every job left to the next run', async () => {
+    writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+    h.sandbox.addFault({ kind: 'rate-limit', retryAfter: '120', match: { method: 'GET', path: '/job/' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '3600']);
+    expect(result.code, result.stderr).toBe(75);
+    expect(summaryOf(result)).toMatchObject({ submitted: 2, stopped: 'budget' });
+    // One poll each at most: none polled again at its interval, against the server's 120 s.
+    expect(h.requests('/job/', 'GET')).toBeLessThanOrEqual(2);
+    expect(h.clock.sleeps.filter((ms) => ms >= 60_000)).toEqual([]);
+    expect((await ledger(h)).map((r) => r.status)).toEqual(['active', 'active']);
+    h.sandbox.clearFaults();
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await ledger(h)).map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(h.requests('/job', 'POST')).toBe(2);
+  });
+
   it('a POST whose connection was refused created nothing: a run stopped during its backoff leaves the prompt pending, and the next run submits it', async () => {
     writeFileSync(file, 'Only prompt [pr]\n');
     const server = createServer();

@@ -133,7 +133,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
         onEvent,
       });
       const counts = countsLine(result.counts);
-      const stopped = stopLine(result, 'sending', 'messages not yet sent stay pending');
+      const stopped = stopLine(result, 'messages not yet sent stay pending');
       if (logger.format === 'json') {
         ctx.io.stdout(
           JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, taken: result.taken, counts: result.counts, stopped: result.stopped, messages: result.rows.map(record) }) + '\n',

@@ -218,7 +218,7 @@ export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: strin
   // A job's result: its pull request, else why it failed or stopped (the API's reason where it gives one).
   const table = summary.rows.map((r) => ({ prompt: promptStart(r.prompt), status: r.status, result: r.prLink ?? (r.error ? `(${promptStart(r.error, 60)})` : '') }));
   const counts = countsLine(summary.counts);
-  const stopped = stopLine(summary, 'submitting', 'prompts not yet submitted stay pending');
+  const stopped = stopLine(summary, 'prompts not yet submitted stay pending');
   if (logger.format === 'json') {
     ctx.io.stdout(JSON.stringify({ event: 'summary', command: name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
   } else {

@@ -7,15 +7,17 @@ export function countsLine(counts: Readonly<Record<string, number>>): string {
 }
 
 /**
- * The line under a batch's table that says why it stopped early, if it did (`verb`: what it
- * stopped doing; `left`: what a fatal stop leaves for the next run). Empty when it ran out.
+ * The line under a batch's table that says why it stopped early, if it did (`left`: what a
+ * fatal stop leaves for the next run). Empty when it ran out.
  */
-export function stopLine(run: { stopped: string | null; stopMessage: string | null }, verb: string, left: string): string {
+export function stopLine(run: { stopped: string | null; stopMessage: string | null }, left: string): string {
   // The API's words (an error body) shown inert on a terminal.
   const stopMessage = neutralise(run.stopMessage ?? '');
   switch (run.stopped) {
     case 'budget':
-      return `\nstopped ${verb} on the request budget (${stopMessage}); run again to continue`;
+      // The run's request cap stops submitting; a server asking for quiet (a poll's 429 past a
+      // minute) stops following too: the words fit both.
+      return `\nstopped on the request budget (${stopMessage}); run again to continue`;
     case 'interrupted':
       return '\ninterrupted; everything so far is saved, run again to resume';
     case 'fatal':

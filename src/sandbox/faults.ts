@@ -145,7 +145,11 @@ const FIELD_SEPARATOR = /:(?=[A-Za-z][A-Za-z-]*(?:=|:|$))/;
  */
 export function parseFaultSpec(text: string): FaultSpec {
   const bad = (why: string): UsageError => new UsageError(`invalid fault "${text}": ${why}`);
-  const [kind = '', ...fields] = text.trim().split(FIELD_SEPARATOR);
+  // `body=` and `patch=` take the rest of the text, colons and all (a body is any text), so
+  // they come last.
+  const tail = /:(body|patch)=/.exec(text);
+  const head = tail ? text.slice(0, tail.index) : text;
+  const [kind = '', ...fields] = head.trim().split(FIELD_SEPARATOR);
   if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
     throw bad(`unknown kind "${kind}" (expected one of ${FAULT_KINDS.join(', ')})`);
   }
@@ -202,8 +206,22 @@ export function parseFaultSpec(text: string): FaultSpec {
         break;
       default:
         throw bad(
-          `unknown field "${key}" (expected method, path, times, skip, status, retryAfter, plainText, delayMs, dropPhase)`,
+          `unknown field "${key}" (expected method, path, times, skip, status, retryAfter, plainText, delayMs, dropPhase, and last body or patch)`,
         );
+    }
+  }
+  if (tail) {
+    const value = text.slice(tail.index + tail[0].length);
+    if (tail[1] === 'body') spec.body = value;
+    else {
+      let patch: unknown;
+      try {
+        patch = JSON.parse(value);
+      } catch {
+        throw bad(`patch must be a JSON object, got '${value}'`);
+      }
+      if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw bad(`patch must be a JSON object, got '${value}'`);
+      spec.patch = patch as Record<string, unknown>;
     }
   }
   if (match.method !== undefined || match.path !== undefined) spec.match = match;

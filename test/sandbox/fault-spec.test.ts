@@ -23,6 +23,10 @@ describe('parseFaultSpec', () => {
       'rate-limit:retryAfter=Wed, 21 Oct 2026 07:28:00 GMT:times=2',
       { kind: 'rate-limit', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', times: 2 },
     ],
+    // body= and patch= take the rest of the text, colons and all.
+    ['body:status=200:method=GET:body={"error":"later: try again"}', { kind: 'body', status: 200, match: { method: 'GET' }, body: '{"error":"later: try again"}' }],
+    ['body:body=', { kind: 'body', body: '' }],
+    ['patch:path=/job/:patch={"status":"cancelled","prLink":"n/a"}', { kind: 'patch', match: { path: '/job/' }, patch: { status: 'cancelled', prLink: 'n/a' } }],
   ])('reads %s', (text, expected) => {
     expect(parseFaultSpec(text)).toEqual(expected);
   });
@@ -38,6 +42,9 @@ describe('parseFaultSpec', () => {
     ['server-error:status=999', 'status'],
     ['rate-limit:method=PUT', 'method'],
     ['rate-limit:plainText=yes', 'plainText'],
+    ['body', 'needs body'],
+    ['patch:patch=[1]', 'patch must be a JSON object'],
+    ['patch:patch={status', 'patch must be a JSON object'],
   ])('rejects %s with a UsageError naming the text', (text, reason) => {
     let caught: unknown;
     try {

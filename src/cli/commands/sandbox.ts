@@ -16,7 +16,7 @@ function builder(yargs: Argv) {
         default: true,
         describe: "enforce the API's limits: 100 analytics requests an hour, 100 job submissions an hour per project (--no-rate-limit: none, for demos and benchmarks)",
       })
-      .option('fault', { type: 'string', array: true, describe: 'inject a fault, e.g. rate-limit:times=3:retryAfter=2' }),
+      .option('fault', { type: 'string', array: true, describe: 'inject a fault, e.g. rate-limit:times=3:retryAfter=2 (body= or patch= last: body:status=200:body=TEXT, patch:patch=JSON)' }),
     {
       examples: [
         ['sandbox', 'serve the simulation on http://127.0.0.1:8787'],

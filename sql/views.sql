@@ -257,7 +257,8 @@ COMMENT ON VIEW searches_without_clicks IS 'Search terms that never led to a cli
 -- down to readers, so busy pages do not top the list for being busy.
 CREATE OR REPLACE VIEW daily_page_feedback AS
 WITH f AS (
-  SELECT project_id, window_start AS day, path,
+  -- The API gives a feedback's page as a path or a URL: as a path, it is the page's.
+  SELECT project_id, window_start AS day, page_path_of(path) AS path,
          count(*) FILTER (WHERE source = 'contextual' AND helpful) AS thumbs_up,
          count(*) FILTER (WHERE source = 'contextual' AND NOT helpful) AS thumbs_down,
          count(*) FILTER (WHERE source = 'code_snippet') AS code_issues,

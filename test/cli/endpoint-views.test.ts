@@ -63,6 +63,29 @@ describe('views over the other endpoints', () => {
     expect(rows.some((r) => r.visitors !== null)).toBe(true);
   });
 
+  it('daily_page_feedback reads a feedback path given as a URL (the API may send either) as the page\'s path', async () => {
+    const [page] = await queryDb<{ path: string; day: string; total: bigint }>(
+      h,
+      `SELECT path, strftime(window_start, '%Y-%m-%d') AS day, total FROM page_visitors
+        WHERE project_id = 'docs' AND window_end = window_start + 1 AND path <> '/' ORDER BY total DESC, path LIMIT 1`,
+    );
+    const on = `project_id = 'docs' AND day = DATE '${page!.day}' AND path = '${page!.path}'`;
+    const before = await queryDb<{ thumbs_down: bigint }>(h, `SELECT thumbs_down FROM daily_page_feedback WHERE ${on}`);
+    const feedback = (id: string, path: string): string =>
+      `('docs', '${id}', DATE '${page!.day}', DATE '${page!.day}' + 1, '${path}', 'contextual', false)`;
+    await queryDb(h, `INSERT INTO feedback (project_id, id, window_start, window_end, path, source, helpful)
+      VALUES ${feedback('url-form', `https://docs.acme.com${page!.path}?utm_source=x`)}, ${feedback('path-form', page!.path)}`);
+    try {
+      const rows = await queryDb<{ thumbs_down: bigint; visitors: bigint | null }>(
+        h,
+        `SELECT thumbs_down, visitors FROM daily_page_feedback WHERE project_id = 'docs' AND day = DATE '${page!.day}' AND path IN ('${page!.path}', 'https://docs.acme.com${page!.path}?utm_source=x')`,
+      );
+      expect(rows).toEqual([{ thumbs_down: (before[0]?.thumbs_down ?? 0n) + 2n, visitors: page!.total }]);
+    } finally {
+      await queryDb(h, `DELETE FROM feedback WHERE id IN ('url-form', 'path-form')`);
+    }
+  });
+
   it('the ready-made queries run, and the prompt query gives one prompt per page with unanswered questions', async () => {
     for (const file of ['unanswered-questions.sql', 'searches-without-clicks.sql', 'negative-feedback-pages.sql']) {
       const result = await h.run(['query', '--file', join('sql/queries', file), '--format', 'json']);

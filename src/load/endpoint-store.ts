@@ -33,8 +33,15 @@ interface RowLoad {
   times?: readonly string[];
 }
 
-/** A timestamp as stored: NULL when the text sent is not one (see RowLoad.times). */
-const time = (sql: string): string => `try_cast(${sql} AS TIMESTAMPTZ)`;
+/**
+ * A timestamp as stored: NULL when the text sent is not one (see RowLoad.times). ISO 8601
+ * without seconds (`2026-11-01T10:00Z`, `2026-11-01T10+02:00`), which DuckDB's cast refuses, is
+ * read with the seconds it leaves out.
+ */
+const time = (sql: string): string =>
+  `coalesce(try_cast(${sql} AS TIMESTAMPTZ), try_cast(regexp_replace(regexp_replace(${sql},
+     '^(\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2})([^:\\d]|$)', '\\1:00\\2'),
+     '^(\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2})([^:\\d]|$)', '\\1:00:00\\2') AS TIMESTAMPTZ))`;
 
 /** A count as stored: rounded, NULL beyond 64 bits (flagged `count_out_of_range` on its window). */
 const count = roundedCount;

@@ -157,6 +157,24 @@ describe('loading searches, feedback and assistant windows', () => {
     ]);
   });
 
+  it('ISO 8601 timestamps without seconds are read, in UTC', async () => {
+    const sent = ['2026-03-02T10:00Z', '2026-03-02T10Z', '2026-03-02T12:00+02:00', '2026-03-02T05:30-0430', '2026-03-02 10:00Z', '2026-03-02T10:00:00.5Z', '2026-03-02T1000Z'];
+    const conv = (id: string, timestamp: string) => ({
+      id, timestamp, query: `q ${id}`, response: 'r', sources: [], resolutionStatus: 'answered', queryCategory: null, pageUrl: null,
+    });
+    const load = spooled('assistant', day('2026-03-02', '2026-03-03'), [
+      { conversations: sent.map((t, i) => conv(`c${i}`, t)), nextCursor: null, hasMore: false },
+    ]);
+    const warnings = await db.transaction((tx) => loadWindows(tx, [load]));
+    // The last is no ISO 8601 (no colon between hour and minute): NULL, and said.
+    expect(warnings.get(load.walk)).toEqual(['1 row timestamp_invalid (stored as NULL)']);
+    const rows = await db.all<{ t: string | null }>(`SELECT strftime("timestamp" AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%g') AS t FROM assistant_conversations ORDER BY id`);
+    expect(rows.map((r) => r.t)).toEqual([
+      '2026-03-02T10:00:00.000', '2026-03-02T10:00:00.000', '2026-03-02T10:00:00.000', '2026-03-02T10:00:00.000',
+      '2026-03-02T10:00:00.000', '2026-03-02T10:00:00.500', null,
+    ]);
+  });
+
   it('a load that fails half-way leaves the window as it was', async () => {
     const good = spooled('feedback-by-page', day('2026-03-02', '2026-03-03'), [{ feedback: [{ path: '/a', thumbsUp: 1, thumbsDown: 2, code: 0, total: 3 }], hasMore: false }]);
     await db.transaction((tx) => loadWindows(tx, [good]));

@@ -216,10 +216,12 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
             ...(options.signal ? { signal: options.signal } : {}),
           })
           .catch((error: unknown) => {
-            // A thread the API does not have (its documented 404): recorded as not found, so
-            // that it is not asked for on every run. One stored with messages keeps them (a
-            // --refresh answered 404): that is a failure, named, not an empty thread.
-            if (error instanceof HttpError && error.status === 404 && !withMessages.has(threadKey(projectId, threadId))) {
+            // A thread the API does not have (its documented 404, or 400 'Invalid thread ID':
+            // neither changes by asking again): recorded as not found, so that it is not asked
+            // for on every run. One stored with messages keeps them (a --refresh answered 404):
+            // that is a failure, named, not an empty thread.
+            const noSuchThread = error instanceof HttpError && (error.status === 404 || error.status === 400);
+            if (noSuchThread && !withMessages.has(threadKey(projectId, threadId))) {
               return `{"body":{"messages":[]},"notFound":true}\n`;
             }
             throw error;

@@ -356,35 +356,36 @@ describe('docpipe export assistant --threads', () => {
     expect(summaryOf(result)).toMatchObject({ threads: { threadsFromSpool: 1 } });
   });
 
-  it('a thread the API does not have (404) is recorded as not found and not asked for again; another failure is named', async () => {
+  it('a thread the API does not have (404) or refuses as an invalid id (400) is recorded as not found and not asked for again; another failure is named', async () => {
     h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 20 } });
     const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03', '--threads'];
     h.sandbox.addFault({ kind: 'body', status: 404, match: { path: '/threads/' }, body: '{"error":"Thread not found"}', times: 2 });
-    h.sandbox.addFault({ kind: 'body', status: 400, match: { path: '/threads/' }, body: '{"error":"Bad thread id"}', times: 1 });
+    h.sandbox.addFault({ kind: 'body', status: 400, match: { path: '/threads/' }, body: '{"error":"Invalid thread ID"}', times: 1 });
+    h.sandbox.addFault({ kind: 'body', status: 422, match: { path: '/threads/' }, body: '{"error":"Unprocessable"}', times: 1 });
     const first = await h.run(args);
-    expect(first.code).toBe(1); // the 400
+    expect(first.code).toBe(1); // the 422
     const fetched = threadRequests().length;
-    expect(fetched).toBeGreaterThan(3);
+    expect(fetched).toBeGreaterThan(4);
     expect(summaryOf(first)).toMatchObject({ threads: { threadsPlanned: fetched, threadsLoaded: fetched - 1, threadsFailed: 1 } });
     const failed = logLines(first).filter((l) => l.event === 'thread failed');
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ level: 'error', project: 'docs', thread: expect.any(String), error: expect.stringMatching(/HTTP 400.*Bad thread id/) });
+    expect(failed[0]).toMatchObject({ level: 'error', project: 'docs', thread: expect.any(String), error: expect.stringMatching(/HTTP 422.*Unprocessable/) });
     expect(await queryDb(h, `SELECT not_found, message_count::INTEGER AS n, count(*)::INTEGER AS threads FROM assistant_threads GROUP BY ALL ORDER BY 1`)).toEqual([
-      { not_found: false, n: 2, threads: fetched - 3 },
-      { not_found: true, n: 0, threads: 2 },
+      { not_found: false, n: 2, threads: fetched - 4 },
+      { not_found: true, n: 0, threads: 3 },
     ]);
     // Only the thread that failed is asked for again.
     const again = await h.run(args);
     expect(again.code, again.stderr).toBe(0);
     expect(threadRequests()).toHaveLength(fetched + 1);
-    expect(threadRequests().at(-1)?.path).toBe(threadRequests().find((r) => r.status === 400)?.path);
+    expect(threadRequests().at(-1)?.path).toBe(threadRequests().find((r) => r.status === 422)?.path);
     // A refresh answered 404 keeps every transcript stored: each such thread fails, named.
     const [before] = await queryDb<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_messages`);
     h.sandbox.addFault({ kind: 'body', status: 404, match: { path: '/threads/' }, body: '{"error":"Thread not found"}', times: Infinity });
     const refreshed = await h.run([...args, '--refresh']);
     expect(refreshed.code).toBe(1);
     expect(await queryDb(h, `SELECT count(*) AS n FROM assistant_messages`)).toEqual([before]);
-    const withMessages = fetched - 2;
+    const withMessages = fetched - 3;
     expect(logLines(refreshed).filter((l) => l.event === 'thread failed')).toHaveLength(withMessages);
     expect(summaryOf(refreshed)).toMatchObject({ threads: { threadsFailed: withMessages } });
   });

@@ -179,6 +179,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         event(entry, { kind: 'warning', message: `poll failed: ${message(error)}` });
       },
     });
+    if (end.kind === 'lost') lostKeys.add(entry.key);
     if (end.kind === 'stopped') {
       // What stopped one poll (a server asking for quiet, a failing API, a held file) stops them all.
       state.stop ??= end.stop;
@@ -187,6 +188,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   };
 
   const takenKeys = new Set<string>();
+  /** Jobs the API answered 404 in this run: shown `lost` in its summary (the ledger keeps their status, and the next run polls them again). */
+  const lostKeys = new Set<string>();
   const taken = (entry: PromptEntry): null => {
     takenKeys.add(entry.key);
     event(entry, { kind: 'skipped', status: 'pending', reason: 'taken by another run of the same prompts' });
@@ -304,7 +307,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const rows: LedgerRow[] = [];
   for (const entry of options.entries) {
     const row = after?.get(entry.key);
-    if (row) rows.push(row);
+    if (row) rows.push(lostKeys.has(row.promptKey) && !isFinalStatus(row.status) ? { ...row, status: 'lost' } : row);
   }
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;

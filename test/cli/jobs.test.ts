@@ -217,12 +217,22 @@ describe('docpipe jobs submit', () => {
     expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
   });
 
-  it('records a 404 while polling as an error on that job', async () => {
-    writeFileSync(file, 'Lost job [pr]\n');
-    h.sandbox.addFault({ kind: 'server-error', status: 404, match: { method: 'GET', path: '/job/' }, times: Infinity });
+  it('records a 404 while polling as an error on that job, says it is lost, and polls it again next run', async () => {
+    writeFileSync(file, 'Lost job [pr]\nFound job [pr]\n');
+    h.sandbox.addFault({ kind: 'server-error', status: 404, match: { method: 'GET', path: '/job/job_0001' }, times: Infinity });
     const result = await h.run(['jobs', 'submit', file, ...FAST]);
     expect(result.code).toBe(1);
-    expect(await ledger(h)).toMatchObject([{ status: 'active', error: expect.stringMatching(/HTTP 404/) }]);
+    // The run's summary says lost, not active; the ledger keeps the job's last status.
+    expect(summaryOf(result)).toMatchObject({ counts: { lost: 1, completed: 1 } });
+    expect((await ledger(h)).find((r) => r.prompt === 'Lost job [pr]')).toMatchObject({ status: 'active', error: expect.stringMatching(/HTTP 404/) });
+    const text = await h.run(['jobs', 'submit', file, ...FAST, '--log-format', 'text']);
+    expect(text.stdout).toMatch(/^Lost job \[pr\] +lost/m);
+    expect(text.stdout).toMatch(/1 lost, 1 completed/);
+    h.sandbox.clearFaults();
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ counts: { completed: 2 } });
+    expect(h.requests('/job', 'POST')).toBe(2);
   });
 
   it('a batch the database is held from before it begins ends with its summary (stopped: locked, exit 75), and posts nothing', async () => {

@@ -21,7 +21,7 @@ import {
 } from '../core/errors.js';
 import { parseRetryAfter } from './retry-after.js';
 import { backoffDelay, decideRetry } from './retry-policy.js';
-import { createNodeTransport, type Transport, type TransportResponse } from './transport.js';
+import { createNodeTransport, sentNothing, type Transport, type TransportResponse } from './transport.js';
 
 export const DEFAULT_BASE_URL = 'https://api.mintlify.com';
 
@@ -423,7 +423,7 @@ export class HttpClient {
           throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
         }
         const code = errorCode(error);
-        const phase = code !== undefined && BEFORE_SEND_CODES.has(code) ? 'before-send' : 'after-send';
+        const phase = (code !== undefined && BEFORE_SEND_CODES.has(code)) || sentNothing(error) ? 'before-send' : 'after-send';
         notSent = phase === 'before-send';
         throw new NetworkError(request.method, shown, phase, code, { cause: error });
       } finally {

@@ -72,6 +72,18 @@ export function decodeBody(body: Buffer, coding: string | undefined, maxBytes: n
 
 const sizeName = (bytes: number): string => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${bytes} bytes`);
 
+const NOT_SENT = Symbol('not sent');
+
+/**
+ * Whether a transport error came before any byte of the request could go out: the connection
+ * (and for https its TLS handshake) never completed. Such a request reached no server, so it
+ * created nothing, whatever the error's code (a certificate refused, https spoken to an http
+ * server, a reset during the handshake).
+ */
+export function sentNothing(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { [NOT_SENT]?: boolean })[NOT_SENT] === true;
+}
+
 /** A transport with its own keep-alive agents (idle sockets do not hold the process open). */
 export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTES): Transport {
   const agents = {
@@ -126,7 +138,24 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
         });
       };
       const req = isHttps ? https.request(url, options, onResponse) : http.request(url, options, onResponse);
-      req.on('error', reject);
+      // The request goes out once its socket is connected (for https, once the handshake is
+      // done). A socket still connecting when it is handed over says so; one reused from the
+      // pool, or one whose TCP connection is up but whose handshake may not be, is taken for
+      // connected: an error on it may have come after the request went out.
+      let connected = false;
+      req.on('socket', (socket) => {
+        if (!socket.connecting) {
+          connected = true;
+          return;
+        }
+        socket.once(isHttps ? 'secureConnect' : 'connect', () => {
+          connected = true;
+        });
+      });
+      req.on('error', (error: Error) => {
+        if (!connected) Object.assign(error, { [NOT_SENT]: true });
+        reject(error);
+      });
       req.end(request.body);
     });
 }

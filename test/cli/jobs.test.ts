@@ -130,6 +130,18 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job', 'POST')).toBe(2);
   });
 
+  it('a POST whose TLS handshake failed (https spoken to an http server) created nothing: the prompts stay pending, and the next run submits each once', async () => {
+    writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--base-url', h.sandbox.url.replace(/^http:/, 'https:')]);
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ submitted: 0, stopped: 'fatal', message: expect.stringMatching(/^cannot connect to https:\/\/127\.0\.0\.1:\d+ \(EPROTO\)/) });
+    expect(h.requests('/job')).toBe(0);
+    expect((await ledger(h)).map((r) => [r.status, r.job_id])).toEqual([['pending', null], ['pending', null]]);
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1]);
+  });
+
   it('a POST whose connection was refused created nothing: a run stopped during its backoff leaves the prompt pending, and the next run submits it', async () => {
     writeFileSync(file, 'Only prompt [pr]\n');
     const server = createServer();

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { FailureBreaker } from '../api/failure-breaker.js';
 import { METRICS, type Metric, type Window } from '../core/domain.js';
-import { DatabaseBusyError, EXIT, UsageError } from '../core/errors.js';
+import { EXIT, UsageError } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
 import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
@@ -22,7 +22,7 @@ import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, typ
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
-import { checkProjectId, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -130,11 +130,13 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   try {
     startup = await store.holdForStart();
   } catch (error) {
-    // Held by another process past the lock wait before the run could begin: nothing was
-    // planned or fetched. The run ends as one stopped later by a held file does, with its
-    // summary (cron's log shows why), but with no record in `runs`: it never started.
-    if (!(error instanceof DatabaseBusyError)) throw error;
-    return lockedAtStart(options.command, runId, error);
+    // Held by another process past the lock wait before the run could begin (or stopped
+    // while it waited): nothing was planned or fetched. The run ends as one stopped later
+    // does, with its summary (cron's log shows why), but with no record in `runs`: it never
+    // started.
+    const reason = stopBeforeStart(error);
+    if (reason === null) throw error;
+    return endedBeforeStart(options.command, runId, reason, error as Error);
   }
   const { release: releaseStartup, isNew } = startup;
   let session: Session;
@@ -251,16 +253,16 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   return result;
 }
 
-/** The summary of a run the database was held from before it began. */
-function lockedAtStart(command: string, runId: string, error: DatabaseBusyError): AnalyticsResult {
+/** The summary of a run that ended before it began: the database held from it, or a stop while it waited. */
+function endedBeforeStart(command: string, runId: string, reason: 'locked' | 'interrupted', error: Error): AnalyticsResult {
   return {
     ...emptyExportSummary(),
     command,
     runId,
     retries: 0,
-    stopped: 'locked',
+    stopped: reason,
     stopMessage: error.message,
-    exitCode: runExitCode('locked', false),
+    exitCode: runExitCode(reason, false),
   };
 }
 
@@ -268,7 +270,10 @@ function projectList(project: string | readonly string[]): string[] {
   if (typeof project !== 'string' && !Array.isArray(project)) {
     throw new UsageError(`invalid project '${String(project)}': expected a project id or a list of them`);
   }
-  const list = (typeof project === 'string' ? [project] : [...(project as readonly unknown[])]).map((p) => String(p).trim()).filter((p) => p !== '');
+  const given: unknown[] = typeof project === 'string' ? [project] : [...(project as readonly unknown[])];
+  const notText = given.find((p) => typeof p !== 'string');
+  if (notText !== undefined) throw new UsageError(`invalid project '${String(notText)}': expected a project id (text)`);
+  const list = (given as string[]).map((p) => p.trim()).filter((p) => p !== '');
   if (list.length === 0) throw new UsageError('no project: pass project (or set DOCPIPE_PROJECT)');
   return [...new Set(list.map((id) => checkProjectId('project', id)))];
 }
@@ -280,6 +285,12 @@ function projectList(project: string | readonly string[]): string[] {
  * the budget with work left, 130 interrupted). Bad options reject with a `UsageError`.
  */
 export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<AnalyticsResult> {
+  return withoutKey(options?.apiKey, () => exportNow(options));
+}
+
+async function exportNow(options: ExportAnalyticsOptions): Promise<AnalyticsResult> {
+  const refresh = yesNo('refresh', options.refresh);
+  const threads = yesNo('threads', options.threads);
   if (!(METRICS as readonly string[]).includes(options.metric)) {
     throw new UsageError(`invalid metric '${String(options.metric)}': expected ${METRICS.join(' or ')}`);
   }
@@ -294,7 +305,7 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
   if (isEventStream(options.metric) && grain !== 'day') {
     throw new UsageError(`invalid window (--window) '${grain}' for ${options.metric}: events are fetched and replaced one day window at a time; use day`);
   }
-  if (options.threads && options.metric !== 'assistant') {
+  if (threads && options.metric !== 'assistant') {
     throw new UsageError(`threads (--threads) are for 'export assistant', not '${options.metric}'`);
   }
   const projects = projectList(options.project);
@@ -313,12 +324,12 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
   return runAnalytics(common, options, {
     command: `export ${options.metric}`,
     tasks: projects.map((projectId) => ({ metric: options.metric, projectId, grain, windows })),
-    refresh: options.refresh ?? false,
+    refresh,
     lookbackDays,
     perHour: checkPerHour(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR),
     maxRequests: common.maxRequests,
     maxWaitMs: checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS),
-    ...(options.threads ? { threads: { projects, range: { start: options.from, end: options.to } } } : {}),
+    ...(threads ? { threads: { projects, range: { start: options.from, end: options.to } } } : {}),
   });
 }
 
@@ -356,6 +367,10 @@ export function readPipeline(source: string | Record<string, unknown>, onWarning
  * next run carries on).
  */
 export async function syncPipeline(options: SyncPipelineOptions): Promise<AnalyticsResult> {
+  return withoutKey(options?.apiKey, () => syncNow(options));
+}
+
+async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const common = resolveCommon(options);
   const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
   const label = typeof source === 'string' ? source : '(options.pipeline)';

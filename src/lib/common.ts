@@ -3,10 +3,10 @@
  * logger and the interrupt signal. Public options are all optional but the key, each with a
  * documented default, and normalised once here.
  */
-import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, type HttpClientOptions } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKey, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { projectIdProblem } from '../core/domain.js';
-import { UsageError } from '../core/errors.js';
+import { DatabaseBusyError, InterruptedError, UsageError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
 
@@ -62,10 +62,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   // Checked before anything is written, as the CLI does: a key that cannot go in a header.
   const keyProblem = needsKey ? apiKeyProblem(apiKey) : undefined;
   if (keyProblem) throw new UsageError(`${keyProblem}: check apiKey`);
-  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) {
-    throw new UsageError(`invalid lockTimeoutMs '${String(lockTimeoutMs)}': expected milliseconds >= 0`);
-  }
+  const lockTimeoutMs = checkLockTimeoutMs(options.lockTimeoutMs);
   const max = options.maxRequests;
   if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
     throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
@@ -76,9 +73,11 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   if (signal !== undefined && !isSignalLike(signal)) {
     throw new UsageError(`invalid signal '${String(signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
   }
-  if (options.logger !== undefined && options.logger !== null && typeof options.logger !== 'object') {
-    throw new UsageError(`invalid logger '${String(options.logger)}': expected a Logger object`);
+  const logger: unknown = options.logger ?? undefined;
+  if (logger !== undefined && !LOG_LEVELS.every((level) => typeof (logger as Partial<Record<string, unknown>> | null)?.[level] === 'function')) {
+    throw new UsageError(`invalid logger '${String(logger)}': expected a Logger (an object with debug, info, warn and error functions)`);
   }
+  checkHttpOptions(options.http);
   for (const name of CALLBACKS) {
     const value = (options as unknown as Record<string, unknown>)[name];
     if (value !== undefined && value !== null && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
@@ -91,13 +90,47 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
     baseUrl,
     workspace: { db: options.db === undefined ? DEFAULT_DB_PATH : checkDbPath(options.db, 'db'), lockTimeout: lockTimeoutMs / 1000 },
     maxRequests: max,
-    logger: options.logger ?? silentLogger,
+    logger: (logger as Logger | undefined) ?? silentLogger,
     clock: options.clock ?? systemClock,
     signal: (signal as AbortSignal | undefined),
     // A rejected key's message names where it came from: for a library caller, its apiKey
     // (the CLI passes its own: DOCPIPE_API_KEY, --api-key or the key file).
     http: { keySource: 'apiKey', ...options.http },
   };
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** `lockTimeoutMs` as given to any entry point: milliseconds >= 0 (a number), default 5 minutes. */
+export function checkLockTimeoutMs(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_LOCK_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new UsageError(`invalid lockTimeoutMs '${String(value)}': expected milliseconds >= 0`);
+  }
+  return value;
+}
+
+/** The HTTP client's numbers (tests and benchmarks set them): what is given must be a number >= 0. */
+function checkHttpOptions(http: unknown): void {
+  if (http === undefined || http === null) return;
+  if (typeof http !== 'object') throw new UsageError(`invalid http '${String(http)}': expected an object of client settings`);
+  for (const [name, value] of Object.entries(http)) {
+    if (value === undefined || name === 'keySource' || name === 'transport' || name === 'random') continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new UsageError(`invalid http.${name} '${String(value)}': expected a number >= 0`);
+    }
+  }
+}
+
+/**
+ * A yes/no option (`name` as the caller knows it): true or false; absent (undefined, null) is
+ * `fallback`. Anything else ('no', 0) is refused rather than read by its truthiness: `'no'`
+ * would be yes.
+ */
+export function yesNo(name: string, value: unknown, fallback = false): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'boolean') throw new UsageError(`invalid ${name} '${String(value)}': expected true or false`);
+  return value;
 }
 
 /** A positive number option, named as the caller knows it (`--concurrency`, `concurrency`). */
@@ -110,9 +143,61 @@ export function positive(name: string, value: number, integer: boolean): number 
 
 /** A project id a caller passed (`name`: the option, as the caller knows it), trimmed and checked as the CLI checks --project. */
 export function checkProjectId(name: string, value: unknown): string {
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw new UsageError(`invalid ${name} '${String(value)}': expected a project id (text)`);
+  }
   const id = typeof value === 'string' ? value.trim() : '';
   if (id === '') throw new UsageError(`no project: pass ${name} (or set DOCPIPE_PROJECT)`);
   const problem = projectIdProblem(id);
   if (problem) throw new UsageError(`invalid ${name} '${id}': ${problem}`);
   return id;
+}
+
+/**
+ * Pure: how a run ends that met `error` before it began (waiting for the database file):
+ * `locked` (held past the lock wait), `interrupted` (stopped while it waited), or null (an
+ * error of another kind, thrown on).
+ */
+export function stopBeforeStart(error: unknown): 'locked' | 'interrupted' | null {
+  if (error instanceof DatabaseBusyError) return 'locked';
+  if (error instanceof InterruptedError) return 'interrupted';
+  return null;
+}
+
+/**
+ * Runs a library entry point: an error it throws carries no copy of the API key, in its
+ * message, its stack or any text field of it or its causes (an option's value echoed in a
+ * UsageError, when the key was passed where a URL or a project id goes). The CLI blanks the
+ * key in its own way (it knows where the key came from).
+ */
+export async function withoutKey<T>(apiKey: unknown, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw blankKey(error, apiKey);
+  }
+}
+
+function blankKey(error: unknown, apiKey: unknown): unknown {
+  // As given and as used (trimmed); longest first. A key of digits only is left (see redactKey).
+  const keys = typeof apiKey === 'string' ? [...new Set([apiKey, apiKey.trim()])].filter((k) => k.trim() !== '' && /[^0-9]/.test(k)) : [];
+  if (keys.length === 0) return error;
+  keys.sort((a, b) => b.length - a.length);
+  const seen = new Set<object>();
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null && !seen.has(current); depth++) {
+    seen.add(current);
+    const fields = current as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(current)) {
+      const value = fields[name];
+      if (typeof value !== 'string' || !keys.some((k) => value.includes(k))) continue;
+      try {
+        fields[name] = keys.reduce((text, key) => redactKey(text, key), value);
+      } catch {
+        // a read-only field: left as it is
+      }
+    }
+    current = fields.cause;
+  }
+  return error;
 }

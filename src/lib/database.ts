@@ -1,5 +1,6 @@
 /** `openDatabase`: the docpipe database for code that reads (or adds to) it. */
 import { checkDbPath, Database, DEFAULT_DB_PATH, type OpenOptions } from '../load/database.js';
+import { checkLockTimeoutMs } from './common.js';
 
 /**
  * Opens a docpipe database (created and migrated to this release's schema unless
@@ -11,5 +12,6 @@ import { checkDbPath, Database, DEFAULT_DB_PATH, type OpenOptions } from '../loa
  *   `lockTimeoutMs` waits that long for a file another process holds. @default read-write
  */
 export async function openDatabase(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
-  return Database.open(checkDbPath(path, 'path'), options);
+  const lockTimeoutMs = options?.lockTimeoutMs === undefined ? undefined : checkLockTimeoutMs(options.lockTimeoutMs);
+  return Database.open(checkDbPath(path, 'path'), { ...options, ...(lockTimeoutMs === undefined ? {} : { lockTimeoutMs }) });
 }

@@ -1,6 +1,7 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
 import { UsageError } from '../core/errors.js';
-import { Database, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
+import { Database, DEFAULT_DB_PATH, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
+import { checkLockTimeoutMs, checkProjectId } from './common.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
 import type { PromptInput } from './jobs.js';
 
@@ -22,6 +23,8 @@ export interface PromptsFromQueryOptions {
    * queries give every project's), only this project's rows become prompts.
    */
   project?: string;
+  /** Aborting it ends a wait for a held file at once (the promise rejects with an InterruptedError). */
+  signal?: AbortSignal;
 }
 
 export interface PromptsFromQuery {
@@ -43,10 +46,12 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
   const template = parseTemplate(options.template);
   const label = options.label ?? 'query';
   const path = options.db ?? DEFAULT_DB_PATH;
+  const project = options.project === undefined ? undefined : checkProjectId('project', options.project);
   const reader = {
     readOnly: true,
-    lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    lockTimeoutMs: checkLockTimeoutMs(options.lockTimeoutMs),
     ...(options.onLockWait ? { onLockWait: options.onLockWait } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   // The shipped queries (sql/prompts) use this release's views and macros: a database of an
   // earlier release gets them first (the schema only; the query itself runs read-only).
@@ -70,6 +75,6 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
   const columns: string[] = last?.columns ?? [];
   const rows = last?.rows ?? [];
   // A prompt about another project's page would go to this project's agent.
-  const mine = options.project !== undefined && columns.includes('project_id') ? rows.filter((r) => String(r.project_id) === options.project) : rows;
+  const mine = project !== undefined && columns.includes('project_id') ? rows.filter((r) => String(r.project_id) === project) : rows;
   return { columns, prompts: renderPromptRows(template, columns, mine), otherProjects: rows.length - mine.length };
 }

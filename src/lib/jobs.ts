@@ -4,14 +4,14 @@
  * resumes instead of submitting again. It never prints and never exits.
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
-import { DatabaseBusyError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
-import { checkProjectId, positive, resolveCommon, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, positive, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */
 export const DEFAULT_JOBS_PER_HOUR = 100;
@@ -123,8 +123,11 @@ export interface JobBatchInput {
   onEvent?: (event: BatchEvent) => void;
 }
 
-/** The summary of a batch the database was held from before it began: nothing submitted. */
-export function lockedBatch(total: number, runId: string, error: DatabaseBusyError): SubmitJobsResult {
+/**
+ * The summary of a batch that ended before it began, nothing submitted: the database held
+ * from it, or a stop while it waited for the file.
+ */
+export function batchEndedBeforeStart(total: number, runId: string, reason: 'locked' | 'interrupted', error: Error): SubmitJobsResult {
   return {
     total,
     submitted: 0,
@@ -132,9 +135,9 @@ export function lockedBatch(total: number, runId: string, error: DatabaseBusyErr
     rows: [],
     rowsRead: false,
     counts: total > 0 ? { 'not submitted': total } : {},
-    stopped: 'locked',
+    stopped: reason,
     stopMessage: error.message,
-    exitCode: runExitCode('locked', false),
+    exitCode: runExitCode(reason, false),
     runId,
     warnings: [],
   };
@@ -149,11 +152,12 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
   try {
     logCrashedRuns(common.logger, await recordRunStart(store, runId, input.command, clock.now()));
   } catch (error) {
-    // Held by another process past the lock wait before the batch could begin: no prompt
-    // was submitted. It ends as a batch stopped later by a held file does, with its summary,
-    // but with no record in `runs`: it never started.
-    if (!(error instanceof DatabaseBusyError)) throw error;
-    return lockedBatch(input.entries.length, runId, error);
+    // Held by another process past the lock wait before the batch could begin (or stopped
+    // while it waited): no prompt was submitted. It ends as a batch stopped later does, with
+    // its summary, but with no record in `runs`: it never started.
+    const reason = stopBeforeStart(error);
+    if (reason === null) throw error;
+    return batchEndedBeforeStart(input.entries.length, runId, reason, error as Error);
   }
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({
@@ -185,6 +189,11 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
  * interrupted).
  */
 export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobsResult> {
+  return withoutKey(options?.apiKey, () => submitNow(options));
+}
+
+async function submitNow(options: SubmitJobsOptions): Promise<SubmitJobsResult> {
+  const resubmitUnknown = yesNo('resubmitUnknown', options.resubmitUnknown);
   const projectId = checkProjectId('project', options.project);
   const follow = resolveFollow(options);
   const { entries, warnings } = typeof options.prompts === 'string' ? await readPromptFile(options.prompts) : promptEntries(options.prompts);
@@ -197,7 +206,7 @@ export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobs
     source,
     command: `jobs submit ${source}`,
     ...follow,
-    resubmitUnknown: options.resubmitUnknown ?? false,
+    resubmitUnknown,
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
   return { ...result, warnings };

@@ -11,7 +11,7 @@ import { readMessageFile, resolveMessages, type MessageEntry, type MessageReques
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { checkProjectId, resolveCommon, type CommonOptions } from './common.js';
+import { checkProjectId, resolveCommon, withoutKey, yesNo, type CommonOptions } from './common.js';
 import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
@@ -31,7 +31,12 @@ export interface SendMessagesOptions extends CommonOptions, JobFollowOptions {
   source?: string;
   /** Jobs followed at once (a job's own messages always go one after another). @default 3 */
   concurrency?: number;
-  /** Send again messages whose earlier POST has an unknown outcome. @default false */
+  /**
+   * Send again messages whose earlier POST has an unknown outcome (the CLI's
+   * `--resubmit-unknown`, submitJobs' `resubmitUnknown`). @default false
+   */
+  resubmitUnknown?: boolean;
+  /** @deprecated the name of `resubmitUnknown` until 0.3: still read. */
   resendUnknown?: boolean;
   onEvent?: (event: MessageEvent) => void;
 }
@@ -74,6 +79,14 @@ export async function planMessages(ledger: JobLedger, projectId: string, label: 
  * sending; 130 interrupted).
  */
 export async function sendMessages(options: SendMessagesOptions): Promise<SendMessagesResult> {
+  return withoutKey(options?.apiKey, () => sendNow(options));
+}
+
+async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult> {
+  const resubmit = yesNo('resubmitUnknown', options.resubmitUnknown, yesNo('resendUnknown', options.resendUnknown));
+  if (options.resubmitUnknown != null && options.resendUnknown != null && options.resubmitUnknown !== options.resendUnknown) {
+    throw new UsageError(`resubmitUnknown (${String(options.resubmitUnknown)}) and resendUnknown (${String(options.resendUnknown)}) disagree: give resubmitUnknown only`);
+  }
   const projectId = checkProjectId('project', options.project);
   const follow = resolveFollow(options);
   const label = typeof options.messages === 'string' ? options.messages : 'messages';
@@ -103,7 +116,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
     concurrency: follow.concurrency,
     pollIntervalMs: follow.pollIntervalMs,
     timeoutMs: follow.timeoutMs,
-    resendUnknown: options.resendUnknown ?? false,
+    resendUnknown: resubmit,
     ...(common.signal ? { signal: common.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });

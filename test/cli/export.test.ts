@@ -391,6 +391,22 @@ describe('docpipe export', () => {
     }
     expect(h.sandbox.requests.length).toBe(before);
   });
+
+  it('an export stopped while it waits for the database ends with its summary (stopped: interrupted, exit 130), and makes no request', async () => {
+    await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
+    const before = h.requests();
+    const held = await Database.open(h.db, { readOnly: true });
+    try {
+      const stopped = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-05', '--lock-timeout', '60'], {
+        signal: AbortSignal.timeout(300),
+      });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(summaryOf(stopped)).toMatchObject({ command: 'export visitors', stopped: 'interrupted', exitCode: 130, requests: 0, windowsLoaded: 0 });
+    } finally {
+      await held.close();
+    }
+    expect(h.sandbox.requests.length).toBe(before);
+  });
 });
 
 describe('docpipe sync', () => {

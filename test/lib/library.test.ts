@@ -131,7 +131,14 @@ describe("import { … } from 'docpipe'", () => {
       [{ maxWaitMs: 'abc' }, /invalid maxWaitMs 'abc'/],
       [{ signal: { aborted: false } }, /invalid signal '\[object Object\]': expected an AbortSignal/],
       [{ onWindow: 'x' }, /invalid onWindow 'x': expected a function/],
-      [{ logger: 'x' }, /invalid logger 'x': expected a Logger object/],
+      [{ logger: 'x' }, /invalid logger 'x': expected a Logger \(an object with debug, info, warn and error functions\)/],
+      [{ logger: {} }, /invalid logger '\[object Object\]': expected a Logger/],
+      // A yes/no option is true or false: 'no' is not yes.
+      [{ refresh: 'no' }, /invalid refresh 'no': expected true or false/],
+      [{ threads: 'false', metric: 'assistant' }, /invalid threads 'false': expected true or false/],
+      [{ project: [null] }, /invalid project 'null': expected a project id \(text\)/],
+      [{ lockTimeoutMs: 'abc' }, /invalid lockTimeoutMs 'abc': expected milliseconds >= 0/],
+      [{ http: { timeoutMs: 'y' } }, /invalid http\.timeoutMs 'y': expected a number >= 0/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -148,6 +155,7 @@ describe("import { … } from 'docpipe'", () => {
       [{ prompts: { prompt: 'Fix it' } }, /invalid prompts: expected a list/],
       [{ onEvent: 'x' }, /invalid onEvent 'x': expected a function/],
       [{ signal: { aborted: false } }, /invalid signal/],
+      [{ resubmitUnknown: 'no' }, /invalid resubmitUnknown 'no': expected true or false/],
     ];
     for (const [override, message] of jobCases) {
       const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
@@ -167,6 +175,21 @@ describe("import { … } from 'docpipe'", () => {
     expect((numericSql as Error).message).toBe("invalid sql '5': expected the text of a query");
     const blankId = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'j', prompt: 'hi', id: '  ' }] }).catch((e: unknown) => e);
     expect((blankId as Error).message).toBe('messages[0]: empty id');
+    for (const bad of [{ resubmitUnknown: 'no' }, { resubmitUnknown: true, resendUnknown: false }]) {
+      const refused = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'j', prompt: 'hi' }], ...bad } as Parameters<typeof sendMessages>[0]).catch((e: unknown) => e);
+      expect(refused, JSON.stringify(bad)).toBeInstanceOf(UsageError);
+    }
+    for (const [bad, message] of [
+      [{ lockTimeoutMs: 'abc' }, "invalid lockTimeoutMs 'abc': expected milliseconds >= 0"],
+      [{ lockTimeoutMs: -5 }, "invalid lockTimeoutMs '-5': expected milliseconds >= 0"],
+      [{ project: 5 }, "invalid project '5': expected a project id (text)"],
+    ] as const) {
+      const refused = await promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{x}', ...bad } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
+      expect(refused, JSON.stringify(bad)).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(message);
+    }
+    const badWait = await openDatabase(db, { lockTimeoutMs: -5 }).catch((e: unknown) => e);
+    expect((badWait as Error).message).toBe("invalid lockTimeoutMs '-5': expected milliseconds >= 0");
     const badPath = await openDatabase(5 as unknown as string).catch((e: unknown) => e);
     expect(badPath).toBeInstanceOf(UsageError);
     expect((badPath as Error).message).toBe("invalid path '5': expected the path of a DuckDB file");
@@ -176,6 +199,33 @@ describe("import { … } from 'docpipe'", () => {
     expect((byKey as Error).message).toBe("messages:1: no job in the ledger with prompt key 'fix-1'");
     expect(sandbox.requests).toEqual([]);
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('an error never carries the API key, whichever option it was passed as by mistake', async () => {
+    const key = 'mint_SECRET_xyz123';
+    for (const override of [{ baseUrl: key }, { project: `${key}/x` }, { from: key }, { metric: key }, { window: key }]) {
+      const error = await exportAnalytics({ ...common(), apiKey: key, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02', ...override } as Parameters<typeof exportAnalytics>[0]).catch((e: unknown) => e);
+      expect(error, JSON.stringify(override)).toBeInstanceOf(UsageError);
+      const texts: string[] = [];
+      for (let e: unknown = error; e instanceof Error; e = e.cause) texts.push(e.message, e.stack ?? '', ...Object.values(e).filter((v): v is string => typeof v === 'string'));
+      expect(texts.join('\n'), JSON.stringify(override)).not.toContain('SECRET');
+    }
+    const url = await exportAnalytics({ ...common(), apiKey: key, baseUrl: key, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' }).catch((e: unknown) => e);
+    expect((url as Error).message).toContain("'[API key]'");
+  });
+
+  it('a run stopped while it waits for the database another handle holds resolves with its summary: exit code 130, nothing fetched', async () => {
+    (await openDatabase(db)).close();
+    const reader = await openDatabase(db, { readOnly: true });
+    try {
+      const run = await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-03', lockTimeoutMs: 60_000, signal: AbortSignal.timeout(300) });
+      expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted', requests: 0, stopMessage: expect.stringMatching(/^stopped while waiting for database/) });
+      const batch = await submitJobs({ ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], lockTimeoutMs: 60_000, signal: AbortSignal.timeout(300) });
+      expect(batch).toMatchObject({ exitCode: 130, stopped: 'interrupted', submitted: 0, counts: { 'not submitted': 1 } });
+    } finally {
+      await reader.close();
+    }
+    expect(sandbox.requests).toEqual([]);
   });
 
   it('syncPipeline runs a pipeline given as an object, most recent windows first', async () => {

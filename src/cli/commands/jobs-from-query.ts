@@ -1,7 +1,7 @@
 /** `docpipe jobs from-query`: one prompt per row of a SQL query, submitted like `jobs submit`. */
 import type { Argv, CommandModule } from 'yargs';
-import { lockedBatch, promptEntries } from '../../lib/jobs.js';
-import { DatabaseBusyError } from '../../core/errors.js';
+import { batchEndedBeforeStart, promptEntries } from '../../lib/jobs.js';
+import { stopBeforeStart } from '../../lib/common.js';
 import { newRunId } from '../../load/runs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -52,13 +52,16 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
           label,
           project,
           onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
+          ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
         });
       } catch (error) {
-        // Held past the lock wait before the query could run: the batch ends as one held
-        // later does, with its summary (no prompt known, none submitted).
-        if (!(error instanceof DatabaseBusyError) || args['dry-run']) throw error;
+        // Held past the lock wait before the query could run (or stopped while it waited):
+        // the batch ends as one stopped later does, with its summary (no prompt known, none
+        // submitted).
+        const reason = stopBeforeStart(error);
+        if (reason === null || args['dry-run']) throw error;
         resolveApiKey(args); // a batch without a key is bad usage (exit 2), held file or not
-        await reportBatch(ctx, args, 'jobs from-query', lockedBatch(0, newRunId(ctx.io.clock.now()), error), logger, false);
+        await reportBatch(ctx, args, 'jobs from-query', batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), reason, error as Error), logger, false);
         return;
       }
       const { prompts, otherProjects } = found;

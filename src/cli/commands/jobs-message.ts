@@ -129,7 +129,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
         pollIntervalMs: pollInterval * 1000,
         timeoutMs: timeout * 1000,
         jobsPerHour,
-        resendUnknown: args['resubmit-unknown'],
+        resubmitUnknown: args['resubmit-unknown'],
         onEvent,
       });
       const counts = countsLine(result.counts);

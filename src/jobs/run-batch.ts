@@ -307,7 +307,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const rows: LedgerRow[] = [];
   for (const entry of options.entries) {
     const row = after?.get(entry.key);
-    if (row) rows.push(lostKeys.has(row.promptKey) && !isFinalStatus(row.status) ? { ...row, status: 'lost' } : row);
+    if (!row) continue;
+    // Unfinished, as this run saw it end: a job lost (404) in this run, or a prompt another run
+    // of the same prompts has (it submits and follows it), not pending here.
+    const seen = isFinalStatus(row.status) ? null : lostKeys.has(row.promptKey) ? 'lost' : takenKeys.has(row.promptKey) ? 'taken' : null;
+    rows.push(seen === null ? row : { ...row, status: seen });
   }
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;

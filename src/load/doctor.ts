@@ -176,8 +176,13 @@ export function runIsAlive(run: RunOwner, alive: (ref: ProcessRef, recordedAtMs:
  * What mends a loaded window whose bookkeeping is off (not --fix: its rows may be all there is
  * of it, if the API no longer serves that range): fetching it again, which replaces it whole.
  */
+/** Pure: a word as a POSIX shell reads it back: as it is when it is safe, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 function refreshHint(w: { metric: Metric; projectId: string; window: Window }): string {
-  return `to fetch it again: docpipe export ${w.metric} --project ${w.projectId} --from ${w.window.start} --to ${w.window.end} --window ${grainOf(w.window)} --refresh`;
+  return `to fetch it again: docpipe export ${w.metric} --project ${shellWord(w.projectId)} --from ${w.window.start} --to ${w.window.end} --window ${grainOf(w.window)} --refresh`;
 }
 
 /** Grain, windows and orphans. */

@@ -5,7 +5,7 @@
  */
 import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   planRepairs,
   runFindings,
   runIsAlive,
+  shellWord,
   spoolFindings,
   windowFindings,
   type DoctorFacts,
@@ -566,6 +567,14 @@ describe('docpipe doctor', () => {
 });
 
 describe('doctor findings (pure)', () => {
+  it('the command a finding suggests quotes a project id the shell would read otherwise', () => {
+    for (const id of ['docs', 'p=ü&x', "it's", 'a b', '$(touch x)', 'semi;colon', 'star*']) {
+      const echoed = spawnSync('sh', ['-c', `printf %s ${shellWord(id)}`], { encoding: 'utf8' });
+      expect(echoed.stdout, id).toBe(id);
+    }
+    expect(shellWord('docs')).toBe('docs');
+  });
+
   it('grainOf names the grain views.sql\'s window_grain names, for windows of every span from every day of two years', async () => {
     const db = await Database.open(':memory:');
     try {

@@ -177,6 +177,10 @@ describe('the sandbox and its key', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(stderr).toMatch(/rate limits on: 100 analytics requests an hour/);
+    // stderr is no terminal: JSON log lines only, the stop notice included.
+    const logged = stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.map((l) => l.event)).toEqual(['sandbox listening', 'stopping']);
+    expect(logged[0]).toMatchObject({ url: first[0], try: expect.stringContaining(`DOCPIPE_BASE_URL=${first[0]}`) });
   });
 
   it('--no-rate-limit lifts the limits', async () => {

@@ -3,6 +3,7 @@ import { startSandbox, parseFaultSpec, SANDBOX_API_KEY, type FaultSpec } from '.
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { numberOption } from '../options.js';
+import { loggerFor } from '../io.js';
 
 function builder(yargs: Argv) {
   return commandHelp(
@@ -52,11 +53,10 @@ export function sandboxCommand(ctx: CliContext): CommandModule {
       const limits = args['rate-limit']
         ? 'rate limits on: 100 analytics requests an hour, 100 job submissions an hour per project (--no-rate-limit to lift them)'
         : 'rate limits off';
-      ctx.io.stderr(
-        `sandbox listening on ${sandbox.url}; ${limits}\n` +
-          `try: DOCPIPE_BASE_URL=${sandbox.url} DOCPIPE_API_KEY=${sandbox.apiKey} docpipe export visitors --project docs --from <day> --to <day>\n` +
-          'Ctrl-C stops it\n',
-      );
+      const tryIt = `DOCPIPE_BASE_URL=${sandbox.url} DOCPIPE_API_KEY=${sandbox.apiKey} docpipe export visitors --project docs --from <day> --to <day>`;
+      const logger = loggerFor(ctx.io, args);
+      if (logger.format === 'json') logger.info('sandbox listening', { url: sandbox.url, rate_limits: limits, try: tryIt, detail: 'Ctrl-C stops it' });
+      else ctx.io.stderr(`sandbox listening on ${sandbox.url}; ${limits}\ntry: ${tryIt}\nCtrl-C stops it\n`);
       await new Promise<void>((resolve) => {
         if (ctx.io.signal?.aborted) resolve();
         ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });

@@ -67,19 +67,16 @@ export function requestedLogFormat(argv: readonly string[], env: Record<string, 
   const known = (value: string | undefined): LogFormat | undefined =>
     (LOG_FORMATS as readonly string[]).includes(value ?? '') ? (value as LogFormat) : undefined;
   let typed: string | undefined;
-  let given = false;
   for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
     const arg = argv[i]!;
     if (arg === '--log-format' || arg === '--logFormat') {
       typed = argv[i + 1];
-      given = true;
       i++;
     } else if (arg.startsWith('--log-format=') || arg.startsWith('--logFormat=')) {
       typed = arg.slice(arg.indexOf('=') + 1);
-      given = true;
     }
   }
-  return (given ? known(typed) : known(env.DOCPIPE_LOG_FORMAT)) ?? defaultLogFormat({ isTTY });
+  return known(typed) ?? known(env.DOCPIPE_LOG_FORMAT) ?? defaultLogFormat({ isTTY });
 }
 
 export function loggerFor(io: CliIo, args: Pick<GlobalArgs, 'logFormat' | 'verbose'>): Logger {

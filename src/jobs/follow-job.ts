@@ -7,7 +7,7 @@ import { getAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
-import { HttpError, InterruptedError } from '../core/errors.js';
+import { HttpError, InterruptedError, RateLimitError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import { pollDelay } from './poll-schedule.js';
 
@@ -64,10 +64,12 @@ export async function followJob(options: FollowOptions): Promise<FollowEnd> {
       if (isTerminalStatus(job.status)) return { kind: 'ended' };
     } catch (error) {
       if (error instanceof InterruptedError) return { kind: 'interrupted' };
-      // 'budget' is a 429 or 503 whose Retry-After is past what the client waits (a minute):
-      // the server asks for quiet, so the run stops and the job is polled again by the next run.
       const reason = stopReasonOf(error);
-      if (reason !== null && reason !== 'interrupted') return { kind: 'stopped', stop: { reason, cause: error } };
+      if (reason === 'fatal' || reason === 'locked' || reason === 'failing') return { kind: 'stopped', stop: { reason, cause: error } };
+      // A 429 or 503 whose Retry-After the client did not wait out (past a minute, or one wait
+      // too many): the server asks for quiet, so the run stops and the job is polled again by
+      // the next run. One without Retry-After is a failed poll like another.
+      if (error instanceof RateLimitError && error.retryAfterMs !== undefined) return { kind: 'stopped', stop: { reason: 'budget', cause: error } };
       await options.onError(error);
       // The server does not know the job: polling again will not help this run.
       if (error instanceof HttpError && error.status === 404) return { kind: 'lost' };

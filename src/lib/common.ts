@@ -104,7 +104,8 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 /** `lockTimeoutMs` as given to any entry point: milliseconds >= 0 (a number), default 5 minutes. */
 export function checkLockTimeoutMs(value: unknown): number {
   if (value === undefined || value === null) return DEFAULT_LOCK_TIMEOUT_MS;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+  // Infinity waits as long as it takes.
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
     throw new UsageError(`invalid lockTimeoutMs '${String(value)}': expected milliseconds >= 0`);
   }
   return value;
@@ -116,7 +117,7 @@ function checkHttpOptions(http: unknown): void {
   if (typeof http !== 'object') throw new UsageError(`invalid http '${String(http)}': expected an object of client settings`);
   for (const [name, value] of Object.entries(http)) {
     if (value === undefined || name === 'keySource' || name === 'transport' || name === 'random') continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
       throw new UsageError(`invalid http.${name} '${String(value)}': expected a number >= 0`);
     }
   }

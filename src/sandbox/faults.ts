@@ -218,7 +218,7 @@ export function parseFaultSpec(text: string): FaultSpec {
       try {
         patch = JSON.parse(value);
       } catch {
-        throw bad(`patch must be a JSON object, got '${value}'`);
+        throw bad(`patch must be a JSON object, got '${value}' (patch= takes the rest of the fault: put it last)`);
       }
       if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw bad(`patch must be a JSON object, got '${value}'`);
       spec.patch = patch as Record<string, unknown>;

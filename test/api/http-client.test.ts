@@ -150,6 +150,9 @@ describe('HttpClient against the sandbox', () => {
     expect(JSON.parse(blanked)).toEqual({ error: 'bad key [API key]', code: 401 });
     const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
     expect(redactKey(other, key)).toBe(other);
+    // A key too short to be one (a placeholder) is not blanked: that would only mangle the text.
+    expect(redactKey("invalid --to '2026-13-02': expected a calendar date", 'e')).toBe("invalid --to '2026-13-02': expected a calendar date");
+    expect(redactKey('{"hasMore":false}', 'test')).toBe('{"hasMore":false}');
     expect(unescapePlain('"\\u0022\\u005c\\u0041\\n\\u0001"')).toBe('"\\"\\\\A\\n\\u0001"');
   });
 

@@ -198,7 +198,8 @@ describe('requestedLogFormat (the format of the lines written without a parse: t
     [['query'], { DOCPIPE_LOG_FORMAT: 'text' }, false, 'text'],
     [['query', '--log-format', 'json'], { DOCPIPE_LOG_FORMAT: 'text' }, true, 'json'],
     // Not a format: as if not given (the parse refuses it, in the terminal's default format)...
-    [['query', '--log-format', 'xml'], { DOCPIPE_LOG_FORMAT: 'text' }, false, 'json'],
+    [['query', '--log-format', 'xml'], { DOCPIPE_LOG_FORMAT: 'text' }, false, 'text'],
+    [['query', '--log-format', 'xml'], {}, false, 'json'],
     [['query'], { DOCPIPE_LOG_FORMAT: 'xml' }, true, 'text'],
     [['query', '--log-format'], {}, true, 'text'],
     // ...and what follows `--` is SQL, not an option.

@@ -130,6 +130,14 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job', 'POST')).toBe(2);
   });
 
+  it('polls answered 429 without Retry-After are failed polls: the job is polled again at its interval and the batch ends', async () => {
+    writeFileSync(file, 'First [pr]\nSecond [pr]\n');
+    h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'GET', path: '/job/job_0001' }, times: 5 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ submitted: 2, stopped: null, counts: { completed: 2 } });
+  });
+
   it('a POST whose TLS handshake failed (https spoken to an http server) created nothing: the prompts stay pending, and the next run submits each once', async () => {
     writeFileSync(file, 'First [pr]\nSecond [pr]\n');
     const result = await h.run(['jobs', 'submit', file, ...FAST, '--base-url', h.sandbox.url.replace(/^http:/, 'https:')]);

@@ -188,6 +188,9 @@ describe("import { … } from 'docpipe'", () => {
       expect(refused, JSON.stringify(bad)).toBeInstanceOf(UsageError);
       expect((refused as Error).message).toBe(message);
     }
+    // Infinity is a wait as long as it takes (a read-only open of a file nobody holds: at once).
+    const forever = await openDatabase(join(dir, 'forever.duckdb'), { lockTimeoutMs: Infinity });
+    await forever.close();
     const badWait = await openDatabase(db, { lockTimeoutMs: -5 }).catch((e: unknown) => e);
     expect((badWait as Error).message).toBe("invalid lockTimeoutMs '-5': expected milliseconds >= 0");
     const badPath = await openDatabase(5 as unknown as string).catch((e: unknown) => e);
@@ -212,6 +215,9 @@ describe("import { … } from 'docpipe'", () => {
     }
     const url = await exportAnalytics({ ...common(), apiKey: key, baseUrl: key, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' }).catch((e: unknown) => e);
     expect((url as Error).message).toContain("'[API key]'");
+    // A key too short to be one is not blanked out of the message (which it would mangle).
+    const short = await exportAnalytics({ ...common(), apiKey: 'e', project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-13-02' }).catch((e: unknown) => e);
+    expect((short as Error).message).toMatch(/^invalid --to '2026-13-02': expected/);
   });
 
   it('a run stopped while it waits for the database another handle holds resolves with its summary: exit code 130, nothing fetched', async () => {

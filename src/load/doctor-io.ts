@@ -63,13 +63,37 @@ function grainTableOf(metric: Metric): GrainTable {
 }
 
 /**
+ * Days of windows (by window_start) checked at a time. The grain check counts each window's
+ * keys, a hash table as large as the rows it reads: on a ten-year database of daily windows of
+ * 6,000 paths (21.9 million rows) it held 2.9 GB at once; a quarter at a time holds a fortieth.
+ */
+const FACTS_CHUNK_DAYS = 92;
+
+/**
  * Every window of every metric with a keyless row table that any of loaded_windows, the
  * totals table or the row table knows of, with what each holds of it. One pass over each
- * row table.
+ * row table, a quarter of windows at a time.
  */
 export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   const facts: WindowFacts[] = [];
   for (const [metric, tables] of Object.entries(GRAIN_TABLES) as [Metric, GrainTable][]) {
+    const sources = [`SELECT window_start FROM ${tables.table}`, `SELECT window_start FROM loaded_windows WHERE metric = $metric`];
+    if (tables.totals !== null) sources.push(`SELECT window_start FROM ${tables.totals}`);
+    const chunks = await db.all<{ from: string }>(
+      `WITH span AS (SELECT min(window_start) AS lo, max(window_start) AS hi FROM (${sources.join(' UNION ALL ')}))
+       SELECT strftime(r, '%Y-%m-%d') AS "from" FROM span, range(span.lo::TIMESTAMP, span.hi + 1, INTERVAL ${FACTS_CHUNK_DAYS} DAY) t(r)`,
+      { metric },
+    );
+    for (const { from } of chunks) facts.push(...(await windowFactsFrom(db, metric, tables, from)));
+  }
+  return facts;
+}
+
+/** readWindowFacts for the windows that start in the FACTS_CHUNK_DAYS from `from`. */
+async function windowFactsFrom(db: Executor, metric: Metric, tables: GrainTable, from: string): Promise<WindowFacts[]> {
+  const facts: WindowFacts[] = [];
+  const inRange = `window_start >= $from::DATE AND window_start < $from::DATE + ${FACTS_CHUNK_DAYS}`;
+  {
     const rows = await db.all<{
       project_id: string;
       s: string;
@@ -86,15 +110,15 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
       `WITH pages AS (
          SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
                 count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
-           FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} GROUP BY ALL)
+           FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} WHERE ${inRange} GROUP BY ALL)
           GROUP BY ALL),
        bookkeeping AS (
          SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
-           FROM loaded_windows WHERE metric = $metric),
+           FROM loaded_windows WHERE metric = $metric AND ${inRange}),
        totals AS (${
          tables.totals === null
            ? `SELECT NULL::VARCHAR AS project_id, NULL::DATE AS window_start, NULL::DATE AS window_end, true AS totals WHERE false`
-           : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals}`
+           : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals} WHERE ${inRange}`
        })
        SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
               coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
@@ -103,7 +127,7 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
          FULL JOIN totals USING (project_id, window_start, window_end)
          FULL JOIN pages USING (project_id, window_start, window_end)
         ORDER BY project_id, window_start, window_end`,
-      { metric },
+      { metric, from },
     );
     for (const r of rows) {
       facts.push({

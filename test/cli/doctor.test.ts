@@ -163,6 +163,30 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('checks windows a quarter at a time, and finds what is wrong in any quarter of years of windows', async () => {
+    await h.run(EXPORT);
+    // The same windows again 100, 200 and 400 days earlier: four quarters apart.
+    for (const days of [100, 200, 400]) {
+      const shift = (table: string, where = ''): string =>
+        `INSERT INTO ${table} SELECT * REPLACE (window_start - ${days} AS window_start, window_end - ${days} AS window_end) FROM ${table}
+          WHERE window_start >= DATE '2026-03-01' ${where}`;
+      await exec(h, shift('page_visitors'));
+      await exec(h, shift('visitor_totals'));
+      await exec(h, shift('loaded_windows', "AND metric = 'visitors'"));
+    }
+    expect((await doctor(h)).code).toBe(0);
+    // A doubled row 200 days back and a window without its totals 400 days back.
+    await exec(h, `INSERT INTO page_visitors SELECT * FROM page_visitors WHERE window_start = DATE '2026-03-02' - 200 AND path = (SELECT min(path) FROM page_visitors)`);
+    await exec(h, `DELETE FROM visitor_totals WHERE window_start = DATE '2026-03-02' - 400`);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const findings = rowsOf(checked).filter((r) => r.status === 'finding').map((r) => [r.check, r.detail]);
+    expect(findings).toEqual([
+      ['grain', expect.stringMatching(/^visitors docs \[2025-08-14, 2025-08-15\): .*1 extra row for 1 path/)],
+      ['windows', expect.stringMatching(/^visitors docs \[2025-01-26, 2025-01-27\): loaded, but has no totals row/)],
+    ]);
+  });
+
   it('checks the grain of searches and feedback by page too (keyless like the page tables); --fix keeps one copy', async () => {
     for (const metric of ['searches', 'feedback-by-page']) {
       const run = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);

@@ -53,12 +53,15 @@ function startSandbox(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [join(ROOT, 'bin/docpipe.js'), 'sandbox', '--port', '0', '--no-rate-limit', '--paths', String(PATHS), '--min-daily-visitors', '3'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Its log stays out of the figures; it is shown only if the sandbox does not start.
+  let log = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString()));
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (url) => resolve({ child, url: url.trim() }));
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${log.trim()}`)));
   });
 }
 

@@ -70,6 +70,10 @@ export async function writingOut<T>(value: string, write: () => T | Promise<T>, 
     if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
       throw new UsageError(`cannot write ${option} '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
     }
+    // A folder to make in one that exists but takes no new folder (/proc, /sys).
+    if (code === 'ENOENT' && (error as { syscall?: unknown }).syscall === 'mkdir') {
+      throw new UsageError(`cannot write ${option} '${value}': its folder cannot be made there (${code})`, { cause: error });
+    }
     throw error;
   }
 }

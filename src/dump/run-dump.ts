@@ -6,11 +6,12 @@
  * has its set-aside partitions put back by the next one (or by itself on an error). One dump
  * at a time writes to a folder (./dump-lock.ts).
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
 import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, scopeOf, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { makeFolders } from '../core/files.js';
 
 export interface DumpOptions {
   out: string;
@@ -77,7 +78,7 @@ function recoverEarlierDumps(out: string, keep: string): void {
       for (const part of listPartitions(join(aside, table))) {
         const live = join(out, table, part.dir);
         if (existsSync(live)) continue;
-        mkdirSync(dirname(live), { recursive: true });
+        makeFolders(dirname(live));
         renameSync(join(aside, table, part.dir), live);
       }
     }
@@ -87,7 +88,7 @@ function recoverEarlierDumps(out: string, keep: string): void {
 
 export async function runDump(db: Executor, options: DumpOptions): Promise<DumpedTable[]> {
   const stagingName = `${STAGING_PREFIX}${options.runId}`;
-  mkdirSync(options.out, { recursive: true });
+  makeFolders(options.out);
   const unlock = lockLake(options.out);
   try {
     return await dumpLocked(db, options, stagingName);
@@ -100,12 +101,12 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
   const staging = join(options.out, stagingName);
   recoverEarlierDumps(options.out, stagingName);
   rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
+  makeFolders(staging);
   const results: DumpedTable[] = [];
   /** Moves a partition of the lake into the staging folder (renames: no copy, no gap but the rename). */
   const setAside = (table: string, dir: string): void => {
     const aside = join(staging, ASIDE, table, dir);
-    mkdirSync(dirname(aside), { recursive: true });
+    makeFolders(dirname(aside));
     renameSync(join(options.out, table, dir), aside);
   };
   try {
@@ -122,7 +123,7 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
       // crash leaves at most one partition out of place (put back by the next dump).
       for (const part of staged) {
         if (existsSync(join(tableDir, part.dir))) setAside(table.name, part.dir);
-        mkdirSync(join(tableDir, part.dir, '..'), { recursive: true });
+        makeFolders(join(tableDir, part.dir, '..'));
         renameSync(join(stagedDir, part.dir), join(tableDir, part.dir));
       }
       // Partitions in scope that have no rows now.

@@ -7,7 +7,7 @@
  * spent budget costs at most the request in flight, and the next run loads what the spool
  * holds before it asks for more. A thread already loaded is not fetched again unless refreshed.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
@@ -22,6 +22,7 @@ import { loadThreads } from '../load/thread-store.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
 import { encodeSegment, wellFormedJson, writeFileAtomic, type Spool, type SpoolClaim } from '../spool/spool.js';
 import { claimOf, scanThreads, threadsDir, type SpooledThread, type ThreadScan } from '../spool/thread-spool.js';
+import { makeFolders } from '../core/files.js';
 
 const threadKey = (projectId: string, threadId: string): string => `${projectId}\u0000${threadId}`;
 
@@ -176,7 +177,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       // have ended since, having loaded windows after this run's plan).
       overlapping ||= store.journal?.othersAtWorkSinceStart() ?? otherRunsJournalling(spool.requestsDir, options.runId);
       const dir = threadsDir(spool, projectId);
-      mkdirSync(dir, { recursive: true });
+      makeFolders(dir);
       const file = join(dir, `${encodeSegment(threadId)}.jsonl`);
       const claim = claimOf(spool, file);
       if (!claim.take()) {

@@ -18,7 +18,7 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
@@ -27,6 +27,7 @@ import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
+import { makeFolders } from '../core/files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 
@@ -40,11 +41,15 @@ function makeDatabaseFolder(path: string, key: string): void {
     // not there yet: its folder is made below
   }
   try {
-    mkdirSync(dirname(key), { recursive: true });
+    makeFolders(dirname(key));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') {
       throw new UsageError(`database '${path}' cannot be created: a part of its folder is a file (check --db or DOCPIPE_DB)`, { cause: error });
+    }
+    // A folder that exists but takes no new folder (/proc, /sys).
+    if (code === 'ENOENT') {
+      throw new UsageError(`database '${path}' cannot be created: its folder cannot be made there (check --db or DOCPIPE_DB)`, { cause: error });
     }
     throw new DatabaseError(`cannot create the folder of database ${path}`, { cause: error });
   }

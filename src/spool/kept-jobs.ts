@@ -7,10 +7,11 @@
  * - `created/<project>/<prompt key>.json`: the job a prompt's POST created (`agent_jobs`);
  * - `sent/<project>/<message key>.json`: the job's answer to a follow-up message (`agent_messages`).
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentJob } from '../api/schemas.js';
 import { encodeSegment, writeFileAtomic } from './spool.js';
+import { makeFolders } from '../core/files.js';
 
 /** `created`: a prompt's job; `sent`: a follow-up message's answer. */
 export type KeptKind = 'created' | 'sent';
@@ -31,7 +32,7 @@ function keptDir(root: string, kind: KeptKind, projectId?: string): string {
 /** Keeps an answer for the next run (whole or not at all); returns its file. */
 export function keepJob(root: string, kind: KeptKind, kept: KeptJob): string {
   const dir = keptDir(root, kind, kept.projectId);
-  mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   const file = join(dir, `${encodeSegment(kept.key)}.json`);
   writeFileAtomic(file, JSON.stringify(kept));
   return file;

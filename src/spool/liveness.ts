@@ -15,9 +15,10 @@
  * another machine whose clock is minutes off would make live processes look gone, or gone
  * ones live for longer; 5 minutes leaves room for ordinary skew.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFor, isProcessAlive, pidTakenSince, thisProcess, type ProcessRef } from '../core/process-identity.js';
+import { makeFolders } from '../core/files.js';
 
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 export const HEARTBEAT_STALE_MS = 5 * 60_000;
@@ -49,7 +50,7 @@ export function startHeartbeat(root: string): void {
       // Gone: made again while the spool is there; a spool removed (a test's, say) ends it.
       if (!existsSync(root)) return stop(root);
       try {
-        mkdirSync(aliveDir(root), { recursive: true });
+        makeFolders(aliveDir(root));
         writeFileSync(file, '');
       } catch {
         // a spool that cannot be written to: the run's own writes will say so
@@ -59,7 +60,7 @@ export function startHeartbeat(root: string): void {
   const timer = setInterval(beat, HEARTBEAT_INTERVAL_MS);
   timer.unref();
   beating.set(root, { file, timer });
-  mkdirSync(root, { recursive: true });
+  makeFolders(root);
   beat();
   sweep(root, file);
   if (!exitHook) {

@@ -16,12 +16,13 @@
  * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
  * then has none in flight, so at most one attempt has no outcome either way.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
+import { makeFolders } from '../core/files.js';
 
 export interface JournalLine {
   id: string;
@@ -289,7 +290,7 @@ export class RequestJournal {
       // The file names this process: processes elsewhere tell it alive by its heartbeat.
       startHeartbeat(dirname(this.dir));
       this.fd = this.ownChange(() => {
-        mkdirSync(this.dir, { recursive: true });
+        makeFolders(this.dir);
         return openSync(this.file, 'a');
       });
       this.ino = fstatSync(this.fd).ino;

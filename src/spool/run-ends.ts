@@ -4,9 +4,10 @@
  * `<spool>/ends/<runId>.json`, and the next run that records its own start (or `doctor
  * --fix`) writes it into `runs`, where the run would otherwise be taken for crashed.
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeSegment, writeFileAtomic } from './spool.js';
+import { makeFolders } from '../core/files.js';
 
 export interface RunEnd {
   status: string;
@@ -22,7 +23,7 @@ function endsDir(root: string): string {
 
 /** Keeps a run's end for the next write (whole or not at all). */
 export function keepRunEnd(root: string, runId: string, end: RunEnd): string {
-  mkdirSync(endsDir(root), { recursive: true });
+  makeFolders(endsDir(root));
   const file = join(endsDir(root), `${encodeSegment(runId)}.json`);
   writeFileAtomic(file, JSON.stringify(end));
   return file;

@@ -5,11 +5,12 @@
  * a live process keeps for longer than `timeoutMs` (stopped with SIGSTOP, say) is given up on,
  * and the caller goes on without it, as it did before there was a lock.
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { isLiveOther, readText, removeIfUnchanged } from './spool.js';
+import { makeFolders } from '../core/files.js';
 
 /** Holders in this process, by path: one at a time, in turn (the file cannot tell them apart). */
 const inProcess = new Map<string, Promise<void>>();
@@ -52,7 +53,7 @@ export async function takeShortLock(path: string, root: string, signal?: AbortSi
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
-          mkdirSync(dirname(path), { recursive: true });
+          makeFolders(dirname(path));
           continue;
         }
         if (code !== 'EEXIST') throw error;

@@ -34,7 +34,6 @@ import {
   linkSync,
   type Dirent,
   openSync,
-  mkdirSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -50,6 +49,7 @@ import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-ide
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
+import { makeFolders } from '../core/files.js';
 
 let memorySpool: string | undefined;
 
@@ -478,7 +478,7 @@ export class SpoolWalk {
   private append(text: string): void {
     this.fresh = false;
     if (this.fd === undefined) {
-      mkdirSync(this.dir, { recursive: true });
+      makeFolders(this.dir);
       this.open('a');
     }
     const written = writeSync(this.fd!, text);
@@ -633,7 +633,7 @@ export class SpoolWalk {
   claim(): boolean {
     if (this.heldByOtherRun() || this.upgradeLegacy()) return false;
     this.close();
-    mkdirSync(this.dir, { recursive: true });
+    makeFolders(this.dir);
     // Reading the owner and writing this process's must be one step: two runs that both read
     // a dead (or no) owner would both walk the window, into one file.
     const lock = new SpoolClaim(`${this.pagesFile}.claim`, this.root);

@@ -265,6 +265,20 @@ syncBuiltinESMExports();
     }
   });
 
+  it.runIf(process.platform === 'linux')('refuses at once (exit 2) an --out or --db whose folder cannot be made (under /proc Node\'s own mkdir -p spins for ever)', async () => {
+    const cases: [string[], string][] = [
+      [['dump', '--out', '/proc/docpipe-lake'], "docpipe: cannot write --out '/proc/docpipe-lake': its folder cannot be made there (ENOENT)"],
+      [['report', '--out', '/proc/docpipe/r.html'], "docpipe: cannot write --out '/proc/docpipe/r.html': its folder cannot be made there (ENOENT)"],
+      [['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/proc/docpipe/x.duckdb'],
+        "docpipe: database '/proc/docpipe/x.duckdb' cannot be created: its folder cannot be made there (check --db or DOCPIPE_DB)"],
+    ];
+    for (const [args, line] of cases) {
+      const result = await h.run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(asText(result.stderr).trim().split('\n').at(-1)).toBe(line);
+    }
+  });
+
   it('report --out: a symbolic link is written through (it stays a link); a pipe is refused, not replaced', async () => {
     mkdirSync(join(h.dir, 'www'), { recursive: true });
     const target = join(h.dir, 'www', 'real.html');

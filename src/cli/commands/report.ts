@@ -2,7 +2,6 @@
  * `docpipe report [--out FILE] [--last 30d | --from D --to D]`: reads the database (read-only),
  * renders the charts to SVG and writes one self-contained HTML page; prints its path.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { resolveRange } from '../../extract/relative-range.js';
@@ -15,6 +14,7 @@ import { withCurrentSchema } from '../session.js';
 import { checkOutPath, writingOut } from '../out-path.js';
 import { projectsOf } from '../api-key.js';
 import { writeFileAtomic } from '../../spool/spool.js';
+import { makeFolders } from '../../core/files.js';
 
 export const DEFAULT_REPORT_PATH = 'data/report.html';
 const DEFAULT_LAST = '30d';
@@ -54,7 +54,7 @@ export function reportCommand(ctx: CliContext): CommandModule {
       const { renderReportHtml } = await import('../../report/render-html.js');
       const html = renderReportHtml(data);
       await writingOut(args.out, () => {
-        mkdirSync(dirname(out), { recursive: true });
+        makeFolders(dirname(out));
         // Whole or not at all: a reader (or a crash) never finds half a page.
         writeFileAtomic(out, html);
       });

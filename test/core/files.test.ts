@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeFolders } from '../../src/core/files.js';
+
+describe('makeFolders (mkdir -p)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-folders-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('makes the missing folders, and leaves one that exists as it is', () => {
+    const deep = join(dir, 'a', 'b', 'c');
+    makeFolders(deep);
+    expect(statSync(deep).isDirectory()).toBe(true);
+    writeFileSync(join(deep, 'kept'), 'x');
+    makeFolders(deep);
+    makeFolders(join(dir, 'a'));
+    expect(statSync(join(deep, 'kept')).isFile()).toBe(true);
+  });
+
+  it('refuses a path through a file, or a file where the folder goes', () => {
+    writeFileSync(join(dir, 'file'), 'x');
+    expect(() => makeFolders(join(dir, 'file', 'sub'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => makeFolders(join(dir, 'file'))).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+
+  it.runIf(process.platform === 'linux')('throws where a folder takes no new folder (/proc), where mkdirSync(recursive) spins for ever', () => {
+    expect(() => makeFolders('/proc/docpipe-test/a')).toThrow(expect.objectContaining({ code: 'ENOENT', syscall: 'mkdir' }));
+  });
+});

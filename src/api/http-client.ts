@@ -190,17 +190,22 @@ export function serverMessage(text: string, apiKey: string): string | undefined 
   return said === undefined ? said : redactKey(said, apiKey);
 }
 
-/** The shortest key blanked out of texts (see redactKey). */
-const MIN_BLANKED_KEY = 8;
+/**
+ * Keys shorter than this (placeholders, test keys) are blanked only where they stand as a
+ * whole word: anywhere else they would mangle the text (every `e` of a message).
+ */
+const MIN_KEY_ANYWHERE = 8;
+const BLANKED = '[API key]';
 
 /**
  * `text` with the API key blanked out wherever it occurs: as it is, and as JSON may write it
  * in a string (`\/` for `/`, `\"` and `\\` escaped), so that a body stays valid JSON.
  */
 export function redactKey(text: string, apiKey: string): string {
-  // A key this short is no real key (an admin key is `mint_` and some 30 characters): blanking
-  // it would only mangle the text (every `e` of a message, every `test` of a body).
-  if (apiKey.trim().length < MIN_BLANKED_KEY) return text;
+  if (apiKey.trim() === '') return text;
+  // What is blanked already stays as it is (a key that is a word of `[API key]` is not
+  // blanked again inside it).
+  if (text.includes(BLANKED)) return text.split(BLANKED).map((part) => redactKey(part, apiKey)).join(BLANKED);
   const out = blankForms(text, apiKey);
   // A key written with \u escapes (`\u006d...`; .NET writes `+` so, Go `<`, `>` and `&`), or
   // with some of its slashes escaped (`\/`): the text with such escapes written plainly, which
@@ -213,10 +218,17 @@ export function redactKey(text: string, apiKey: string): string {
 
 function blankForms(text: string, apiKey: string): string {
   let out = text;
+  const anywhere = apiKey.trim().length >= MIN_KEY_ANYWHERE;
   for (const form of keyForms(apiKey)) {
-    if (out.includes(form)) out = out.split(form).join('[API key]');
+    if (!out.includes(form)) continue;
+    out = anywhere ? out.split(form).join(BLANKED) : out.replace(wholeWord(form), BLANKED);
   }
   return out;
+}
+
+/** `form` where it stands as a word: not inside a longer run of letters, digits, `_` or `-`. */
+function wholeWord(form: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9_-])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_-])`, 'g');
 }
 
 /**

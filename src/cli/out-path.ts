@@ -4,10 +4,10 @@
  * (exit 2) naming it, not a raw EISDIR or ENOTDIR after the database was read (or after an
  * hour of jobs).
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { canWrite } from '../core/files.js';
+import { canWrite, isSymbolicLink } from '../core/files.js';
 
 /**
  * Throws UsageError unless `value` names a file (`'file'`) or folder (`'folder'`) that can be
@@ -47,13 +47,6 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
   return given;
 }
 
-function isSymbolicLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
 
 const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 

@@ -1,6 +1,6 @@
 /** Small questions about the file system that several layers ask. */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** Whether this process may write `path` (a file, or a folder to make files in). */
 export function canWrite(path: string): boolean {
@@ -19,11 +19,13 @@ export function canWrite(path: string): boolean {
  */
 export function makeFolders(path: string): void {
   // A file where the folder goes: as mkdir -p says it.
-  if (existsSync(path) && !statSync(path).isDirectory()) {
+  if (existsSync(path) && !isFolder(path)) {
     throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', syscall: 'mkdir', path });
   }
+  // The path as given, `..` and symbolic links read by the system as it makes each folder
+  // (as mkdir -p does): `link/../x` is made beside the link's target.
   const missing: string[] = [];
-  for (let at = resolve(path); !existsSync(at); at = dirname(at)) {
+  for (let at = path; !existsSync(at); at = dirname(at)) {
     missing.push(at);
     if (dirname(at) === at) break;
   }
@@ -31,8 +33,26 @@ export function makeFolders(path: string): void {
     try {
       mkdirSync(folder);
     } catch (error) {
-      // Made meanwhile by another process is made; a file there is not a folder.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(folder).isDirectory()) throw error;
+      // Made meanwhile by another process is made; a file there (or a symbolic link that
+      // leads nowhere) is not a folder, and its error is the one thrown.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !isFolder(folder)) throw error;
     }
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a symbolic link (one that leads nowhere included). */
+export function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }

@@ -27,7 +27,7 @@ import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
-import { makeFolders } from '../core/files.js';
+import { isSymbolicLink, makeFolders } from '../core/files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 
@@ -45,7 +45,9 @@ function makeDatabaseFolder(path: string, key: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') {
-      throw new UsageError(`database '${path}' cannot be created: a part of its folder is a file (check --db or DOCPIPE_DB)`, { cause: error });
+      const part = (error as NodeJS.ErrnoException).path;
+      const what = code === 'EEXIST' && part !== undefined && isSymbolicLink(part) ? 'a symbolic link that leads nowhere' : 'a file';
+      throw new UsageError(`database '${path}' cannot be created: a part of its folder is ${what} (check --db or DOCPIPE_DB)`, { cause: error });
     }
     // A folder that exists but takes no new folder (/proc, /sys).
     if (code === 'ENOENT') {

@@ -150,9 +150,14 @@ describe('HttpClient against the sandbox', () => {
     expect(JSON.parse(blanked)).toEqual({ error: 'bad key [API key]', code: 401 });
     const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
     expect(redactKey(other, key)).toBe(other);
-    // A key too short to be one (a placeholder) is not blanked: that would only mangle the text.
+    // A short key (a placeholder) is blanked where it stands as a word, not inside words it would mangle.
     expect(redactKey("invalid --to '2026-13-02': expected a calendar date", 'e')).toBe("invalid --to '2026-13-02': expected a calendar date");
-    expect(redactKey('{"hasMore":false}', 'test')).toBe('{"hasMore":false}');
+    expect(redactKey('{"hasMore":false,"note":"test"}', 'test')).toBe('{"hasMore":false,"note":"[API key]"}');
+    expect(redactKey('Bearer abc1234 rejected', 'abc1234')).toBe('Bearer [API key] rejected');
+    expect(redactKey('key abc1234x and abc1234', 'abc1234')).toBe('key abc1234x and [API key]');
+    // What is blanked is not blanked again (a key that is a word of the placeholder).
+    expect(redactKey('[API key] and key', 'key')).toBe('[API key] and [API key]');
+    expect(redactKey(redactKey('mint_long_secret_key', 'mint_long_secret_key'), 'key')).toBe('[API key]');
     expect(unescapePlain('"\\u0022\\u005c\\u0041\\n\\u0001"')).toBe('"\\"\\\\A\\n\\u0001"');
   });
 

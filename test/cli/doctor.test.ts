@@ -185,6 +185,12 @@ describe('docpipe doctor', () => {
       ['grain', expect.stringMatching(/^visitors docs \[2025-08-14, 2025-08-15\): .*1 extra row for 1 path/)],
       ['windows', expect.stringMatching(/^visitors docs \[2025-01-26, 2025-01-27\): loaded, but has no totals row/)],
     ]);
+    // A second project's windows, all orphans: listed by project, then window, across quarters.
+    await exec(h, `INSERT INTO page_visitors SELECT * REPLACE ('guides' AS project_id) FROM page_visitors WHERE project_id = 'docs'`);
+    const orphans = rowsOf(await doctor(h)).filter((r) => r.check === 'orphans' && r.status === 'finding').map((r) => r.detail.slice(0, 40));
+    expect(orphans).toHaveLength(12);
+    expect(orphans).toEqual([...orphans].sort());
+    expect(orphans[0]).toBe('visitors guides [2025-01-25, 2025-01-26)');
   });
 
   it('checks the grain of searches and feedback by page too (keyless like the page tables); --fix keeps one copy', async () => {

@@ -265,6 +265,16 @@ syncBuiltinESMExports();
     }
   });
 
+  it('a --db under a symbolic link that leads nowhere is exit 2, saying so', async () => {
+    symlinkSync(join(h.dir, 'gone'), join(h.dir, 'dangling'));
+    const db = join(h.dir, 'dangling', 'x.duckdb');
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', db]);
+    expect(result.code).toBe(2);
+    expect(asText(result.stderr).trim().split('\n').at(-1)).toBe(
+      `docpipe: database '${db}' cannot be created: a part of its folder is a symbolic link that leads nowhere (check --db or DOCPIPE_DB)`,
+    );
+  });
+
   it.runIf(process.platform === 'linux')('refuses at once (exit 2) an --out or --db whose folder cannot be made (under /proc Node\'s own mkdir -p spins for ever)', async () => {
     const cases: [string[], string][] = [
       [['dump', '--out', '/proc/docpipe-lake'], "docpipe: cannot write --out '/proc/docpipe-lake': its folder cannot be made there (ENOENT)"],

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +27,20 @@ describe('makeFolders (mkdir -p)', () => {
     writeFileSync(join(dir, 'file'), 'x');
     expect(() => makeFolders(join(dir, 'file', 'sub'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
     expect(() => makeFolders(join(dir, 'file'))).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+
+  it('reads .. and symbolic links as the system does, folder by folder (as mkdir -p)', () => {
+    mkdirSync(join(dir, 'elsewhere', 'target'), { recursive: true });
+    symlinkSync(join(dir, 'elsewhere', 'target'), join(dir, 'link'));
+    makeFolders(`${dir}/link/../beside`); // not join(), which would read the .. away
+    expect(existsSync(join(dir, 'elsewhere', 'beside'))).toBe(true);
+    expect(existsSync(join(dir, 'beside'))).toBe(false);
+    makeFolders(`${dir}/new/../x`);
+    expect(statSync(join(dir, 'new')).isDirectory()).toBe(true);
+    expect(statSync(join(dir, 'x')).isDirectory()).toBe(true);
+    // A symbolic link that leads nowhere is no folder: its own error (EEXIST), not a stat's.
+    symlinkSync(join(dir, 'gone'), join(dir, 'dangling'));
+    expect(() => makeFolders(join(dir, 'dangling', 'a'))).toThrow(expect.objectContaining({ code: 'EEXIST' }));
   });
 
   it.runIf(process.platform === 'linux')('throws where a folder takes no new folder (/proc), where mkdirSync(recursive) spins for ever', () => {

@@ -216,6 +216,11 @@ export function redactKey(text: string, apiKey: string): string {
   return blanked === plain ? out : blanked;
 }
 
+/** redactKey for several keys (a key as given and as used), longest first: a key that begins with another is blanked out whole. */
+export function redactKeys(text: string, keys: readonly string[]): string {
+  return [...keys].sort((a, b) => b.length - a.length).reduce((out, key) => redactKey(out, key), text);
+}
+
 function blankForms(text: string, apiKey: string): string {
   let out = text;
   const anywhere = apiKey.trim().length >= MIN_KEY_ANYWHERE;

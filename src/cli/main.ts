@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { createLogger, LOG_FORMATS } from '../core/logger.js';
-import { DEFAULT_BASE_URL, redactKey } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, redactKeys } from '../api/http-client.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
 import type { CliContext } from './context.js';
 import { loggerFor, processIo, requestedLogFormat, tellStderr, type CliIo, type GlobalArgs } from './io.js';
@@ -189,8 +189,7 @@ function withoutKeys(text: string, argv: readonly string[]): string {
   const keys = [process.env.DOCPIPE_API_KEY, ...keysOnCommandLine(argv), ...fromFiles]
     .flatMap((k) => (k === undefined ? [] : [k, k.trim()]))
     .filter((k) => k.trim() !== '');
-  // Longest first: a key that begins with another is blanked out whole.
-  return keys.sort((a, b) => b.length - a.length).reduce((out, key) => redactKey(out, key), text);
+  return redactKeys(text, keys);
 }
 
 /** The values given to an option on the command line (`--name value` or `--name=value`). */

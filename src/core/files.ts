@@ -18,10 +18,9 @@ export function canWrite(path: string): boolean {
  * in it answers ENOENT (`/proc`); this one throws that error.
  */
 export function makeFolders(path: string): void {
+  if (isFolder(path)) return;
   // A file where the folder goes: as mkdir -p says it.
-  if (existsSync(path) && !isFolder(path)) {
-    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', syscall: 'mkdir', path });
-  }
+  if (existsSync(path)) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', syscall: 'mkdir', path });
   // The path as given, `..` and symbolic links read by the system as it makes each folder
   // (as mkdir -p does): `link/../x` is made beside the link's target.
   const missing: string[] = [];

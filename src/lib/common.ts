@@ -3,7 +3,7 @@
  * logger and the interrupt signal. Public options are all optional but the key, each with a
  * documented default, and normalised once here.
  */
-import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKey, type HttpClientOptions } from '../api/http-client.js';
+import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKeys, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { projectIdProblem } from '../core/domain.js';
 import { DatabaseBusyError, InterruptedError, UsageError } from '../core/errors.js';
@@ -180,10 +180,9 @@ export async function withoutKey<T>(apiKey: unknown, work: () => Promise<T>): Pr
 }
 
 function blankKey(error: unknown, apiKey: unknown): unknown {
-  // As given and as used (trimmed); longest first. A key of digits only is left (see redactKey).
+  // As given and as used (trimmed). A key of digits only is left (see redactKey).
   const keys = typeof apiKey === 'string' ? [...new Set([apiKey, apiKey.trim()])].filter((k) => k.trim() !== '' && /[^0-9]/.test(k)) : [];
   if (keys.length === 0) return error;
-  keys.sort((a, b) => b.length - a.length);
   const seen = new Set<object>();
   let current: unknown = error;
   for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null && !seen.has(current); depth++) {
@@ -193,7 +192,7 @@ function blankKey(error: unknown, apiKey: unknown): unknown {
       const value = fields[name];
       if (typeof value !== 'string' || !keys.some((k) => value.includes(k))) continue;
       try {
-        fields[name] = keys.reduce((text, key) => redactKey(text, key), value);
+        fields[name] = redactKeys(value, keys);
       } catch {
         // a read-only field: left as it is
       }

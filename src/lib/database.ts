@@ -12,6 +12,6 @@ import { checkLockTimeoutMs } from './common.js';
  *   `lockTimeoutMs` waits that long for a file another process holds. @default read-write
  */
 export async function openDatabase(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
-  const lockTimeoutMs = options?.lockTimeoutMs === undefined ? undefined : checkLockTimeoutMs(options.lockTimeoutMs);
-  return Database.open(checkDbPath(path, 'path'), { ...options, ...(lockTimeoutMs === undefined ? {} : { lockTimeoutMs }) });
+  if (options?.lockTimeoutMs !== undefined) checkLockTimeoutMs(options.lockTimeoutMs);
+  return Database.open(checkDbPath(path, 'path'), options);
 }

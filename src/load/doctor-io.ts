@@ -86,73 +86,67 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
     );
     const mine: WindowFacts[] = [];
     for (const { from } of chunks) mine.push(...(await windowFactsFrom(db, metric, tables, from)));
-    // By project, then window, as one query over every window would give them.
-    const order = (f: WindowFacts): string => `${f.projectId}\u0000${f.window.start}\u0000${f.window.end}`;
-    facts.push(...mine.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0)));
+    // By project, then window, across the quarters.
+    const cmp = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+    mine.sort((a, b) => cmp(a.projectId, b.projectId) || cmp(a.window.start, b.window.start) || cmp(a.window.end, b.window.end));
+    facts.push(...mine);
   }
   return facts;
 }
 
 /** readWindowFacts for the windows that start in the FACTS_CHUNK_DAYS from `from`. */
 async function windowFactsFrom(db: Executor, metric: Metric, tables: GrainTable, from: string): Promise<WindowFacts[]> {
-  const facts: WindowFacts[] = [];
   const inRange = `window_start >= $from::DATE AND window_start < $from::DATE + ${FACTS_CHUNK_DAYS}`;
-  {
-    const rows = await db.all<{
-      project_id: string;
-      s: string;
-      e: string;
-      loaded: boolean;
-      row_count: number | bigint | null;
-      fetched_ms: number | bigint | null;
-      totals: boolean;
-      rows: number | bigint;
-      paths: number | bigint;
-      dup_paths: number | bigint;
-      dup_example: string | null;
-    }>(
-      `WITH pages AS (
-         SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
-                count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
-           FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} WHERE ${inRange} GROUP BY ALL)
-          GROUP BY ALL),
-       bookkeeping AS (
-         SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
-           FROM loaded_windows WHERE metric = $metric AND ${inRange}),
-       totals AS (${
-         tables.totals === null
-           ? `SELECT NULL::VARCHAR AS project_id, NULL::DATE AS window_start, NULL::DATE AS window_end, true AS totals WHERE false`
-           : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals} WHERE ${inRange}`
-       })
-       SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
-              coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
-              coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
-         FROM bookkeeping
-         FULL JOIN totals USING (project_id, window_start, window_end)
-         FULL JOIN pages USING (project_id, window_start, window_end)
-        ORDER BY project_id, window_start, window_end`,
-      { metric, from },
-    );
-    for (const r of rows) {
-      facts.push({
-        metric,
-        projectId: r.project_id,
-        window: { start: r.s, end: r.e },
-        loaded: r.loaded,
-        rowCount: toNumber(r.row_count),
-        fetchedAt: toNumber(r.fetched_ms),
-        hasTotalsTable: tables.totals !== null,
-        totals: r.totals,
-        key: tables.keyName,
-        table: tables.table,
-        rows: Number(r.rows),
-        paths: Number(r.paths),
-        duplicatePaths: Number(r.dup_paths),
-        duplicateExample: r.dup_example,
-      });
-    }
-  }
-  return facts;
+  const rows = await db.all<{
+    project_id: string;
+    s: string;
+    e: string;
+    loaded: boolean;
+    row_count: number | bigint | null;
+    fetched_ms: number | bigint | null;
+    totals: boolean;
+    rows: number | bigint;
+    paths: number | bigint;
+    dup_paths: number | bigint;
+    dup_example: string | null;
+  }>(
+    `WITH pages AS (
+       SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
+              count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
+         FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} WHERE ${inRange} GROUP BY ALL)
+        GROUP BY ALL),
+     bookkeeping AS (
+       SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
+         FROM loaded_windows WHERE metric = $metric AND ${inRange}),
+     totals AS (${
+       tables.totals === null
+         ? `SELECT NULL::VARCHAR AS project_id, NULL::DATE AS window_start, NULL::DATE AS window_end, true AS totals WHERE false`
+         : `SELECT project_id, window_start, window_end, true AS totals FROM ${tables.totals} WHERE ${inRange}`
+     })
+     SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
+            coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
+            coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
+       FROM bookkeeping
+       FULL JOIN totals USING (project_id, window_start, window_end)
+       FULL JOIN pages USING (project_id, window_start, window_end)`,
+    { metric, from },
+  );
+  return rows.map((r) => ({
+    metric,
+    projectId: r.project_id,
+    window: { start: r.s, end: r.e },
+    loaded: r.loaded,
+    rowCount: toNumber(r.row_count),
+    fetchedAt: toNumber(r.fetched_ms),
+    hasTotalsTable: tables.totals !== null,
+    totals: r.totals,
+    key: tables.keyName,
+    table: tables.table,
+    rows: Number(r.rows),
+    paths: Number(r.paths),
+    duplicatePaths: Number(r.dup_paths),
+    duplicateExample: r.dup_example,
+  }));
 }
 
 /** Records a run's end in `runs`: its status, exit code and summary. */

@@ -43,6 +43,32 @@ export type FollowEnd =
   | { kind: 'ended' | 'timed_out' | 'lost' | 'interrupted' }
   | { kind: 'stopped'; stop: { reason: StopReason; cause: unknown } };
 
+/** Why a run that submits and follows jobs stops: the first reason it met. */
+export interface Stop {
+  reason: StopReason;
+  cause: unknown;
+  message?: string;
+}
+
+/**
+ * The stop of a run that submits and follows jobs (a batch, a run of messages): the first
+ * reason met wins. A fatal one, or one a poll met (a server asking for quiet, a failing API,
+ * a held file), ends every poll as well.
+ */
+export class RunStop {
+  stop: Stop | null = null;
+  private pollStopped = false;
+  /** For FollowOptions.stopped. */
+  readonly pollsEnd = (): boolean => this.stop?.reason === 'fatal' || this.pollStopped;
+
+  /** Takes how following one job ended. */
+  afterPoll(end: FollowEnd): void {
+    if (end.kind !== 'stopped') return;
+    this.stop ??= end.stop;
+    this.pollStopped = true;
+  }
+}
+
 export async function followJob(options: FollowOptions): Promise<FollowEnd> {
   const { client, clock, projectId, jobId, signal } = options;
   const deadline = clock.now() + options.timeoutMs;

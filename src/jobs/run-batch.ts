@@ -13,7 +13,7 @@ import { DatabaseBusyError, DocpipeError, HttpError, InterruptedError, KeyReject
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { decidePrompt } from './decide-prompt.js';
 import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
-import { followJob } from './follow-job.js';
+import { followJob, RunStop, type Stop } from './follow-job.js';
 import type { PromptEntry } from './prompt-files.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -110,12 +110,6 @@ export function classifySubmitError(error: unknown, projectId: string): { stop: 
   return 'unknown';
 }
 
-export interface Stop {
-  reason: StopReason;
-  cause: unknown;
-  message?: string;
-}
-
 /**
  * A batch's closing read of its books, unless the file is held: skipped when the batch stopped
  * on the held file already, and a read that meets it stops the batch the same way (undefined).
@@ -143,7 +137,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
   // Set by whichever job first meets a reason to stop submitting.
-  const state: { stop: Stop | null; pollStopped: boolean } = { stop: null, pollStopped: false };
+  const state = new RunStop();
   let submitted = 0;
 
   const event = (entry: PromptEntry, fields: DistributiveOmit<BatchEvent, 'key' | 'prompt'>): void =>
@@ -160,7 +154,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       timeoutMs,
       random,
       signal,
-      stopped: () => state.stop?.reason === 'fatal' || state.pollStopped,
+      stopped: state.pollsEnd,
       onJob: async (job) => {
         await ledger.recordJob(projectId, entry.key, job, clock.now(), { polled: true });
         const status = job.status ?? 'active';
@@ -180,11 +174,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       },
     });
     if (end.kind === 'lost') lostKeys.add(entry.key);
-    if (end.kind === 'stopped') {
-      // What stopped one poll (a server asking for quiet, a failing API, a held file) stops them all.
-      state.stop ??= end.stop;
-      state.pollStopped = true;
-    }
+    state.afterPoll(end);
   };
 
   const takenKeys = new Set<string>();

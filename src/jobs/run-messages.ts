@@ -13,7 +13,7 @@ import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
 import { HttpError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
-import { followJob } from './follow-job.js';
+import { followJob, RunStop } from './follow-job.js';
 import type { JobLedger, LedgerRow } from './ledger.js';
 import { decideMessage, isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
@@ -68,7 +68,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
-  const state: { stop: { reason: StopReason; cause: unknown } | null; pollStopped: boolean } = { stop: null, pollStopped: false };
+  const state = new RunStop();
   let sent = 0;
   /** Jobs one of whose messages another run of the same messages took: that run follows them. */
   const takenJobs = new Set<string>();
@@ -109,7 +109,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       timeoutMs,
       random,
       signal,
-      stopped: () => state.stop?.reason === 'fatal' || state.pollStopped,
+      stopped: state.pollsEnd,
       onJob: async (job) => {
         await recordPoll(entry, job);
         options.onEvent?.({ kind: 'status', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
@@ -121,11 +121,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       },
       onError: (error) => messages.recordOutcome(projectId, entry.key, { error: message(error) }, clock.now()),
     });
-    if (end.kind === 'stopped') {
-      // What stopped one poll (a server asking for quiet, a failing API, a held file) stops them all.
-      state.stop ??= end.stop;
-      state.pollStopped = true;
-    }
+    state.afterPoll(end);
     return end.kind === 'ended';
   };
 

@@ -37,7 +37,7 @@ export type { MessageRow } from './jobs/message-ledger.js';
 export { openDatabase } from './lib/database.js';
 export type { CommonOptions } from './lib/common.js';
 export { startSandbox, SANDBOX_API_KEY, type Sandbox, type SandboxOptions, type SandboxJob, type FaultSpec } from './sandbox/server.js';
-export { Database, DEFAULT_DB_PATH, type OpenOptions, type Executor, type Row } from './load/database.js';
+export { Database, DEFAULT_DB_PATH, type OpenOptions, type QueryOptions, type QueryResult, type Executor, type Row } from './load/database.js';
 export {
   DocpipeError,
   UsageError,

@@ -376,7 +376,13 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     let interrupts = 0;
     onSignal = (signal) => {
       interrupts++;
-      if (interrupts > 1) process.exit(EXIT.interrupted);
+      if (interrupts > 1) {
+        // At once: by the signal's own action, as kill does. process.exit would wait for a
+        // thread of the process that is busy (a DuckDB statement, a read of a pipe no one writes to).
+        for (const stop of STOP_SIGNALS) process.removeListener(stop, onSignal!);
+        process.kill(process.pid, signal);
+        return;
+      }
       const name = signal === 'SIGINT' ? 'Ctrl-C' : signal;
       const detail = 'finishing the current step and saving what is done (Ctrl-C again to quit at once)';
       if (requestedLogFormat(argv, process.env, Boolean(process.stderr.isTTY)) === 'json') {

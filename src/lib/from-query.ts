@@ -1,5 +1,5 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
-import { UsageError } from '../core/errors.js';
+import { InterruptedError, UsageError } from '../core/errors.js';
 import { Database, DEFAULT_DB_PATH, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
 import { checkLockTimeoutMs, checkProjectId } from './common.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
@@ -64,8 +64,9 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
     reader,
     async (db) => {
       try {
-        return await db.query(options.sql);
+        return await db.query(options.sql, options.signal ? { signal: options.signal } : {});
       } catch (error) {
+        if (error instanceof InterruptedError) throw error;
         throw userSqlError(label, error);
       }
     },

@@ -616,16 +616,17 @@ export class Database implements Executor {
    * times and timestamps come back as DuckDB prints them (`2026-10-31`,
    * `2026-10-31 06:00:00+00`), not as JavaScript Dates.
    */
-  query(sql: string): Promise<QueryResult[]> {
+  query(sql: string, options: QueryOptions = {}): Promise<QueryResult[]> {
+    const { signal } = options;
     return this.shared.serial(async () => {
       // A `:memory:` database has an instance of its own: what the SQL makes is its data.
-      if (this.shared.alias === undefined) return this.queryNow(sql);
+      if (this.shared.alias === undefined) return this.queryNow(sql, signal);
       // The user's SQL may ATTACH files or create tables in the engine's own catalog, which
       // belong to the process's one instance: they are undone afterwards, so a second call
       // (a library caller's) finds the instance as the first did, and no other file stays locked.
       const before = await this.engineObjects();
       try {
-        return await this.queryNow(sql);
+        return await this.queryNow(sql, signal);
       } finally {
         await this.undoEngineObjects(before);
       }
@@ -660,22 +661,34 @@ export class Database implements Executor {
     await connection.run(`USE ${sqlIdentifier(this.shared.alias!)}`).catch(() => undefined);
   }
 
-  private async queryNow(sql: string): Promise<QueryResult[]> {
-    {
-      // Blank text or comments only: no statement (DuckDB's parser fails on it with no message).
-      if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
-      const statements = await this.shared.connection.extractStatements(sql);
+  private async queryNow(sql: string, signal: AbortSignal | undefined): Promise<QueryResult[]> {
+    // Blank text or comments only: no statement (DuckDB's parser fails on it with no message).
+    if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
+    const connection = this.shared.connection;
+    // A stop ends the statement running (an analyst's query may run for minutes), not only the wait after it.
+    const interrupt = (): void => connection.interrupt();
+    signal?.addEventListener('abort', interrupt, { once: true });
+    try {
+      const statements = await connection.extractStatements(sql);
       const results: QueryResult[] = [];
       /** Whether a statement so far may have written (any but a SELECT: EXPLAIN ANALYZE runs its statement). */
       let wrote = false;
+      const stopped = (at: number): InterruptedError => {
+        const where = statements.count > 1 ? ` at statement ${at + 1} of ${statements.count}` : '';
+        const kept = !this.shared.readOnly && wrote ? ' (what the statements before it committed stays)' : '';
+        const why = signal?.reason instanceof Error ? signal.reason.message : 'stopped';
+        return new InterruptedError(`${why}: the SQL was stopped${where}${kept}`);
+      };
       // Prepared one at a time: a statement may use what the one before created.
       for (let i = 0; i < statements.count; i++) {
+        if (signal?.aborted) throw stopped(i);
         let prepared: Awaited<ReturnType<typeof statements.prepare>>;
         let reader: Awaited<ReturnType<typeof prepared.runAndReadAll>>;
         try {
           prepared = await statements.prepare(i);
           reader = await prepared.runAndReadAll();
         } catch (error) {
+          if (signal?.aborted) throw stopped(i);
           throw new StatementFailure(i, statements.count, !this.shared.readOnly && wrote, error);
         }
         wrote ||= prepared.statementType !== StatementType.SELECT;
@@ -684,6 +697,8 @@ export class Database implements Executor {
         results.push({ columns, rows, isResultSet: prepared.statementType === StatementType.SELECT || rows.length > 0 });
       }
       return results;
+    } finally {
+      signal?.removeEventListener('abort', interrupt);
     }
   }
 
@@ -767,6 +782,12 @@ export function databaseReason(error: unknown): string {
  * file open for writing: each statement commits on its own, as in the duckdb shell, unless
  * the SQL began a transaction, which the failure rolls back). Its cause is DuckDB's error.
  */
+/** Options of Database.query. */
+export interface QueryOptions {
+  /** Stops the statement running (DuckDB interrupts it): the query rejects with InterruptedError. */
+  signal?: AbortSignal;
+}
+
 export class StatementFailure extends Error {
   constructor(
     readonly index: number,

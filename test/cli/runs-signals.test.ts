@@ -4,8 +4,8 @@
  * The signals go to real docpipe processes (dist/ through bin/docpipe.js).
  */
 import { thisProcess } from '../../src/core/process-identity.js';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,10 +79,12 @@ describe('runs left running by a crash', () => {
 
 describe('SIGTERM and SIGHUP', () => {
   let h: Harness;
+  const children: ChildProcess[] = [];
   beforeEach(async () => {
     h = await startHarness(NOW, { site: { paths: 10 }, jobs: { pollsToFinish: 1_000_000 } });
   });
   afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await h.close();
   });
 
@@ -94,8 +96,21 @@ describe('SIGTERM and SIGHUP', () => {
     const out = { stdout: '', stderr: '' };
     child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, out, exit };
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exit = ended.then((e) => e.code);
+    // A child a failing test leaves behind is stopped with it.
+    children.push(child);
+    return { child, out, exit, ended };
+  }
+
+  /** CPU time a process has used so far (Linux; elsewhere undefined). */
+  function cpuMs(pid: number): number | undefined {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
   }
 
   async function until(check: () => boolean): Promise<void> {
@@ -147,5 +162,32 @@ describe('SIGTERM and SIGHUP', () => {
     } finally {
       await handle.close();
     }
+  });
+
+  it('Ctrl-C stops a query while its SQL runs: exit 130 at once, not once the SQL is done', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    // Minutes of work on this machine, unless interrupted.
+    const { child, out, exit } = start(['query', 'SELECT sum(i) FROM range(1000000000000) t(i)']);
+    // Running: the process has spent a second of CPU (Linux), or (elsewhere) two seconds have passed.
+    const since = Date.now();
+    await until(() => (cpuMs(child.pid!) ?? (Date.now() - since) / 2) > 1000);
+    const signalled = Date.now();
+    child.kill('SIGINT');
+    expect(await exit).toBe(130);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(asText(out.stderr)).toContain('docpipe: interrupted (Ctrl-C): the SQL was stopped');
+  });
+
+  it.skipIf(process.platform === 'win32')('a second signal quits at once, even with a thread of the process blocked (a prompt file that is a pipe no one writes to)', async () => {
+    const fifo = join(h.dir, 'prompts.txt');
+    execFileSync('mkfifo', [fifo]);
+    const { child, out, ended } = start(['jobs', 'submit', fifo, '--project', 'docs']);
+    // The read of the pipe blocks one of libuv's threads, which process.exit waits for.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    child.kill('SIGTERM');
+    await until(() => out.stderr.includes('"event":"stopping"'));
+    child.kill('SIGTERM');
+    // Ended by the signal, as kill ends a process (a shell shows 143): at once, saving nothing more.
+    expect(await ended).toEqual({ code: null, signal: 'SIGTERM' });
   });
 });

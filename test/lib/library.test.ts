@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLogger,
   exportAnalytics,
+  InterruptedError,
   ManualClock,
   openDatabase,
   promptsFromQuery,
@@ -281,6 +282,10 @@ describe("import { … } from 'docpipe'", () => {
     });
     expect(prompts).toEqual(top.map((r) => ({ prompt: `Polish ${r.path} (${r.total} visitors) [nopr]` })));
     await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{y}' })).rejects.toThrow(UsageError);
+    // A stop ends the SQL running (minutes of work here, unless interrupted), as an interruption, not as bad SQL.
+    const stopping = promptsFromQuery({ db, sql: 'SELECT sum(i) AS x FROM range(1000000000000) t(i)', template: '{x}', signal: AbortSignal.timeout(300) });
+    await expect(stopping).rejects.toBeInstanceOf(InterruptedError);
+    await expect(stopping).rejects.toThrow(/the SQL was stopped/);
 
     const submitted = await submitJobs({ ...common(), project: 'docs', prompts, pollIntervalMs: 500 });
     expect(submitted).toMatchObject({ total: 2, submitted: 2, exitCode: 0 });

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InterruptedError } from '../../src/core/errors.js';
 import { Database } from '../../src/load/database.js';
 import { Store } from '../../src/load/store.js';
 
@@ -240,6 +241,36 @@ describe('Database: files attached to one instance', () => {
     for (const zone of ['UTC', 'America/Los_Angeles', 'Pacific/Kiritimati']) {
       const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, TZ: zone } });
       expect(JSON.parse(out), zone).toEqual([{ t: '2026-11-24 12:25:51.913+00', l: ['2026-01-01 00:00:00+00'], i: 'infinity' }]);
+    }
+  });
+});
+
+/** A stop ends user SQL that is running, not only the wait after it: an analyst's query may run for minutes. */
+describe('Database.query: a stop interrupts the statement running', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-interrupt-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([':memory:', 'file'])('%s: rejects with InterruptedError soon after the abort, and the handle still works', async (kind) => {
+    const db = await Database.open(kind === 'file' ? join(dir, 'a.duckdb') : ':memory:');
+    try {
+      const controller = new AbortController();
+      const started = Date.now();
+      // Minutes of work on this machine, unless interrupted.
+      const running = db.query('SELECT 1 AS one; SELECT sum(i) FROM range(1000000000000) t(i)', { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('interrupted (test)')), 300);
+      await expect(running).rejects.toThrow(/^interrupted \(test\): the SQL was stopped at statement 2 of 2$/);
+      await expect(running).rejects.toBeInstanceOf(InterruptedError);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await db.query('SELECT 42 AS n'))[0]!.rows).toEqual([{ n: 42 }]);
+      // Aborted already: nothing runs.
+      await expect(db.query('SELECT 1', { signal: controller.signal })).rejects.toBeInstanceOf(InterruptedError);
+    } finally {
+      await db.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { UsageError } from '../../core/errors.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
 import { schemaIsCurrent } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
@@ -74,8 +74,9 @@ export function queryCommand(ctx: CliContext): CommandModule {
       // Even with --write: a mistyped --db must not create an empty database.
       const results = await Database.with(args.db, { ...readerOptions(ctx, args, readOnly), mustExist: true }, async (db) => {
         try {
-          return await db.query(text);
+          return await db.query(text, ctx.io.signal ? { signal: ctx.io.signal } : {});
         } catch (error) {
+          if (error instanceof InterruptedError) throw error;
           if (readOnly && READ_ONLY_REFUSAL.test(databaseReason(error))) {
             throw new UsageError(`${label}: the database is opened read-only; pass --write to change it`, { cause: error });
           }

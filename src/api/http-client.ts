@@ -129,15 +129,15 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** Refuses a base URL that would carry the key in the clear to another machine. */
-export function checkBaseUrl(baseUrl: string): URL {
+export function checkBaseUrl(baseUrl: string, name = '--base-url'): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch (error) {
-    throw new UsageError(`invalid --base-url '${baseUrl}': not a URL`, { cause: error });
+    throw new UsageError(`invalid ${name} '${baseUrl}': not a URL`, { cause: error });
   }
   if (url.username || url.password) {
-    throw new UsageError(`invalid --base-url '${url.host}': credentials in the URL are not allowed`);
+    throw new UsageError(`invalid ${name} '${url.host}': credentials in the URL are not allowed`);
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
@@ -146,7 +146,7 @@ export function checkBaseUrl(baseUrl: string): URL {
       `refusing to send the API key over plain http to '${url.host}': use https, or a loopback host`,
     );
   }
-  throw new UsageError(`invalid --base-url '${baseUrl}': expected an http(s) URL`);
+  throw new UsageError(`invalid ${name} '${baseUrl}': expected an http(s) URL`);
 }
 
 const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

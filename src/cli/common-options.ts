@@ -4,8 +4,11 @@ import type { CommonOptions } from '../lib/common.js';
 import type { CliContext } from './context.js';
 import type { GlobalArgs } from './io.js';
 import { apiKeySource } from './api-key.js';
+import { checkBaseUrl } from '../api/http-client.js';
 
 export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logger: Logger): CommonOptions {
+  // Checked here, so that a bad URL is named by the option typed (the library names its own).
+  checkBaseUrl(args.baseUrl);
   return {
     apiKey,
     baseUrl: args.baseUrl,

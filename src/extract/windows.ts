@@ -73,18 +73,27 @@ function checkAligned(day: DateTime, grain: 'week' | 'month', option: string): v
   );
 }
 
+/** How a caller names the ends of a range in messages: the CLI's options, or the library's. */
+export interface RangeNames {
+  from: string;
+  to: string;
+}
+
+export const CLI_RANGE_NAMES: RangeNames = { from: '--from', to: '--to' };
+
 /**
  * Plans the windows of `[from, to)`. `week` windows start on Monday and `month` windows on
  * the 1st; a range whose ends are not on such a boundary is a usage error naming the
  * nearest boundaries. `range` is one window for the whole range.
  */
-export function planWindows(from: string, to: string, grain: Grain, options: { tenYears?: boolean } = {}): Window[] {
-  const start = parseDay(from, '--from');
-  const end = parseDay(to, '--to');
-  const typo = yearProblem(start, from, '--from');
+export function planWindows(from: string, to: string, grain: Grain, options: { tenYears?: boolean; names?: RangeNames } = {}): Window[] {
+  const names = options.names ?? CLI_RANGE_NAMES;
+  const start = parseDay(from, names.from);
+  const end = parseDay(to, names.to);
+  const typo = yearProblem(start, from, names.from);
   if (typo) throw new UsageError(typo);
   if (start >= end) {
-    throw new UsageError(`--from ${from} must be before --to ${to} (--to is exclusive)`);
+    throw new UsageError(`${names.from} ${from} must be before ${names.to} ${to} (${names.to} is exclusive)`);
   }
   if ((options.tenYears ?? true) && end.diff(start, 'days').days > MAX_RANGE_DAYS) {
     throw new UsageError(
@@ -93,8 +102,8 @@ export function planWindows(from: string, to: string, grain: Grain, options: { t
   }
   if (grain === 'range') return [{ start: formatDay(start), end: formatDay(end) }];
   if (grain === 'week' || grain === 'month') {
-    checkAligned(start, grain, '--from');
-    checkAligned(end, grain, '--to');
+    checkAligned(start, grain, names.from);
+    checkAligned(end, grain, names.to);
   }
   const windows: Window[] = [];
   for (let cursor = start; cursor < end; ) {
@@ -117,13 +126,13 @@ export function windowDays(window: Window): number {
  * re-fetched until it settles). A `range` window, which has no period of its own, ends
  * tomorrow at the latest: one that ended years ahead would be re-fetched every day until then.
  */
-export function checkNotFuture(windows: readonly Window[], nowMs: number, to: string, grain?: Grain): void {
+export function checkNotFuture(windows: readonly Window[], nowMs: number, to: string, grain?: Grain, names: RangeNames = CLI_RANGE_NAMES): void {
   const today = utcToday(nowMs);
   const tomorrow = addDays(today, 1);
   if (grain === 'range' && windows.some((w) => w.start <= today && w.end > tomorrow)) {
     throw new UsageError(
-      `--to ${to} is past tomorrow (${tomorrow}, UTC): a range window ends tomorrow at the latest, ` +
-        `as the days after it have no data yet; use --to ${tomorrow}`,
+      `${names.to} ${to} is past tomorrow (${tomorrow}, UTC): a range window ends tomorrow at the latest, ` +
+        `as the days after it have no data yet; use ${names.to} ${tomorrow}`,
     );
   }
   const future = windows.filter((w) => w.start > today);
@@ -131,7 +140,7 @@ export function checkNotFuture(windows: readonly Window[], nowMs: number, to: st
   const last = windows.filter((w) => w.start <= today).at(-1);
   const hint = last ? `; the last window with data ends ${last.end}` : '';
   throw new UsageError(
-    `--to ${to} is past today (${today}, UTC): ${future.length} window${future.length === 1 ? '' : 's'} would start after today and have no data${hint}`,
+    `${names.to} ${to} is past today (${today}, UTC): ${future.length} window${future.length === 1 ? '' : 's'} would start after today and have no data${hint}`,
   );
 }
 

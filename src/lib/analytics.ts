@@ -311,8 +311,10 @@ async function exportNow(options: ExportAnalyticsOptions): Promise<AnalyticsResu
   const projects = projectList(options.project);
   const common = resolveCommon(options);
   const now = common.clock.now();
-  const windows = planWindows(options.from, options.to, grain);
-  checkNotFuture(windows, now, options.to, grain);
+  // Named as this function's options are (the CLI has checked its own --from and --to already).
+  const names = { from: 'from', to: 'to' };
+  const windows = planWindows(options.from, options.to, grain, { names });
+  checkNotFuture(windows, now, options.to, grain, names);
   const open = windows.filter((w) => !isClosed(w, now));
   if (open.length > 0) {
     common.logger.warn('window not closed yet', {

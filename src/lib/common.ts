@@ -84,7 +84,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   }
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   // Checked before anything is written: a run that cannot talk to the API records nothing.
-  if (needsKey) checkBaseUrl(baseUrl);
+  if (needsKey) checkBaseUrl(baseUrl, 'baseUrl');
   return {
     apiKey,
     baseUrl,

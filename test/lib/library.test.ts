@@ -215,10 +215,24 @@ describe("import { … } from 'docpipe'", () => {
       expect(texts.join('\n'), JSON.stringify(override)).not.toContain('SECRET');
     }
     const url = await exportAnalytics({ ...common(), apiKey: key, baseUrl: key, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' }).catch((e: unknown) => e);
-    expect((url as Error).message).toContain("'[API key]'");
+    expect((url as Error).message).toBe("invalid baseUrl '[API key]': not a URL");
     // A key too short to be one is not blanked out of the message (which it would mangle).
     const short = await exportAnalytics({ ...common(), apiKey: 'e', project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-13-02' }).catch((e: unknown) => e);
-    expect((short as Error).message).toMatch(/^invalid --to '2026-13-02': expected/);
+    expect((short as Error).message).toMatch(/^invalid to '2026-13-02': expected/);
+  });
+
+  it('names its options as a caller passes them (from, to, baseUrl), not as the CLI does', async () => {
+    const refused = async (options: Partial<Parameters<typeof exportAnalytics>[0]>): Promise<string> => {
+      const error = await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02', ...options }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      return (error as Error).message;
+    };
+    expect(await refused({ from: '2026-03-02' })).toBe('from 2026-03-02 must be before to 2026-03-02 (to is exclusive)');
+    expect(await refused({ from: undefined })).toBe("invalid from 'undefined': expected a calendar date YYYY-MM-DD");
+    expect(await refused({ from: '2026-03-04', to: '2026-03-16', window: 'week' })).toMatch(/^from 2026-03-04 is not on a week boundary/);
+    expect(await refused({ to: '2026-03-13' })).toMatch(/^to 2026-03-13 is past today \(2026-03-10, UTC\)/);
+    expect(await refused({ to: '2026-03-13', window: 'range' })).toMatch(/; use to 2026-03-11$/);
+    expect(await refused({ baseUrl: 'ftp://example.com' })).toBe("invalid baseUrl 'ftp://example.com': expected an http(s) URL");
   });
 
   it('a run stopped while it waits for the database another handle holds resolves with its summary: exit code 130, nothing fetched', async () => {

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
-import { GRAINS, planWindows, type Grain } from '../../extract/windows.js';
+import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';
 import { resolveRange } from '../../extract/relative-range.js';
 import { loggerFor } from '../io.js';
@@ -59,9 +59,11 @@ export function exportCommand(ctx: CliContext): CommandModule {
       const project = requireProjects(args);
       const maxWaitMs = maxWaitMsOf(args);
       const perHour = args.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
+      // Checked here, so that a bad range is named by the options typed.
+      const windows = planWindows(range.from, range.to, args.window);
+      checkNotFuture(windows, ctx.io.clock.now(), range.to, args.window);
       if (range.last !== undefined) {
-        const windows = planWindows(range.from, range.to, args.window).length;
-        loggerFor(ctx.io, args).info('range', { last: range.last, from: range.from, to: range.to, window: args.window, windows });
+        loggerFor(ctx.io, args).info('range', { last: range.last, from: range.from, to: range.to, window: args.window, windows: windows.length });
       }
       ctx.exitCode = await runAnalytics(ctx, args, perHour, (common) =>
         exportAnalytics({

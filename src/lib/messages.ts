@@ -5,13 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
+import { runExitCode } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { checkProjectId, resolveCommon, withoutKey, yesNo, type CommonOptions } from './common.js';
+import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions } from './common.js';
 import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
@@ -78,6 +79,22 @@ export async function planMessages(ledger: JobLedger, projectId: string, label: 
  * 1 an unknown outcome or a job still active at the timeout; 75 the request cap stopped
  * sending; 130 interrupted).
  */
+/** The summary of a run of messages that ended before it began, nothing sent (see batchEndedBeforeStart). */
+function messagesEndedBeforeStart(total: number, runId: string, reason: 'locked' | 'interrupted', error: Error): SendMessagesResult {
+  return {
+    total,
+    sent: 0,
+    taken: 0,
+    rows: [],
+    counts: total > 0 ? { 'not sent': total } : {},
+    stopped: reason,
+    stopMessage: error.message,
+    exitCode: runExitCode(reason, false),
+    runId,
+    warnings: [],
+  };
+}
+
 export async function sendMessages(options: SendMessagesOptions): Promise<SendMessagesResult> {
   return withoutKey(options?.apiKey, () => sendNow(options));
 }
@@ -100,10 +117,21 @@ async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult
   const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});
   const { store } = workspace;
   const jobs = new JobLedger(store, runId);
-  const { entries, warnings } = await planMessages(jobs, projectId, label, requests);
-  for (const warning of warnings) common.logger.warn('messages', { warning });
   const source = options.source ?? (typeof options.messages === 'string' ? options.messages : 'library');
-  logCrashedRuns(common.logger, await recordRunStart(store, runId, `jobs message ${source}`, clock.now()));
+  let planned: Awaited<ReturnType<typeof planMessages>>;
+  try {
+    planned = await planMessages(jobs, projectId, label, requests);
+    for (const warning of planned.warnings) common.logger.warn('messages', { warning });
+    logCrashedRuns(common.logger, await recordRunStart(store, runId, `jobs message ${source}`, clock.now()));
+  } catch (error) {
+    // Held by another process past the lock wait before the run could begin (or stopped while
+    // it waited): no message was sent. It ends as a run stopped later does, with its summary,
+    // but with no record in `runs`: it never started.
+    const reason = stopBeforeStart(error);
+    if (reason === null) throw error;
+    return messagesEndedBeforeStart(requests.length, runId, reason, error as Error);
+  }
+  const { entries, warnings } = planned;
   const session = agentSession(common, workspace, projectId, follow.jobsPerHour);
   const summary = await runMessages({
     client: session.client,

@@ -228,7 +228,7 @@ describe("import { … } from 'docpipe'", () => {
       return (error as Error).message;
     };
     expect(await refused({ from: '2026-03-02' })).toBe('from 2026-03-02 must be before to 2026-03-02 (to is exclusive)');
-    expect(await refused({ from: undefined })).toBe("invalid from 'undefined': expected a calendar date YYYY-MM-DD");
+    expect(await refused({ from: undefined as unknown as string })).toBe("invalid from 'undefined': expected a calendar date YYYY-MM-DD");
     expect(await refused({ from: '2026-03-04', to: '2026-03-16', window: 'week' })).toMatch(/^from 2026-03-04 is not on a week boundary/);
     expect(await refused({ to: '2026-03-13' })).toMatch(/^to 2026-03-13 is past today \(2026-03-10, UTC\)/);
     expect(await refused({ to: '2026-03-13', window: 'range' })).toMatch(/; use to 2026-03-11$/);
@@ -243,6 +243,11 @@ describe("import { … } from 'docpipe'", () => {
       expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted', requests: 0, stopMessage: expect.stringMatching(/^stopped while waiting for database/) });
       const batch = await submitJobs({ ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], lockTimeoutMs: 60_000, signal: AbortSignal.timeout(300) });
       expect(batch).toMatchObject({ exitCode: 130, stopped: 'interrupted', submitted: 0, counts: { 'not submitted': 1 } });
+      const messages = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'job-1', prompt: 'And the tests' }], lockTimeoutMs: 60_000, signal: AbortSignal.timeout(300) });
+      expect(messages).toMatchObject({ exitCode: 130, stopped: 'interrupted', sent: 0, counts: { 'not sent': 1 } });
+      // Held past the lock wait: the same summary, stopped on the held file (exit code 75).
+      const held = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'job-1', prompt: 'And the tests' }], lockTimeoutMs: 200 });
+      expect(held).toMatchObject({ exitCode: 75, stopped: 'locked', sent: 0, stopMessage: expect.stringMatching(/read-only in this process/) });
     } finally {
       await reader.close();
     }

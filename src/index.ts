@@ -37,7 +37,7 @@ export type { MessageRow } from './jobs/message-ledger.js';
 export { openDatabase } from './lib/database.js';
 export type { CommonOptions } from './lib/common.js';
 export { startSandbox, SANDBOX_API_KEY, type Sandbox, type SandboxOptions, type SandboxJob, type FaultSpec } from './sandbox/server.js';
-export { Database, DEFAULT_DB_PATH, type OpenOptions, type QueryOptions, type QueryResult, type Executor, type Row } from './load/database.js';
+export { Database, DEFAULT_DB_PATH, StatementFailure, type OpenOptions, type QueryOptions, type QueryResult, type Executor, type Row, type Params } from './load/database.js';
 export {
   DocpipeError,
   UsageError,
@@ -52,10 +52,13 @@ export {
   type ExitCode,
 } from './core/errors.js';
 export { ManualClock, systemClock, type Clock } from './core/clock.js';
-export { createLogger, type Logger, type LogFormat } from './core/logger.js';
+export { createLogger, type Logger, type LogFormat, type LoggerOptions } from './core/logger.js';
 export { METRICS, type Metric } from './core/domain.js';
 export { GRAINS, type Grain } from './extract/windows.js';
 export type { ExportSummary, WindowEvent } from './extract/run-export.js';
+export type { ThreadsSummary } from './extract/run-threads.js';
+export type { PipelineConfig } from './extract/pipeline-config.js';
+export type { BudgetWait } from './lib/session.js';
 export type { BatchEvent, BatchSummary } from './jobs/run-batch.js';
 export type { LedgerRow } from './jobs/ledger.js';
 export type { StopReason } from './core/outcome.js';

@@ -50,6 +50,8 @@ export interface HttpClientOptions {
   apiKey: string;
   /** Where the key came from, for the message of a refused key. @default 'DOCPIPE_API_KEY' */
   keySource?: string;
+  /** Where the base URL came from, for the message of a host that cannot be reached. @default '--base-url (DOCPIPE_BASE_URL)' */
+  baseUrlSource?: string;
   /** @default 'https://api.mintlify.com' */
   baseUrl?: string;
   /** Deadline for each attempt, in ms. @default 30_000 */
@@ -316,6 +318,7 @@ export class HttpClient {
       maxRetryAfterWaits: 5,
       maxRetryTimeMs: 300_000,
       keySource: 'DOCPIPE_API_KEY',
+      baseUrlSource: '--base-url (DOCPIPE_BASE_URL)',
       random: Math.random,
       clock: systemClock,
       transport: options.transport ?? createNodeTransport(),
@@ -379,7 +382,7 @@ export class HttpClient {
       if (request.signal?.aborted && !(error instanceof DocpipeError)) throw interrupted(request.signal);
       // Every retry failed to even connect: the host is unreachable, not one request unlucky.
       if (error instanceof NetworkError && error.phase === 'before-send' && !(error instanceof TimeoutError)) {
-        throw new ApiUnreachableError(this.origin, error.code, { cause: error });
+        throw new ApiUnreachableError(this.origin, error.code, { cause: error }, this.options.baseUrlSource);
       }
       throw error;
     });

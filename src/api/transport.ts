@@ -84,11 +84,20 @@ export function sentNothing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { [NOT_SENT]?: boolean })[NOT_SENT] === true;
 }
 
+/**
+ * How long a kept-alive socket may stay idle before it is closed: a run's sockets do not
+ * outlive it for as long as a server would keep them (a service that runs exports all day
+ * would gather them), and none is reused just as a server closes it (Node's own servers close
+ * idle ones after 5 s). Requests that follow each other, as a walk's do, keep theirs.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
 /** A transport with its own keep-alive agents (idle sockets do not hold the process open). */
-export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTES): Transport {
+export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTES, idleSocketMs = IDLE_SOCKET_MS): Transport {
+  // An agent's timeout closes a socket that sits idle in its pool that long.
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets, timeout: idleSocketMs }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets, timeout: idleSocketMs }),
   };
   return (url, request) =>
     new Promise<TransportResponse>((resolve, reject) => {

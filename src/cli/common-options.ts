@@ -18,7 +18,7 @@ export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logg
     logger,
     clock: ctx.io.clock,
     // A refused key's message names where this one came from.
-    http: { ...ctx.http, keySource: apiKeySource(args) },
+    http: { ...ctx.http, keySource: apiKeySource(args), baseUrlSource: '--base-url (DOCPIPE_BASE_URL)' },
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };
 }

@@ -171,8 +171,8 @@ export class ApiUnreachableError extends DocpipeError {
   readonly origin: string;
   readonly code: string | undefined;
 
-  constructor(origin: string, code: string | undefined, options?: ErrorOptions) {
-    super(`cannot connect to ${origin}${code ? ` (${code})` : ''}: check --base-url (DOCPIPE_BASE_URL) and the network`, options);
+  constructor(origin: string, code: string | undefined, options?: ErrorOptions, baseUrlSource = '--base-url (DOCPIPE_BASE_URL)') {
+    super(`cannot connect to ${origin}${code ? ` (${code})` : ''}: check ${baseUrlSource} and the network`, options);
     this.origin = origin;
     this.code = code;
   }

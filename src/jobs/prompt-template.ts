@@ -12,11 +12,13 @@ export interface Template {
   parts: TemplatePart[];
   /** The distinct field names, in order of first use. */
   fields: string[];
+  /** How messages name the template: the CLI's `--template`, the library's `template`. */
+  name: string;
 }
 
 /** Parses a template; an unclosed or stray brace, or an empty field, is a UsageError naming where. */
-export function parseTemplate(text: string): Template {
-  if (typeof text !== 'string' || text.trim() === '') throw new UsageError('empty --template: give the prompt text, with {column} fields');
+export function parseTemplate(text: string, name = '--template'): Template {
+  if (typeof text !== 'string' || text.trim() === '') throw new UsageError(`empty ${name}: give the prompt text, with {column} fields`);
   const parts: TemplatePart[] = [];
   let literal = '';
   for (let i = 0; i < text.length; i++) {
@@ -31,23 +33,23 @@ export function parseTemplate(text: string): Template {
       const end = text.indexOf('}', i + 1);
       const open = text.indexOf('{', i + 1);
       if (end === -1 || (open !== -1 && open < end)) {
-        throw new UsageError(`--template: '{' at character ${i + 1} is not closed (write {{ for a literal brace)`);
+        throw new UsageError(`${name}: '{' at character ${i + 1} is not closed (write {{ for a literal brace)`);
       }
-      const name = text.slice(i + 1, end).trim();
-      if (name === '') throw new UsageError(`--template: empty field {} at character ${i + 1}`);
+      const field = text.slice(i + 1, end).trim();
+      if (field === '') throw new UsageError(`${name}: empty field {} at character ${i + 1}`);
       if (literal !== '') parts.push({ kind: 'text', text: literal });
       literal = '';
-      parts.push({ kind: 'field', name });
+      parts.push({ kind: 'field', name: field });
       i = end;
     } else if (c === '}') {
-      throw new UsageError(`--template: '}' at character ${i + 1} closes no field (write }} for a literal brace)`);
+      throw new UsageError(`${name}: '}' at character ${i + 1} closes no field (write }} for a literal brace)`);
     } else {
       literal += c;
     }
   }
   if (literal !== '') parts.push({ kind: 'text', text: literal });
   const fields = [...new Set(parts.flatMap((p) => (p.kind === 'field' ? [p.name] : [])))];
-  return { parts, fields };
+  return { parts, fields, name };
 }
 
 /** Every field must be a column of the query: the first that is not is a UsageError naming it. */
@@ -56,7 +58,7 @@ export function checkTemplateFields(template: Template, columns: readonly string
   if (missing.length === 0) return;
   const names = missing.map((f) => `{${f}}`).join(', ');
   const known = columns.length === 0 ? 'the query returns no columns' : `columns: ${columns.join(', ')}`;
-  throw new UsageError(`--template field${missing.length > 1 ? 's' : ''} ${names} match${missing.length > 1 ? '' : 'es'} no column of the query (${known})`);
+  throw new UsageError(`${template.name} field${missing.length > 1 ? 's' : ''} ${names} match${missing.length > 1 ? '' : 'es'} no column of the query (${known})`);
 }
 
 /**

@@ -160,7 +160,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         const status = job.status ?? 'active';
         if (job.badPrLink !== null) event(entry, { kind: 'warning', message: `prLink is not a URL, flagged and not stored: ${JSON.stringify(job.badPrLink.slice(0, 200))}` });
         if (status !== last && !isKnownApiStatus(status)) {
-          event(entry, { kind: 'warning', message: `status '${status}' is not one the API documents: stored as it is, and followed like active until --timeout` });
+          event(entry, { kind: 'warning', message: `status '${status}' is not one the API documents: stored as it is, and followed like active until the run's timeout` });
         }
         last = status;
         event(entry, { kind: 'status', jobId, status, ...(job.reason !== null ? { reason: job.reason } : {}) });

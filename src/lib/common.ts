@@ -14,21 +14,21 @@ export interface CommonOptions {
   /** The admin API key (`mint_…`). Never logged, printed or stored. */
   apiKey: string;
   /** @default 'https://api.mintlify.com' (plain http:// is refused except to loopback) */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** The DuckDB file. @default 'data/docpipe.duckdb' */
-  db?: string;
+  db?: string | undefined;
   /** How long to wait for a database file another process holds, in ms. @default 300_000 */
-  lockTimeoutMs?: number;
+  lockTimeoutMs?: number | undefined;
   /** Cap on requests in this run. @default no cap */
-  maxRequests?: number;
+  maxRequests?: number | undefined;
   /** Receives structured log lines (retries, waits, warnings). @default a logger that drops them */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** @default the system clock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Aborting it stops the run cleanly, with everything finished so far saved (exit code 130). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** HTTP client settings (timeouts, backoff) for tests and benchmarks. @default the client's own */
-  http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>>;
+  http?: Partial<Omit<HttpClientOptions, 'apiKey' | 'baseUrl' | 'clock' | 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> | undefined;
 }
 
 export interface ResolvedCommon {
@@ -95,7 +95,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
     signal: (signal as AbortSignal | undefined),
     // A rejected key's message names where it came from: for a library caller, its apiKey
     // (the CLI passes its own: DOCPIPE_API_KEY, --api-key or the key file).
-    http: { keySource: 'apiKey', ...options.http },
+    http: { keySource: 'apiKey', baseUrlSource: 'baseUrl', ...options.http },
   };
 }
 
@@ -116,7 +116,7 @@ function checkHttpOptions(http: unknown): void {
   if (http === undefined || http === null) return;
   if (typeof http !== 'object') throw new UsageError(`invalid http '${String(http)}': expected an object of client settings`);
   for (const [name, value] of Object.entries(http)) {
-    if (value === undefined || name === 'keySource' || name === 'transport' || name === 'random') continue;
+    if (value === undefined || name === 'keySource' || name === 'baseUrlSource' || name === 'transport' || name === 'random') continue;
     if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
       throw new UsageError(`invalid http.${name} '${String(value)}': expected a number >= 0`);
     }

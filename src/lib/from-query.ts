@@ -16,6 +16,8 @@ export interface PromptsFromQueryOptions {
   lockTimeoutMs?: number;
   /** Names the SQL in messages (a file name). @default 'query' */
   label?: string;
+  /** Names the template in messages. @default 'template' */
+  templateLabel?: string;
   /** Told once if the file is held by a writer and the read waits. */
   onLockWait?: (holder: string) => void;
   /**
@@ -24,7 +26,7 @@ export interface PromptsFromQueryOptions {
    */
   project?: string;
   /** Aborting it ends a wait for a held file at once (the promise rejects with an InterruptedError). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface PromptsFromQuery {
@@ -43,7 +45,7 @@ export interface PromptsFromQuery {
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
   if (typeof options.sql !== 'string') throw new UsageError(`invalid sql '${String(options.sql as unknown)}': expected the text of a query`);
   if (typeof options.template !== 'string') throw new UsageError(`invalid template '${String(options.template as unknown)}': expected text with {column} fields`);
-  const template = parseTemplate(options.template);
+  const template = parseTemplate(options.template, options.templateLabel ?? 'template');
   const label = options.label ?? 'query';
   const path = options.db ?? DEFAULT_DB_PATH;
   const project = options.project === undefined ? undefined : checkProjectId('project', options.project);

@@ -202,7 +202,7 @@ export interface OpenOptions {
    * InterruptedError at once instead of waiting out `lockTimeoutMs`. An open of a free file
    * is not affected.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * For a file this open creates: resolve as soon as the file is created and locked, and
    * create the schema as the first work of its queue (every statement runs after it, and
@@ -600,15 +600,24 @@ export class Database implements Executor {
 
   /** Runs a multi-statement script (a file from sql/). */
   exec(script: string, label: string): Promise<void> {
-    return this.shared.serial(() => this.execNow(script, label));
+    return this.serial(() => this.execNow(script, label));
   }
 
   run(sql: string, params?: Params): Promise<void> {
-    return this.shared.serial(() => this.runNow(sql, params));
+    return this.serial(() => this.runNow(sql, params));
   }
 
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.shared.serial(() => this.allNow<T>(sql, params));
+    return this.serial(() => this.allNow<T>(sql, params));
+  }
+
+  /**
+   * Queues `work` on the file's connection, unless this handle is closed: the connection may
+   * live on for another handle of the file, but what was closed is not used again.
+   */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new DatabaseError(`database ${this.path}: this handle is closed`));
+    return this.shared.serial(work);
   }
 
   /**
@@ -618,7 +627,7 @@ export class Database implements Executor {
    */
   query(sql: string, options: QueryOptions = {}): Promise<QueryResult[]> {
     const { signal } = options;
-    return this.shared.serial(async () => {
+    return this.serial(async () => {
       // A `:memory:` database has an instance of its own: what the SQL makes is its data.
       if (this.shared.alias === undefined) return this.queryNow(sql, signal);
       // The user's SQL may ATTACH files or create tables in the engine's own catalog, which
@@ -669,7 +678,13 @@ export class Database implements Executor {
     const interrupt = (): void => connection.interrupt();
     signal?.addEventListener('abort', interrupt, { once: true });
     try {
-      const statements = await connection.extractStatements(sql);
+      let statements: Awaited<ReturnType<typeof connection.extractStatements>>;
+      try {
+        statements = await connection.extractStatements(sql);
+      } catch (error) {
+        // The text does not parse: no statement of it ran.
+        throw new StatementFailure(0, 1, false, error);
+      }
       const results: QueryResult[] = [];
       /** Whether a statement so far may have written (any but a SELECT: EXPLAIN ANALYZE runs its statement). */
       let wrote = false;
@@ -707,7 +722,7 @@ export class Database implements Executor {
    * else touches the connection meanwhile.
    */
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.shared.serial(() => this.transactionNow(work));
+    return this.serial(() => this.transactionNow(work));
   }
 
   private async transactionNow<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
@@ -770,10 +785,17 @@ export class Database implements Executor {
  */
 export function databaseReason(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const text = cause instanceof Error ? cause.message : String(cause);
+  // The node API's own prefix on an error of DuckDB's parser says nothing more.
+  const text = (cause instanceof Error ? cause.message : String(cause)).replace(/^Failed to extract statements: /, '');
   const lines = text.split('\n');
   const hint = lines.find((line) => /^Did you mean\b/.test(line.trim()));
   return [lines[0] ?? text, hint?.trim()].filter(Boolean).join(' ');
+}
+
+/** Options of Database.query. */
+export interface QueryOptions {
+  /** Stops the statement running (DuckDB interrupts it): the query rejects with InterruptedError. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -782,20 +804,14 @@ export function databaseReason(error: unknown): string {
  * file open for writing: each statement commits on its own, as in the duckdb shell, unless
  * the SQL began a transaction, which the failure rolls back). Its cause is DuckDB's error.
  */
-/** Options of Database.query. */
-export interface QueryOptions {
-  /** Stops the statement running (DuckDB interrupts it): the query rejects with InterruptedError. */
-  signal?: AbortSignal;
-}
-
-export class StatementFailure extends Error {
+export class StatementFailure extends DatabaseError {
   constructor(
     readonly index: number,
     readonly count: number,
     readonly mayHaveWritten: boolean,
     cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(`${count > 1 ? `statement ${index + 1} of ${count}: ` : ''}${databaseReason(cause)}`, { cause });
   }
 }
 

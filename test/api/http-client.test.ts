@@ -381,3 +381,27 @@ describe('compressed bodies', () => {
     }
   });
 });
+
+describe('the transport keeps idle sockets only briefly', () => {
+  it('closes a kept-alive socket left idle, though the server would keep it; a slow answer on its socket is not cut', async () => {
+    const server = createHttpServer((req, res) => setTimeout(() => res.end('{"ok":true}'), req.url === '/slow' ? 600 : 0));
+    // Like a proxy that keeps idle connections for minutes: the client must close its own.
+    server.keepAliveTimeout = 120_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const open = (): Promise<number> => new Promise((resolve, reject) => server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+    try {
+      const transport = createNodeTransport(8, 1 << 20, 200);
+      // Longer than the idle limit, but not idle: answered.
+      expect(await transport(new URL(`${url}/slow`), { method: 'GET', headers: {}, signal: new AbortController().signal })).toMatchObject({ status: 200, text: '{"ok":true}' });
+      await transport(new URL(`${url}/a`), { method: 'GET', headers: {}, signal: new AbortController().signal });
+      expect(await open()).toBe(1); // the same socket, kept alive between the two
+      const deadline = Date.now() + 5_000;
+      while ((await open()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await open()).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

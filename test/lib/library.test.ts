@@ -233,6 +233,15 @@ describe("import { … } from 'docpipe'", () => {
     expect(await refused({ to: '2026-03-13' })).toMatch(/^to 2026-03-13 is past today \(2026-03-10, UTC\)/);
     expect(await refused({ to: '2026-03-13', window: 'range' })).toMatch(/; use to 2026-03-11$/);
     expect(await refused({ baseUrl: 'ftp://example.com' })).toBe("invalid baseUrl 'ftp://example.com': expected an http(s) URL");
+    // A host that cannot be reached: the run's summary says which option to check.
+    const closed = await exportAnalytics({ ...common(), baseUrl: 'http://127.0.0.1:9', http: { retries: 0 }, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' });
+    expect(closed.stopMessage).toMatch(/^cannot connect to http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\): check baseUrl and the network$/);
+    await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: 'Fix {x' })).rejects.toThrow("template: '{' at character 5 is not closed (write {{ for a literal brace)");
+    await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: 'Fix {y}' })).rejects.toThrow('template field {y} matches no column of the query (columns: x)');
+    // Options a caller holds as possibly undefined pass as they are (exactOptionalPropertyTypes).
+    const maybe: { signal: AbortSignal | undefined } = { signal: undefined };
+    await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{x}', signal: maybe.signal })).resolves.toMatchObject({ prompts: [{ prompt: '1' }] });
+    await expect(exportAnalytics({ ...common(), signal: maybe.signal, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-01' })).rejects.toThrow(UsageError);
   });
 
   it('a run stopped while it waits for the database another handle holds resolves with its summary: exit code 130, nothing fetched', async () => {

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InterruptedError } from '../../src/core/errors.js';
-import { Database } from '../../src/load/database.js';
+import { DatabaseError, InterruptedError } from '../../src/core/errors.js';
+import { Database, StatementFailure } from '../../src/load/database.js';
 import { Store } from '../../src/load/store.js';
 
 /** Files are attached to the process's one DuckDB instance, each under an alias of its own. */
@@ -272,5 +272,44 @@ describe('Database.query: a stop interrupts the statement running', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('Database: failures a library caller can catch', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-handle-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every failure of user SQL is a DatabaseError: a StatementFailure naming the statement', async () => {
+    const db = await Database.open(':memory:');
+    try {
+      const unparsed = await db.query('SELEC 1').catch((e: unknown) => e);
+      expect(unparsed).toBeInstanceOf(StatementFailure);
+      expect(unparsed).toBeInstanceOf(DatabaseError);
+      expect((unparsed as Error).message).toMatch(/^Parser Error: syntax error at or near "SELEC"/);
+      const second = await db.query('SELECT 1; SELECT * FROM no_such_table').catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(DatabaseError);
+      expect(second).toMatchObject({ index: 1, count: 2 });
+      expect((second as Error).message).toMatch(/^statement 2 of 2: Catalog Error: Table with name no_such_table does not exist/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a closed handle refuses work, though another handle of the file keeps it open', async () => {
+    const path = join(dir, 'a.duckdb');
+    const first = await Database.open(path);
+    const second = await Database.open(path);
+    await first.close();
+    for (const work of [() => first.all('SELECT 42'), () => first.run('SELECT 42'), () => first.query('SELECT 42'), () => first.transaction(async () => undefined)]) {
+      await expect(work()).rejects.toThrow(new DatabaseError(`database ${path}: this handle is closed`));
+    }
+    expect(await second.all('SELECT 42 AS n')).toEqual([{ n: 42 }]);
+    await second.close();
+    await expect(second.all('SELECT 42')).rejects.toBeInstanceOf(DatabaseError);
   });
 });

@@ -50,6 +50,7 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
           db: args.db,
           lockTimeoutMs: args.lockTimeout * 1000,
           label,
+          templateLabel: '--template',
           project,
           onLockWait: (holder) => logger.info('database busy', { db: args.db, holder, detail: 'waiting for a write to finish' }),
           ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),

@@ -26,6 +26,14 @@ export class Store {
    * ends about `lockTimeoutMs` after it began to wait, not a multiple of it.
    */
   private heldOut = false;
+  /**
+   * Set once a run has work to save (it has begun): from then on a stop (the `signal` of the
+   * options) no longer cuts short a write's wait for a held file, which waits up to the lock
+   * timeout as any other does. A stopped export's fetched windows and its record are worth that
+   * wait (an analyst's query may hold the file for a few seconds); a second Ctrl-C still quits
+   * at once, and the spool keeps them for the next run. Reads, and a run's start, stop at once.
+   */
+  savesWhenStopped = false;
 
   constructor(
     readonly path: string,
@@ -45,7 +53,7 @@ export class Store {
    * cores with).
    */
   async hold(allThreads = false): Promise<() => Promise<void>> {
-    const db = await this.open((options) => Database.open(this.path, options));
+    const db = await this.open((options) => Database.open(this.path, options), true);
     if (allThreads && this.options.threads !== undefined) await db.run('RESET threads');
     return () => db.close();
   }
@@ -67,10 +75,12 @@ export class Store {
     return this.open((options) => Database.with(this.path, options, work));
   }
 
-  /** Runs an open with this store's options (see heldOut). */
-  private async open<T>(opening: (options: OpenOptions) => Promise<T>): Promise<T> {
+  /** Runs an open with this store's options (see heldOut, and savesWhenStopped for a write's). */
+  private async open<T>(opening: (options: OpenOptions) => Promise<T>, toWrite = false): Promise<T> {
+    let options = this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options;
+    if (toWrite && this.savesWhenStopped) options = { ...options, signal: undefined };
     try {
-      return await opening(this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options);
+      return await opening(options);
     } catch (error) {
       if (error instanceof DatabaseBusyError) this.heldOut = true;
       throw error;
@@ -94,7 +104,7 @@ export class Store {
       }
       this.journal?.settle(files);
       return result;
-    }));
+    }), true);
   }
 
   /**

@@ -2,7 +2,7 @@
  * docpipe as a library, imported by its package name (self-reference through `exports`, so
  * this runs the built dist/ a user's code would get), against a real sandbox over HTTP.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -261,6 +261,40 @@ describe("import { … } from 'docpipe'", () => {
       await reader.close();
     }
     expect(sandbox.requests).toEqual([]);
+  });
+
+  it('a run stopped while a reader holds the file still saves what it fetched once the reader lets go: its windows loaded, its end recorded', async () => {
+    // One request a window, each answered after 150 ms.
+    sandbox.addFault({ kind: 'slow', delayMs: 150, times: Number.POSITIVE_INFINITY });
+    const controller = new AbortController();
+    let reader: Promise<Awaited<ReturnType<typeof openDatabase>>> | undefined;
+    const running = exportAnalytics({
+      ...common(),
+      project: 'docs',
+      metric: 'visitors',
+      from: '2026-03-01',
+      to: '2026-03-08',
+      signal: controller.signal,
+      // An analyst's read-only handle, from the plan on: every load of the run waits for it.
+      onPlan: () => void (reader = openDatabase(db, { readOnly: true })),
+    });
+    while (sandbox.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await (await reader!).close();
+    const run = await running;
+    expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted' });
+    expect(run.windowsLoaded).toBeGreaterThanOrEqual(2);
+    const database = await openDatabase(db, { readOnly: true });
+    try {
+      expect(await database.all('SELECT count(*)::INTEGER AS n FROM loaded_windows')).toEqual([{ n: run.windowsLoaded }]);
+      expect(await database.all('SELECT status, exit_code FROM runs')).toEqual([{ status: 'interrupted', exit_code: 130 }]);
+    } finally {
+      await database.close();
+    }
+    // Its end is recorded, not kept in the spool for the next run; of its walks only the one cut off by the stop is left (to resume).
+    expect(existsSync(join(`${db}.spool`, 'ends')) ? readdirSync(join(`${db}.spool`, 'ends')) : []).toEqual([]);
+    expect(readdirSync(join(`${db}.spool`, 'walks'), { recursive: true }).filter((f) => String(f).endsWith('.jsonl'))).toHaveLength(1);
   });
 
   it('syncPipeline runs a pipeline given as an object, most recent windows first', async () => {

@@ -38,7 +38,9 @@ export function formatSummary(s: AnalyticsResult): string {
   const windows = (n: number): string => `${n} window${n === 1 ? '' : 's'}`;
   const parts = [
     `${windows(s.windowsPlanned)} planned`,
-    `${s.windowsSkipped} skipped (already loaded)`,
+    s.windowsLeftToOthers > 0
+      ? `${s.windowsSkipped} skipped (${s.windowsSkipped - s.windowsLeftToOthers} already loaded, ${s.windowsLeftToOthers} left to another run at work on them)`
+      : `${s.windowsSkipped} skipped (already loaded)`,
     `${s.windowsLoaded} loaded${s.windowsFromSpool > 0 ? ` (${s.windowsFromSpool} from the spool)` : ''}`,
     `${s.windowsFailed} failed`,
     `${s.rows} rows`,

@@ -106,6 +106,8 @@ const LOAD_LINGER_MS = 1_000;
 export interface ExportSummary {
   windowsPlanned: number;
   windowsSkipped: number;
+  /** Of the skipped windows, those left to another live run (it walks them, or took their walk over), not loaded yet. */
+  windowsLeftToOthers: number;
   /** Windows loaded from walks an earlier run had completed in the spool (no request). */
   windowsFromSpool: number;
   windowsLoaded: number;
@@ -141,6 +143,7 @@ export function emptyExportSummary(): ExportSummary {
   return {
     windowsPlanned: 0,
     windowsSkipped: 0,
+    windowsLeftToOthers: 0,
     windowsFromSpool: 0,
     windowsLoaded: 0,
     windowsFailed: 0,
@@ -214,10 +217,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // loaded it since this run's plan (that would be a fetch thrown away).
   let overlapping = othersActive || othersRunning;
   let handedOver = 0;
-  /** A window left to another run (it walks it, loaded it, or took its walk over): skipped, and runs overlap. */
-  const handOver = (w: { metric: Metric; projectId: string; window: Window }, detail: string): void => {
+  /**
+   * A window left to another run (it walks it, loaded it, or took its walk over): skipped,
+   * and runs overlap. `loaded`: the other run has loaded it already.
+   */
+  const handOver = (w: { metric: Metric; projectId: string; window: Window }, detail: string, loaded = false): void => {
     overlapping = true;
     handedOver++;
+    if (!loaded) summary.windowsLeftToOthers++;
     summary.windowsSkipped++;
     options.onWindow?.({ kind: 'busy', metric: w.metric, projectId: w.projectId, window: w.window, detail });
   };
@@ -297,7 +304,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         // Claimed first: the other run cannot be loading it now, so what the read finds is final.
         if (overlapping && (await loadedSincePlan(item))) {
           spooled.remove();
-          handOver(item, 'another docpipe run loaded this window after this run planned');
+          handOver(item, 'another docpipe run loaded this window after this run planned', true);
           continue;
         }
         walk = await walkWindow(

@@ -410,7 +410,7 @@ describe('docpipe doctor', () => {
     const during = await h.run(next);
     expect(during.code).toBe(0);
     // 03-04 fetched and loaded; 03-05 left to the pod; the run it recorded is not marked crashed.
-    expect(summaryOf(during)).toMatchObject({ windowsLoaded: 1, windowsSkipped: 4 });
+    expect(summaryOf(during)).toMatchObject({ windowsLoaded: 1, windowsSkipped: 4, windowsLeftToOthers: 1 });
     expect(logLines(during).some((l) => l.event === 'earlier runs marked crashed')).toBe(false);
     // Its heartbeat stopped 6 minutes ago (killed, out of memory): the next run takes both over.
     const stopped = new Date(Date.now() - 6 * 60_000);

@@ -13,6 +13,8 @@ import { projectIdProblem } from '../../src/core/domain.js';
 import { UsageError } from '../../src/core/errors.js';
 import { checkPipelineConfig } from '../../src/extract/pipeline-config.js';
 import { provesKey } from '../../src/lib/session.js';
+import { formatSummary } from '../../src/cli/run-analytics.js';
+import { emptyExportSummary } from '../../src/extract/run-export.js';
 
 describe('parseNumberOption', () => {
   const whole = { integer: true, min: 0 };
@@ -206,5 +208,13 @@ describe('requestedLogFormat (the format of the lines written without a parse: t
     [['query', '--', '--log-format', 'text'], {}, false, 'json'],
   ] as const)('%j with %j (terminal: %s) is %s', (argv, env, isTTY, expected) => {
     expect(requestedLogFormat(argv, env, isTTY)).toBe(expected);
+  });
+});
+
+describe('formatSummary', () => {
+  const base = { ...emptyExportSummary(), command: 'export visitors', runId: 'r', retries: 0, windowsPlanned: 5, windowsLoaded: 1 };
+  it('tells windows another run is at work on from windows already loaded', () => {
+    expect(formatSummary({ ...base, windowsSkipped: 4, windowsLeftToOthers: 1 })).toMatch(/^5 windows planned, 4 skipped \(3 already loaded, 1 left to another run at work on them\), 1 loaded,/);
+    expect(formatSummary({ ...base, windowsSkipped: 4 })).toMatch(/^5 windows planned, 4 skipped \(already loaded\), 1 loaded,/);
   });
 });

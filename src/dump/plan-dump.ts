@@ -19,14 +19,16 @@ export interface DumpTable {
    * another month, and a ranged dump would leave its old copy in a month outside the range.
    */
   whole?: boolean;
+  /** Rows belong to windows (`window_start`, `window_end`), filed under the month a window starts. */
+  windowed?: boolean;
 }
 
 /** The four analytics tables by window start; jobs by when they were created (or queued). */
 export const DUMP_TABLES: readonly DumpTable[] = [
-  { name: 'visitor_totals', dateSql: 'window_start' },
-  { name: 'page_visitors', dateSql: 'window_start' },
-  { name: 'view_totals', dateSql: 'window_start' },
-  { name: 'page_views', dateSql: 'window_start' },
+  { name: 'visitor_totals', dateSql: 'window_start', windowed: true },
+  { name: 'page_visitors', dateSql: 'window_start', windowed: true },
+  { name: 'view_totals', dateSql: 'window_start', windowed: true },
+  { name: 'page_views', dateSql: 'window_start', windowed: true },
   // A job's date moves when a prompt queued in one month is submitted in the next; the ledger is small.
   { name: 'agent_jobs', dateSql: 'CAST(coalesce(created_at, submitted_at, updated_at) AS DATE)', whole: true },
 ];
@@ -54,12 +56,31 @@ export function monthSpan(range: { from: string; to: string }): MonthSpan {
   return { from: from.toISODate() ?? '', to: last.plus({ months: 1 }).toISODate() ?? '' };
 }
 
-/** The rows of one table that a dump writes, with its partition columns. */
 /** Pure: what of `filter` applies to `table` (a table dumped whole keeps only the projects). */
 export function scopeOf(table: DumpTable, filter: DumpFilter): DumpFilter {
   return table.whole ? { projects: filter.projects } : filter;
 }
 
+/**
+ * The first day of the windows of a windowed table that overlap the filter's range, as
+ * `YYYY-MM-DD` in a column `first` (NULL when none does). A window is filed under the month it
+ * starts: a week that began in the month before the range (and was fetched again since, as a
+ * sync does for late data) lies in a partition the range's own months leave out.
+ */
+export function overlapStartSql(table: DumpTable, filter: DumpFilter): string | undefined {
+  if (!table.windowed || !filter.range) return undefined;
+  const where = [`window_end > DATE ${sqlString(filter.range.from)}`, `window_start < DATE ${sqlString(filter.range.to)}`];
+  if (filter.projects.length > 0) where.push(`project_id IN (${filter.projects.map(sqlString).join(', ')})`);
+  return `SELECT strftime(min(window_start), '%Y-%m-%d') AS first FROM ${table.name} WHERE ${where.join(' AND ')}`;
+}
+
+/** Pure: the filter with its range reaching back to `first` (see overlapStartSql), when that is earlier. */
+export function widenToOverlap(filter: DumpFilter, first: string | null | undefined): DumpFilter {
+  if (!filter.range || !first || first >= filter.range.from) return filter;
+  return { ...filter, range: { from: first, to: filter.range.to } };
+}
+
+/** The rows of one table that a dump writes, with its partition columns. */
 export function selectSql(table: DumpTable, filter: DumpFilter): string {
   const where: string[] = [];
   if (filter.projects.length > 0) where.push(`project_id IN (${filter.projects.map(sqlString).join(', ')})`);

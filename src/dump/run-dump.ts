@@ -10,7 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
-import { DUMP_TABLES, copySql, selectSql, inScope, parsePartitionDir, scopeOf, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { DUMP_TABLES, copySql, selectSql, inScope, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 import { makeFolders } from '../core/files.js';
 
 export interface DumpOptions {
@@ -112,7 +112,9 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
   try {
     for (const table of DUMP_TABLES) {
       const stagedDir = join(staging, table.name);
-      const filter = scopeOf(table, options.filter);
+      const scope = scopeOf(table, options.filter);
+      const overlap = overlapStartSql(table, scope);
+      const filter = overlap === undefined ? scope : widenToOverlap(scope, (await db.all<{ first: string | null }>(overlap))[0]?.first);
       const [counted] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${selectSql(table, filter)})`);
       const rows = Number(counted?.n ?? 0);
       if (rows > 0) await db.run(copySql(table, filter, stagedDir, options.format));

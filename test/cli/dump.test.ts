@@ -332,4 +332,16 @@ syncBuiltinESMExports();
     expect(gone.code).toBe(2);
     expect(asText(gone.stderr).trim()).toBe(`docpipe: invalid --out '${join(h.dir, 'gone', 'r.html')}': ${join(h.dir, 'gone')} is a symbolic link that leads nowhere; expected a file name`);
   });
+
+  it('a ranged dump also rewrites the months where windows that overlap its range begin (a window fetched since, begun in the month before)', async () => {
+    const out = join(h.dir, 'overlap');
+    expect((await h.run(['dump', '--out', out])).code).toBe(0);
+    // Fetched after that dump: a window that began in February and ends in the range below.
+    const late = await h.run(['export', 'visitors', '--project', OTHER, '--from', '2026-02-25', '--to', '2026-03-05', '--window', 'range']);
+    expect(late.code, late.stderr).toBe(0);
+    // Today is 2026-03-10: the last 7 days are in March, but the new window is filed under February.
+    const last = await h.run(['dump', '--out', out, '--last', '7d']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(await lakeCounts(out)).toEqual(await dbCounts());
+  });
 });

@@ -139,7 +139,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     return endedBeforeStart(options.command, runId, reason, error as Error);
   }
   const { release: releaseStartup, isNew } = startup;
-  // Begun: from here a stop still saves what the run fetched (its loads and its record wait for the file).
+  // Begun: from here a stop still saves what the run fetched, if the file is free or soon is (Store.savesWhenStopped).
   store.savesWhenStopped = true;
   let session: Session;
   // The run's record (and the crashed runs it finds), in the file before the first load.

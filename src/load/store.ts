@@ -15,6 +15,9 @@ interface QueuedStatement {
   reject: (error: unknown) => void;
 }
 
+/** How long a stopped run's write still waits for a held file (see Store.savesWhenStopped). */
+export const STOP_GRACE_MS = 5_000;
+
 export class Store {
   readonly options: OpenOptions;
   /** Statements (`run`) waiting for the write being committed. */
@@ -28,12 +31,14 @@ export class Store {
   private heldOut = false;
   /**
    * Set once a run has work to save (it has begun): from then on a stop (the `signal` of the
-   * options) no longer cuts short a write's wait for a held file, which waits up to the lock
-   * timeout as any other does. A stopped export's fetched windows and its record are worth that
-   * wait (an analyst's query may hold the file for a few seconds); a second Ctrl-C still quits
-   * at once, and the spool keeps them for the next run. Reads, and a run's start, stop at once.
+   * options) ends a write's wait for a held file STOP_GRACE_MS later, not at once. A stopped
+   * export's fetched windows and its record are worth a short wait (an analyst's query may hold
+   * the file for a second or two); a file held longer leaves them to the spool and the next
+   * run, as before, and a second Ctrl-C quits at once. Reads, and a run's start, stop at once.
    */
   savesWhenStopped = false;
+  /** The stop signal, STOP_GRACE_MS late (made on first use). */
+  private graceSignal: AbortSignal | undefined;
 
   constructor(
     readonly path: string,
@@ -78,13 +83,27 @@ export class Store {
   /** Runs an open with this store's options (see heldOut, and savesWhenStopped for a write's). */
   private async open<T>(opening: (options: OpenOptions) => Promise<T>, toWrite = false): Promise<T> {
     let options = this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options;
-    if (toWrite && this.savesWhenStopped) options = { ...options, signal: undefined };
+    if (toWrite && this.savesWhenStopped) options = { ...options, signal: this.stopAfterGrace() };
     try {
       return await opening(options);
     } catch (error) {
       if (error instanceof DatabaseBusyError) this.heldOut = true;
       throw error;
     }
+  }
+
+  /** The options' stop signal, aborted STOP_GRACE_MS after it (see savesWhenStopped). */
+  private stopAfterGrace(): AbortSignal | undefined {
+    const stop = this.options.signal;
+    if (stop === undefined) return undefined;
+    if (this.graceSignal === undefined) {
+      const late = new AbortController();
+      const arm = (): void => void setTimeout(() => late.abort(stop.reason), STOP_GRACE_MS).unref();
+      if (stop.aborted) arm();
+      else stop.addEventListener('abort', arm, { once: true });
+      this.graceSignal = late.signal;
+    }
+    return this.graceSignal;
   }
 
   /** One transaction with the file held only for it; the request journal moves in with it. */

@@ -1,5 +1,6 @@
 -- The top pages of the newest complete window: per project, the most recent window of
--- `window_days` days (1 = daily, 7 = weekly) that is complete (ended, UTC, and fetched after), by unique visitors.
+-- `window_days` days (1 = daily, 7 = weekly: an ISO week, not a 7-day range window) that is
+-- complete (ended, UTC, and fetched after), by unique visitors.
 -- Edit `settings` to change the window size or how many pages.
 --
 --   docpipe jobs from-query --file sql/prompts/top-pages.sql \
@@ -9,6 +10,7 @@ newest AS (
   SELECT lw.project_id, max(lw.window_start) AS window_start
   FROM loaded_windows lw, settings s
   WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days
+    AND window_grain(lw.window_start, lw.window_end) <> 'range'
     AND window_complete(lw.window_end, lw.fetched_at)
   GROUP BY lw.project_id
 ),

@@ -1,6 +1,6 @@
 -- Pages with high traffic that vanished from the newest window: per project, pages with at
 -- least `min_visitors` in the window before the newest complete one (of `window_days` days,
--- 1 = daily) that have no visitors in the newest: removed, renamed, or broken.
+-- 1 = daily, 7 = an ISO week) that have no visitors in the newest: removed, renamed, or broken.
 --
 --   docpipe jobs from-query --file sql/prompts/vanished-pages.sql \
 --     --template "{path} had {previous_visitors} unique visitors on {previous_window_start} and none on {newest_window_start}. Find out whether it was removed, renamed or broken, and fix the links and redirects that point to it."
@@ -10,6 +10,7 @@ windows AS (
          row_number() OVER (PARTITION BY lw.project_id ORDER BY lw.window_start DESC) AS age
   FROM loaded_windows lw, settings s
   WHERE lw.metric = 'visitors' AND lw.window_end - lw.window_start = s.window_days
+    AND window_grain(lw.window_start, lw.window_end) <> 'range'
     AND window_complete(lw.window_end, lw.fetched_at)
 ),
 newest AS (SELECT * FROM windows WHERE age = 1),

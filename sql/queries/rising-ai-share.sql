@@ -27,5 +27,6 @@ JOIN prev USING (project_id, path)
 CROSS JOIN params
 WHERE cur.total >= params.min_visitors AND prev.total >= params.min_visitors
   AND cur.ai / cur.total > prev.ai / prev.total
-ORDER BY ai_share_change DESC, cur.project_id, cur.path
-LIMIT 20;
+-- The 20 that rose most in each project.
+QUALIFY row_number() OVER (PARTITION BY cur.project_id ORDER BY ai_share_change DESC, cur.path) <= 20
+ORDER BY cur.project_id, ai_share_change DESC, cur.path;

@@ -2,7 +2,7 @@
  * Every view of sql/views.sql and every query of sql/queries/ on a database built through the
  * sandbox (./analytics-fixture.ts), each result recomputed here from the base tables.
  */
-import { copyFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../cli/harness.js';
@@ -282,6 +282,40 @@ describe('sql/queries', () => {
     }
     // The fixture itself has rows for both (so the empty answer above is the gap's doing).
     expect((await runQueryFile(h, 'rising-ai-share.sql')).length).toBeGreaterThan(0);
+  });
+
+  it('the prompt queries with window_days = 7 take ISO weeks, not a newer 7-day range window', async () => {
+    const copy = join(h.dir, 'range7.duckdb');
+    copyFileSync(h.db, copy);
+    // Tuesday to Tuesday: 7 days, complete, and newer than the newest complete week (03-02).
+    const range = await h.run(['export', 'visitors', '--project', PROJECT, '--db', copy, '--from', '2026-03-03', '--to', '2026-03-10', '--window', 'range', '--requests-per-hour', '100000']);
+    expect(range.code, range.stderr + range.stdout).toBe(0);
+    const weekly = join(h.dir, 'top-pages-weekly.sql');
+    writeFileSync(weekly, readFileSync('sql/prompts/top-pages.sql', 'utf8').replace('SELECT 1 AS window_days', 'SELECT 7 AS window_days'));
+    const result = await h.run(['query', '--db', copy, '--file', weekly, '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows).toHaveLength(10);
+    expect(new Set(rows.map((r) => `${day(r.window_start)} ${day(r.window_end)}`))).toEqual(new Set(['2026-03-02 2026-03-09']));
+  });
+
+  it('rising-ai-share.sql lists the 20 that rose most in each project, not 20 in all', async () => {
+    const one = await runQueryFile(h, 'rising-ai-share.sql');
+    expect(one.length).toBeGreaterThan(10); // two projects' worth would pass 20
+    const copy = join(h.dir, 'two-projects.duckdb');
+    copyFileSync(h.db, copy);
+    const twin = await h.run([
+      'query', '--write', '--db', copy,
+      `INSERT INTO loaded_windows BY NAME SELECT * REPLACE ('twin' AS project_id) FROM loaded_windows WHERE project_id = '${PROJECT}';
+       INSERT INTO page_visitors BY NAME SELECT * REPLACE ('twin' AS project_id) FROM page_visitors WHERE project_id = '${PROJECT}'`,
+    ]);
+    expect(twin.code, twin.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--file', 'sql/queries/rising-ai-share.sql', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const project of [PROJECT, 'twin']) {
+      expect(rows.filter((r) => r.project_id === project).map((r) => r.path), project).toEqual(one.map((r) => r.path));
+    }
   });
 
   it('new-and-vanished-pages.sql agrees with the raw tables of the fixture', async () => {

@@ -378,7 +378,9 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       interrupts++;
       if (interrupts > 1) {
         // At once: by the signal's own action, as kill does. process.exit would wait for a
-        // thread of the process that is busy (a DuckDB statement, a read of a pipe no one writes to).
+        // thread of the process that is busy (a DuckDB statement, a read of a pipe no one writes
+        // to). As a container's PID 1 (no --init), a signal's default action does nothing: exit.
+        if (process.pid === 1) process.exit(EXIT.interrupted);
         for (const stop of STOP_SIGNALS) process.removeListener(stop, onSignal!);
         process.kill(process.pid, signal);
         return;

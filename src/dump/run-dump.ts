@@ -10,7 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
-import { DUMP_TABLES, copySql, selectSql, inScope, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { DUMP_TABLES, copySql, selectSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 import { makeFolders } from '../core/files.js';
 
 export interface DumpOptions {
@@ -25,6 +25,8 @@ export interface DumpedTable {
   table: string;
   rows: number;
   partitions: number;
+  /** A ranged dump: the first month it rewrote of this table (earlier than the range's own where a window overlapping it began before). */
+  monthsFrom?: string;
 }
 
 interface Found extends Partition {
@@ -133,7 +135,7 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
         if (inScope(old, filter) && !replaced.has(old.dir)) setAside(table.name, old.dir);
       }
       if (existsSync(tableDir)) pruneEmpty(tableDir);
-      results.push({ table: table.name, rows, partitions: staged.length });
+      results.push({ table: table.name, rows, partitions: staged.length, ...(filter.range ? { monthsFrom: monthSpan(filter.range).from } : {}) });
     }
   } catch (error) {
     // What was set aside and not replaced goes back: the lake as it was, but for what was swapped in.

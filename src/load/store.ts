@@ -37,8 +37,8 @@ export class Store {
    * run, as before, and a second Ctrl-C quits at once. Reads, and a run's start, stop at once.
    */
   savesWhenStopped = false;
-  /** The stop signal, STOP_GRACE_MS late (made on first use). */
-  private graceSignal: AbortSignal | undefined;
+  /** When this store first saw the stop (performance.now()): the grace runs from then. */
+  private stoppedAt: number | undefined;
 
   constructor(
     readonly path: string,
@@ -83,27 +83,39 @@ export class Store {
   /** Runs an open with this store's options (see heldOut, and savesWhenStopped for a write's). */
   private async open<T>(opening: (options: OpenOptions) => Promise<T>, toWrite = false): Promise<T> {
     let options = this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options;
-    if (toWrite && this.savesWhenStopped) options = { ...options, signal: this.stopAfterGrace() };
+    const grace = toWrite && this.savesWhenStopped && this.options.signal ? this.graceAfter(this.options.signal) : undefined;
+    if (grace) options = { ...options, signal: grace.signal };
     try {
       return await opening(options);
     } catch (error) {
       if (error instanceof DatabaseBusyError) this.heldOut = true;
       throw error;
+    } finally {
+      grace?.dispose();
     }
   }
 
-  /** The options' stop signal, aborted STOP_GRACE_MS after it (see savesWhenStopped). */
-  private stopAfterGrace(): AbortSignal | undefined {
-    const stop = this.options.signal;
-    if (stop === undefined) return undefined;
-    if (this.graceSignal === undefined) {
-      const late = new AbortController();
-      const arm = (): void => void setTimeout(() => late.abort(stop.reason), STOP_GRACE_MS).unref();
-      if (stop.aborted) arm();
-      else stop.addEventListener('abort', arm, { once: true });
-      this.graceSignal = late.signal;
-    }
-    return this.graceSignal;
+  /**
+   * For one open: a signal that aborts STOP_GRACE_MS after `stop` did (see savesWhenStopped),
+   * and what lets go of it once the open is done (the caller's signal may outlive many runs).
+   */
+  private graceAfter(stop: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+    const late = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      this.stoppedAt ??= performance.now();
+      timer = setTimeout(() => late.abort(stop.reason), Math.max(0, this.stoppedAt + STOP_GRACE_MS - performance.now()));
+      timer.unref();
+    };
+    if (stop.aborted) arm();
+    else stop.addEventListener('abort', arm, { once: true });
+    return {
+      signal: late.signal,
+      dispose: () => {
+        stop.removeEventListener('abort', arm);
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** One transaction with the file held only for it; the request journal moves in with it. */

@@ -343,5 +343,10 @@ syncBuiltinESMExports();
     const last = await h.run(['dump', '--out', out, '--last', '7d']);
     expect(last.code, last.stderr).toBe(0);
     expect(await lakeCounts(out)).toEqual(await dbCounts());
+    // The summary says which months it rewrote.
+    const tables = (summaryOf(last) as { tables: { table: string; monthsFrom?: string }[] }).tables;
+    expect(tables.find((t) => t.table === 'page_visitors')?.monthsFrom).toBe('2026-02-01');
+    const text = await h.run(['dump', '--out', out, '--last', '7d', '--log-format', 'text']);
+    expect(text.stdout).toContain('(months overlapping 2026-03-03 .. 2026-03-10, --last 7d, and from 2026-02-01 where windows overlapping it began)');
   });
 });

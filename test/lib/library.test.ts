@@ -2,6 +2,7 @@
  * docpipe as a library, imported by its package name (self-reference through `exports`, so
  * this runs the built dist/ a user's code would get), against a real sandbox over HTTP.
  */
+import { getEventListeners } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -292,6 +293,10 @@ describe("import { … } from 'docpipe'", () => {
     } finally {
       await database.close();
     }
+    // A service's signal outlives its runs: none of them leaves a listener on it.
+    const service = new AbortController();
+    for (let i = 0; i < 3; i++) await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-08', to: '2026-03-09', refresh: true, signal: service.signal });
+    expect(getEventListeners(service.signal, 'abort')).toEqual([]);
     // Its end is recorded, not kept in the spool for the next run; of its walks only the one cut off by the stop is left (to resume).
     expect(existsSync(join(`${db}.spool`, 'ends')) ? readdirSync(join(`${db}.spool`, 'ends')) : []).toEqual([]);
     expect(readdirSync(join(`${db}.spool`, 'walks'), { recursive: true }).filter((f) => String(f).endsWith('.jsonl'))).toHaveLength(1);

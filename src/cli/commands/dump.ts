@@ -64,7 +64,9 @@ export function dumpCommand(ctx: CliContext): CommandModule {
       if (logger.format === 'json') {
         ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'dump', ...scope, tables }) + '\n');
       } else {
-        const what = range ? ` (months overlapping ${range.from} .. ${range.to}${range.last ? `, --last ${range.last}` : ''})` : '';
+        const earliest = tables.map((t) => t.monthsFrom).filter((m): m is string => m !== undefined).sort()[0];
+        const widened = range && earliest !== undefined && earliest < monthSpan(range).from ? `, and from ${earliest} where windows overlapping it began` : '';
+        const what = range ? ` (months overlapping ${range.from} .. ${range.to}${range.last ? `, --last ${range.last}` : ''}${widened})` : '';
         ctx.io.stdout(renderTable(['table', 'rows', 'partitions'], tables.map((t) => ({ ...t }))) + `written to ${out}${what}\n`);
       }
     },

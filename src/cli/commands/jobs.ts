@@ -224,7 +224,7 @@ export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: strin
   } else {
     if (promptsRead) ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     const taken = summary.taken > 0 ? ` (${summary.taken} taken by another run of the same prompts)` : '';
-    const prompts = promptsRead ? `${summary.total} prompts` : 'the query did not run';
+    const prompts = promptsRead ? `${summary.total} prompts` : 'the query did not finish';
     ctx.io.stdout(`${prompts}, ${summary.submitted} submitted this run${taken}${counts ? `: ${counts}` : ''}${stopped}\n`);
   }
   ctx.exitCode = summary.exitCode;

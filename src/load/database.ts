@@ -627,7 +627,9 @@ export class Database implements Executor {
    */
   query(sql: string, options: QueryOptions = {}): Promise<QueryResult[]> {
     const { signal } = options;
-    return this.serial(async () => {
+    let started = false;
+    const run = this.serial(async () => {
+      started = true;
       // A `:memory:` database has an instance of its own: what the SQL makes is its data.
       if (this.shared.alias === undefined) return this.queryNow(sql, signal);
       // The user's SQL may ATTACH files or create tables in the engine's own catalog, which
@@ -639,6 +641,17 @@ export class Database implements Executor {
       } finally {
         await this.undoEngineObjects(before);
       }
+    });
+    if (!signal) return run;
+    // Stopped while it waits behind another handle's statement: at once (its SQL will not run,
+    // as queryNow looks at the signal first).
+    return new Promise((resolve, reject) => {
+      const waiting = (): void => {
+        if (!started) reject(new InterruptedError(`${signal.reason instanceof Error ? signal.reason.message : 'stopped'}: the SQL was stopped before it ran`));
+      };
+      if (signal.aborted) waiting();
+      else signal.addEventListener('abort', waiting, { once: true });
+      run.then(resolve, reject).finally(() => signal.removeEventListener('abort', waiting));
     });
   }
 

@@ -275,6 +275,41 @@ describe('Database.query: a stop interrupts the statement running', () => {
   });
 });
 
+describe('Database.query: a stop while the query waits behind another handle', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-queued-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rejects at once, and its SQL never runs', async () => {
+    const path = join(dir, 'a.duckdb');
+    const busy = await Database.open(path);
+    const waiting = await Database.open(path);
+    const busyStop = new AbortController();
+    const stop = new AbortController();
+    try {
+      // The file's one connection runs the other handle's long statement.
+      const long = busy.query('SELECT sum(i) FROM range(1000000000000) t(i)', { signal: busyStop.signal }).catch((e: unknown) => e);
+      const queued = waiting.query('CREATE TABLE made (x INTEGER)', { signal: stop.signal });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const stopped = Date.now();
+      stop.abort(new Error('interrupted (test)'));
+      await expect(queued).rejects.toThrow(/^interrupted \(test\): the SQL was stopped before it ran$/);
+      expect(Date.now() - stopped).toBeLessThan(1_000);
+      busyStop.abort();
+      expect(await long).toBeInstanceOf(InterruptedError);
+      expect(await waiting.all("SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'made'")).toEqual([{ n: 0 }]);
+    } finally {
+      busyStop.abort();
+      await busy.close();
+      await waiting.close();
+    }
+  });
+});
+
 describe('Database: failures a library caller can catch', () => {
   let dir: string;
   beforeEach(() => {

@@ -140,7 +140,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   }
   const { release: releaseStartup, isNew } = startup;
   // Begun: from here a stop still saves what the run fetched, if the file is free or soon is (Store.savesWhenStopped).
-  store.savesWhenStopped = true;
+  store.beginSaving();
   let session: Session;
   // The run's record (and the crashed runs it finds), in the file before the first load.
   let runRecorded: Promise<string[]>;

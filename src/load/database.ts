@@ -642,7 +642,7 @@ export class Database implements Executor {
         await this.undoEngineObjects(before);
       }
     });
-    if (!signal) return run;
+    if (!signal || this.closed) return run;
     // Stopped while it waits behind another handle's statement: at once (its SQL will not run,
     // as queryNow looks at the signal first).
     return new Promise((resolve, reject) => {

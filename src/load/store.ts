@@ -36,8 +36,24 @@ export class Store {
    * the file for a second or two); a file held longer leaves them to the spool and the next
    * run, as before, and a second Ctrl-C quits at once. Reads, and a run's start, stop at once.
    */
-  savesWhenStopped = false;
-  /** When this store first saw the stop (performance.now()): the grace runs from then. */
+  get savesWhenStopped(): boolean {
+    return this.runStop !== undefined;
+  }
+
+  /** The run has begun (see savesWhenStopped). */
+  beginSaving(): void {
+    const stop = this.options.signal;
+    if (stop === undefined || this.runStop !== undefined) return;
+    // The store's own copy of the stop, which notes when it came: a listener on the caller's
+    // signal itself would outlive the run (a service's signal serves many), where this copy is
+    // held weakly by it and goes with the store.
+    this.runStop = AbortSignal.any([stop]);
+    if (this.runStop.aborted) this.stoppedAt = performance.now();
+    else this.runStop.addEventListener('abort', () => void (this.stoppedAt ??= performance.now()), { once: true });
+  }
+
+  private runStop: AbortSignal | undefined;
+  /** When the stop came (performance.now()), once the run had begun: the grace runs from then. */
   private stoppedAt: number | undefined;
 
   constructor(
@@ -83,7 +99,7 @@ export class Store {
   /** Runs an open with this store's options (see heldOut, and savesWhenStopped for a write's). */
   private async open<T>(opening: (options: OpenOptions) => Promise<T>, toWrite = false): Promise<T> {
     let options = this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options;
-    const grace = toWrite && this.savesWhenStopped && this.options.signal ? this.graceAfter(this.options.signal) : undefined;
+    const grace = toWrite && this.runStop ? this.graceAfter(this.runStop) : undefined;
     if (grace) options = { ...options, signal: grace.signal };
     try {
       return await opening(options);
@@ -103,8 +119,8 @@ export class Store {
     const late = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {
-      this.stoppedAt ??= performance.now();
-      timer = setTimeout(() => late.abort(stop.reason), Math.max(0, this.stoppedAt + STOP_GRACE_MS - performance.now()));
+      const stoppedAt = this.stoppedAt ?? performance.now();
+      timer = setTimeout(() => late.abort(stop.reason), Math.max(0, stoppedAt + STOP_GRACE_MS - performance.now()));
       timer.unref();
     };
     if (stop.aborted) arm();

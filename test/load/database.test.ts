@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError, InterruptedError } from '../../src/core/errors.js';
 import { Database, StatementFailure } from '../../src/load/database.js';
-import { Store } from '../../src/load/store.js';
+import { STOP_GRACE_MS, Store } from '../../src/load/store.js';
 
 /** Files are attached to the process's one DuckDB instance, each under an alias of its own. */
 describe('Database: files attached to one instance', () => {
@@ -340,11 +341,46 @@ describe('Database: failures a library caller can catch', () => {
     const first = await Database.open(path);
     const second = await Database.open(path);
     await first.close();
-    for (const work of [() => first.all('SELECT 42'), () => first.run('SELECT 42'), () => first.query('SELECT 42'), () => first.transaction(async () => undefined)]) {
+    for (const work of [() => first.all('SELECT 42'), () => first.run('SELECT 42'), () => first.query('SELECT 42'), () => first.query('SELECT 42', { signal: AbortSignal.abort() }), () => first.transaction(async () => undefined)]) {
       await expect(work()).rejects.toThrow(new DatabaseError(`database ${path}: this handle is closed`));
     }
     expect(await second.all('SELECT 42 AS n')).toEqual([{ n: 42 }]);
     await second.close();
     await expect(second.all('SELECT 42')).rejects.toBeInstanceOf(DatabaseError);
   });
+});
+
+describe('Store: a stopped run still waits a moment to save', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'docpipe-grace-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`a write waits for a held file until ${STOP_GRACE_MS} ms after the stop, counted from the stop (not from the write), and leaves no listener on the caller's signal`, async () => {
+    const path = join(dir, 'a.duckdb');
+    const stop = new AbortController();
+    const store = new Store(path, { signal: stop.signal, lockTimeoutMs: 60_000 });
+    await store.write((tx) => tx.run('CREATE TABLE t (x INTEGER)'));
+    store.beginSaving();
+    expect(getEventListeners(stop.signal, 'abort')).toEqual([]);
+    // Another handle holds the file (a reader's, in this process): a writer must wait for it.
+    const reader = await Database.open(path, { readOnly: true });
+    try {
+      stop.abort(new InterruptedError('interrupted (test)'));
+      const stoppedAt = Date.now();
+      // The stop came between writes; the next write begins 3 s later.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await expect(store.write((tx) => tx.run('INSERT INTO t (x) VALUES (1)'))).rejects.toBeInstanceOf(InterruptedError);
+      const waited = Date.now() - stoppedAt;
+      expect(waited).toBeGreaterThanOrEqual(STOP_GRACE_MS - 100);
+      expect(waited).toBeLessThan(STOP_GRACE_MS + 1_500);
+    } finally {
+      await reader.close();
+    }
+    // Once the file is free, the store's writes go through (within the grace the wait is over at once).
+    await store.write((tx) => tx.run('INSERT INTO t (x) VALUES (2)'));
+  }, 20_000);
 });

@@ -22,7 +22,7 @@ import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, typ
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
-import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -134,12 +134,12 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     // while it waited): nothing was planned or fetched. The run ends as one stopped later
     // does, with its summary (cron's log shows why), but with no record in `runs`: it never
     // started.
-    const reason = stopBeforeStart(error);
-    if (reason === null) throw error;
-    return endedBeforeStart(options.command, runId, reason, error as Error);
+    const stop = stopBeforeStart(error);
+    if (stop === null) throw error;
+    return endedBeforeStart(options.command, runId, stop);
   }
   const { release: releaseStartup, isNew } = startup;
-  // Begun: from here a stop still saves what the run fetched, if the file is free or soon is (Store.savesWhenStopped).
+  // Begun: from here a stop still saves what the run fetched, if the file is free or soon is (Store.beginSaving).
   store.beginSaving();
   let session: Session;
   // The run's record (and the crashed runs it finds), in the file before the first load.
@@ -256,16 +256,8 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
 }
 
 /** The summary of a run that ended before it began: the database held from it, or a stop while it waited. */
-function endedBeforeStart(command: string, runId: string, reason: 'locked' | 'interrupted', error: Error): AnalyticsResult {
-  return {
-    ...emptyExportSummary(),
-    command,
-    runId,
-    retries: 0,
-    stopped: reason,
-    stopMessage: error.message,
-    exitCode: runExitCode(reason, false),
-  };
+function endedBeforeStart(command: string, runId: string, stop: StopBeforeStart): AnalyticsResult {
+  return { ...emptyExportSummary(), command, runId, retries: 0, ...stop };
 }
 
 function projectList(project: string | readonly string[]): string[] {

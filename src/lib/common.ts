@@ -6,7 +6,8 @@
 import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKeys, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { projectIdProblem } from '../core/domain.js';
-import { DatabaseBusyError, InterruptedError, UsageError } from '../core/errors.js';
+import { DatabaseBusyError, InterruptedError, UsageError, type ExitCode } from '../core/errors.js';
+import { runExitCode } from '../core/outcome.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS } from '../load/database.js';
 
@@ -154,15 +155,21 @@ export function checkProjectId(name: string, value: unknown): string {
   return id;
 }
 
+/** The stop fields of the summary of a run that ended before it began (see stopBeforeStart). */
+export interface StopBeforeStart {
+  stopped: 'locked' | 'interrupted';
+  stopMessage: string;
+  exitCode: ExitCode;
+}
+
 /**
  * Pure: how a run ends that met `error` before it began (waiting for the database file):
  * `locked` (held past the lock wait), `interrupted` (stopped while it waited), or null (an
  * error of another kind, thrown on).
  */
-export function stopBeforeStart(error: unknown): 'locked' | 'interrupted' | null {
-  if (error instanceof DatabaseBusyError) return 'locked';
-  if (error instanceof InterruptedError) return 'interrupted';
-  return null;
+export function stopBeforeStart(error: unknown): StopBeforeStart | null {
+  const stopped = error instanceof DatabaseBusyError ? 'locked' : error instanceof InterruptedError ? 'interrupted' : null;
+  return stopped === null ? null : { stopped, stopMessage: (error as Error).message, exitCode: runExitCode(stopped, false) };
 }
 
 /**

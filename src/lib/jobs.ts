@@ -5,13 +5,12 @@
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
 import { UsageError } from '../core/errors.js';
-import { runExitCode } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
-import { checkProjectId, positive, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon } from './common.js';
+import { checkProjectId, positive, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */
 export const DEFAULT_JOBS_PER_HOUR = 100;
@@ -127,7 +126,7 @@ export interface JobBatchInput {
  * The summary of a batch that ended before it began, nothing submitted: the database held
  * from it, or a stop while it waited for the file.
  */
-export function batchEndedBeforeStart(total: number, runId: string, reason: 'locked' | 'interrupted', error: Error): SubmitJobsResult {
+export function batchEndedBeforeStart(total: number, runId: string, stop: StopBeforeStart): SubmitJobsResult {
   return {
     total,
     submitted: 0,
@@ -135,9 +134,7 @@ export function batchEndedBeforeStart(total: number, runId: string, reason: 'loc
     rows: [],
     rowsRead: false,
     counts: total > 0 ? { 'not submitted': total } : {},
-    stopped: reason,
-    stopMessage: error.message,
-    exitCode: runExitCode(reason, false),
+    ...stop,
     runId,
     warnings: [],
   };
@@ -155,9 +152,9 @@ export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput):
     // Held by another process past the lock wait before the batch could begin (or stopped
     // while it waited): no prompt was submitted. It ends as a batch stopped later does, with
     // its summary, but with no record in `runs`: it never started.
-    const reason = stopBeforeStart(error);
-    if (reason === null) throw error;
-    return batchEndedBeforeStart(input.entries.length, runId, reason, error as Error);
+    const stop = stopBeforeStart(error);
+    if (stop === null) throw error;
+    return batchEndedBeforeStart(input.entries.length, runId, stop);
   }
   const session = agentSession(common, workspace, input.projectId, input.jobsPerHour);
   const summary = await runBatch({

@@ -5,14 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
-import { runExitCode } from '../core/outcome.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { MessageLedger } from '../jobs/message-ledger.js';
 import { readMessageFile, resolveMessages, type MessageEntry, type MessageRequest } from '../jobs/message-file.js';
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions } from './common.js';
+import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type StopBeforeStart } from './common.js';
 import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
@@ -80,16 +79,14 @@ export async function planMessages(ledger: JobLedger, projectId: string, label: 
  * sending; 130 interrupted).
  */
 /** The summary of a run of messages that ended before it began, nothing sent (see batchEndedBeforeStart). */
-function messagesEndedBeforeStart(total: number, runId: string, reason: 'locked' | 'interrupted', error: Error): SendMessagesResult {
+function messagesEndedBeforeStart(total: number, runId: string, stop: StopBeforeStart): SendMessagesResult {
   return {
     total,
     sent: 0,
     taken: 0,
     rows: [],
     counts: total > 0 ? { 'not sent': total } : {},
-    stopped: reason,
-    stopMessage: error.message,
-    exitCode: runExitCode(reason, false),
+    ...stop,
     runId,
     warnings: [],
   };
@@ -127,9 +124,9 @@ async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult
     // Held by another process past the lock wait before the run could begin (or stopped while
     // it waited): no message was sent. It ends as a run stopped later does, with its summary,
     // but with no record in `runs`: it never started.
-    const reason = stopBeforeStart(error);
-    if (reason === null) throw error;
-    return messagesEndedBeforeStart(requests.length, runId, reason, error as Error);
+    const stop = stopBeforeStart(error);
+    if (stop === null) throw error;
+    return messagesEndedBeforeStart(requests.length, runId, stop);
   }
   const { entries, warnings } = planned;
   const session = agentSession(common, workspace, projectId, follow.jobsPerHour);

@@ -647,7 +647,7 @@ export class Database implements Executor {
     // as queryNow looks at the signal first).
     return new Promise((resolve, reject) => {
       const waiting = (): void => {
-        if (!started) reject(new InterruptedError(`${signal.reason instanceof Error ? signal.reason.message : 'stopped'}: the SQL was stopped before it ran`));
+        if (!started) reject(new InterruptedError(`${stopCause(signal)}: the SQL was stopped before it ran`));
       };
       if (signal.aborted) waiting();
       else signal.addEventListener('abort', waiting, { once: true });
@@ -704,8 +704,7 @@ export class Database implements Executor {
       const stopped = (at: number): InterruptedError => {
         const where = statements.count > 1 ? ` at statement ${at + 1} of ${statements.count}` : '';
         const kept = !this.shared.readOnly && wrote ? ' (what the statements before it committed stays)' : '';
-        const why = signal?.reason instanceof Error ? signal.reason.message : 'stopped';
-        return new InterruptedError(`${why}: the SQL was stopped${where}${kept}`);
+        return new InterruptedError(`${stopCause(signal)}: the SQL was stopped${where}${kept}`);
       };
       // Prepared one at a time: a statement may use what the one before created.
       for (let i = 0; i < statements.count; i++) {
@@ -803,6 +802,11 @@ export function databaseReason(error: unknown): string {
   const lines = text.split('\n');
   const hint = lines.find((line) => /^Did you mean\b/.test(line.trim()));
   return [lines[0] ?? text, hint?.trim()].filter(Boolean).join(' ');
+}
+
+/** What stopped user SQL, as its message begins: the stop signal's reason. */
+function stopCause(signal: AbortSignal | undefined): string {
+  return signal?.reason instanceof Error ? signal.reason.message : 'stopped';
 }
 
 /** Options of Database.query. */

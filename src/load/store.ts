@@ -15,7 +15,7 @@ interface QueuedStatement {
   reject: (error: unknown) => void;
 }
 
-/** How long a stopped run's write still waits for a held file (see Store.savesWhenStopped). */
+/** How long a stopped run's write still waits for a held file (see Store.saveStop). */
 export const STOP_GRACE_MS = 5_000;
 
 export class Store {
@@ -30,31 +30,29 @@ export class Store {
    */
   private heldOut = false;
   /**
-   * Set once a run has work to save (it has begun): from then on a stop (the `signal` of the
-   * options) ends a write's wait for a held file STOP_GRACE_MS later, not at once. A stopped
-   * export's fetched windows and its record are worth a short wait (an analyst's query may hold
-   * the file for a second or two); a file held longer leaves them to the spool and the next
-   * run, as before, and a second Ctrl-C quits at once. Reads, and a run's start, stop at once.
+   * Once a run has work to save (beginSaving), a write's wait for a held file ends
+   * STOP_GRACE_MS after a stop (the `signal` of the options), not at once. A stopped export's
+   * fetched windows and its record are worth a short wait (an analyst's query may hold the
+   * file for a second or two); a file held longer leaves them to the spool and the next run,
+   * and a second Ctrl-C quits at once. Reads, and a run's start, stop at once.
    */
-  get savesWhenStopped(): boolean {
-    return this.runStop !== undefined;
-  }
+  private saveStop: AbortSignal | undefined;
+  /** The store's own copy of the caller's stop (held here: the caller's signal holds it weakly). */
+  private runStop: AbortSignal | undefined;
 
-  /** The run has begun (see savesWhenStopped). */
+  /** The run has begun: from now on its writes save what they can after a stop (see saveStop). */
   beginSaving(): void {
     const stop = this.options.signal;
     if (stop === undefined || this.runStop !== undefined) return;
-    // The store's own copy of the stop, which notes when it came: a listener on the caller's
-    // signal itself would outlive the run (a service's signal serves many), where this copy is
-    // held weakly by it and goes with the store.
+    // Listened to on a copy: a listener on the caller's signal itself would outlive the run (a
+    // service's signal serves many runs).
     this.runStop = AbortSignal.any([stop]);
-    if (this.runStop.aborted) this.stoppedAt = performance.now();
-    else this.runStop.addEventListener('abort', () => void (this.stoppedAt ??= performance.now()), { once: true });
+    const late = new AbortController();
+    const arm = (): void => void setTimeout(() => late.abort(stop.reason), STOP_GRACE_MS).unref();
+    if (this.runStop.aborted) arm();
+    else this.runStop.addEventListener('abort', arm, { once: true });
+    this.saveStop = late.signal;
   }
-
-  private runStop: AbortSignal | undefined;
-  /** When the stop came (performance.now()), once the run had begun: the grace runs from then. */
-  private stoppedAt: number | undefined;
 
   constructor(
     readonly path: string,
@@ -96,42 +94,16 @@ export class Store {
     return this.open((options) => Database.with(this.path, options, work));
   }
 
-  /** Runs an open with this store's options (see heldOut, and savesWhenStopped for a write's). */
+  /** Runs an open with this store's options (see heldOut, and saveStop for a write's). */
   private async open<T>(opening: (options: OpenOptions) => Promise<T>, toWrite = false): Promise<T> {
     let options = this.heldOut ? { ...this.options, lockTimeoutMs: 0 } : this.options;
-    const grace = toWrite && this.runStop ? this.graceAfter(this.runStop) : undefined;
-    if (grace) options = { ...options, signal: grace.signal };
+    if (toWrite && this.saveStop) options = { ...options, signal: this.saveStop };
     try {
       return await opening(options);
     } catch (error) {
       if (error instanceof DatabaseBusyError) this.heldOut = true;
       throw error;
-    } finally {
-      grace?.dispose();
     }
-  }
-
-  /**
-   * For one open: a signal that aborts STOP_GRACE_MS after `stop` did (see savesWhenStopped),
-   * and what lets go of it once the open is done (the caller's signal may outlive many runs).
-   */
-  private graceAfter(stop: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-    const late = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      const stoppedAt = this.stoppedAt ?? performance.now();
-      timer = setTimeout(() => late.abort(stop.reason), Math.max(0, stoppedAt + STOP_GRACE_MS - performance.now()));
-      timer.unref();
-    };
-    if (stop.aborted) arm();
-    else stop.addEventListener('abort', arm, { once: true });
-    return {
-      signal: late.signal,
-      dispose: () => {
-        stop.removeEventListener('abort', arm);
-        clearTimeout(timer);
-      },
-    };
   }
 
   /** One transaction with the file held only for it; the request journal moves in with it. */

@@ -59,10 +59,10 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
         // Held past the lock wait before the query could run (or stopped while it waited):
         // the batch ends as one stopped later does, with its summary (no prompt known, none
         // submitted).
-        const reason = stopBeforeStart(error);
-        if (reason === null || args['dry-run']) throw error;
+        const stop = stopBeforeStart(error);
+        if (stop === null || args['dry-run']) throw error;
         resolveApiKey(args); // a batch without a key is bad usage (exit 2), held file or not
-        await reportBatch(ctx, args, 'jobs from-query', batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), reason, error as Error), logger, false);
+        await reportBatch(ctx, args, 'jobs from-query', batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), stop), logger, false);
         return;
       }
       const { prompts, otherProjects } = found;

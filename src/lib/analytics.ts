@@ -22,7 +22,7 @@ import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, typ
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
-import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -81,6 +81,12 @@ export interface SyncPipelineOptions extends AnalyticsRunOptions {
   /** Replaces the pipeline's project list. @default the pipeline's */
   projects?: readonly string[];
 }
+
+const RUN_OPTION_NAMES = [...COMMON_OPTION_NAMES, 'onPlan', 'onWindow', 'onWait', 'budgetHints', 'requestsPerHour', 'maxWaitMs'] as const;
+const EXPORT_OPTION_NAMES = optionNames<ExportAnalyticsOptions>()([
+  ...RUN_OPTION_NAMES, 'project', 'metric', 'from', 'to', 'window', 'refresh', 'lookbackDays', 'threads',
+]);
+const SYNC_OPTION_NAMES = optionNames<SyncPipelineOptions>()([...RUN_OPTION_NAMES, 'pipeline', 'projects']);
 
 /** A run's summary, as the CLI prints it on its JSON summary line. */
 export interface AnalyticsResult extends ExportSummary {
@@ -283,6 +289,7 @@ export async function exportAnalytics(options: ExportAnalyticsOptions): Promise<
 }
 
 async function exportNow(options: ExportAnalyticsOptions): Promise<AnalyticsResult> {
+  checkOptionNames(options, EXPORT_OPTION_NAMES, { entry: 'exportAnalytics' });
   const refresh = yesNo('refresh', options.refresh);
   const threads = yesNo('threads', options.threads);
   if (!(METRICS as readonly string[]).includes(options.metric)) {
@@ -367,6 +374,7 @@ export async function syncPipeline(options: SyncPipelineOptions): Promise<Analyt
 }
 
 async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
+  checkOptionNames(options, SYNC_OPTION_NAMES, { entry: 'syncPipeline' });
   const common = resolveCommon(options);
   const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
   const label = typeof source === 'string' ? source : '(options.pipeline)';

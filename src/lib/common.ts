@@ -5,6 +5,7 @@
  */
 import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKeys, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { closestWord } from '../core/did-you-mean.js';
 import { projectIdProblem } from '../core/domain.js';
 import { DatabaseBusyError, InterruptedError, UsageError, type ExitCode } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
@@ -100,6 +101,45 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   };
 }
 
+/** The options every entry point that talks to the API takes (CommonOptions). */
+export const COMMON_OPTION_NAMES = ['apiKey', 'baseUrl', 'db', 'lockTimeoutMs', 'maxRequests', 'logger', 'clock', 'signal', 'http'] as const;
+
+/**
+ * The option names of an entry point, for checkOptionNames. The list must name every key of
+ * `T` or it does not compile, so the check cannot fall behind the options' interface.
+ */
+export function optionNames<T>(): <const A extends readonly (keyof T & string)[]>(
+  names: A & ([Exclude<keyof T, A[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, A[number]> }),
+) => ReadonlySet<string> {
+  return (names) => new Set(names);
+}
+
+/**
+ * Refuses an option the entry point does not take, as the CLI refuses an unknown flag: a
+ * misspelt or misremembered option (`grain` for `window`) would otherwise be ignored and the
+ * run go on with the default. An option given as undefined is left alone (a caller's spread
+ * of optional settings).
+ */
+export function checkOptionNames(options: unknown, known: ReadonlySet<string>, where: { entry: string } | { prefix: string }): void {
+  const prefix = 'prefix' in where ? where.prefix : '';
+  const of = 'entry' in where ? ` of ${where.entry}` : '';
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`invalid options${of} '${String(options)}': expected an object`);
+  }
+  for (const [name, value] of Object.entries(options)) {
+    if (known.has(name) || value === undefined) continue;
+    const near = closestWord(name, [...known]);
+    const names = (list: readonly string[]): string => list.map((n) => `${prefix}${n}`).join(', ');
+    throw new UsageError(`unknown option '${prefix}${name}'${of}: ${near ? `did you mean '${prefix}${near}'?` : `the options are ${names([...known])}`}`);
+  }
+}
+
+/** The HTTP client's settings a caller may pass (CommonOptions.http). */
+const HTTP_OPTION_NAMES = optionNames<NonNullable<CommonOptions['http']>>()([
+  'timeoutMs', 'retries', 'minBackoffMs', 'maxBackoffMs', 'maxRetryAfterMs', 'maxRetryAfterWaits', 'maxRetryTimeMs', 'transport', 'random',
+  'keySource', 'baseUrlSource',
+]);
+
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** `lockTimeoutMs` as given to any entry point: milliseconds >= 0 (a number), default 5 minutes. */
@@ -116,6 +156,7 @@ export function checkLockTimeoutMs(value: unknown): number {
 function checkHttpOptions(http: unknown): void {
   if (http === undefined || http === null) return;
   if (typeof http !== 'object') throw new UsageError(`invalid http '${String(http)}': expected an object of client settings`);
+  checkOptionNames(http, HTTP_OPTION_NAMES, { prefix: 'http.' });
   for (const [name, value] of Object.entries(http)) {
     if (value === undefined || name === 'keySource' || name === 'baseUrlSource' || name === 'transport' || name === 'random') continue;
     if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {

@@ -1,7 +1,7 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { Database, DEFAULT_DB_PATH, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
-import { checkLockTimeoutMs, checkProjectId } from './common.js';
+import { checkLockTimeoutMs, checkOptionNames, checkProjectId, optionNames } from './common.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
 import type { PromptInput } from './jobs.js';
 
@@ -29,6 +29,10 @@ export interface PromptsFromQueryOptions {
   signal?: AbortSignal | undefined;
 }
 
+const FROM_QUERY_OPTION_NAMES = optionNames<PromptsFromQueryOptions>()([
+  'sql', 'template', 'db', 'lockTimeoutMs', 'label', 'templateLabel', 'onLockWait', 'project', 'signal',
+]);
+
 export interface PromptsFromQuery {
   columns: string[];
   /** One per row, in row order, keyed by the `id` column when there is one (for `submitJobs`). */
@@ -43,6 +47,7 @@ export interface PromptsFromQuery {
  * template is checked before the database is opened.
  */
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
+  checkOptionNames(options, FROM_QUERY_OPTION_NAMES, { entry: 'promptsFromQuery' });
   if (typeof options.sql !== 'string') throw new UsageError(`invalid sql '${String(options.sql as unknown)}': expected the text of a query`);
   if (typeof options.template !== 'string') throw new UsageError(`invalid template '${String(options.template as unknown)}': expected text with {column} fields`);
   const template = parseTemplate(options.template, options.templateLabel ?? 'template');

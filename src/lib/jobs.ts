@@ -10,7 +10,7 @@ import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/pro
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
-import { checkProjectId, positive, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, positive, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */
 export const DEFAULT_JOBS_PER_HOUR = 100;
@@ -47,6 +47,12 @@ export interface SubmitJobsOptions extends CommonOptions, JobFollowOptions {
   /** Told as each prompt is skipped, submitted, polled and finished. */
   onEvent?: (event: BatchEvent) => void;
 }
+
+/** JobFollowOptions' names, for the option checks of submitJobs and sendMessages. */
+export const FOLLOW_OPTION_NAMES = ['pollIntervalMs', 'timeoutMs', 'jobsPerHour'] as const;
+const SUBMIT_OPTION_NAMES = optionNames<SubmitJobsOptions>()([
+  ...COMMON_OPTION_NAMES, ...FOLLOW_OPTION_NAMES, 'project', 'prompts', 'source', 'concurrency', 'resubmitUnknown', 'onEvent',
+]);
 
 export interface SubmitJobsResult extends BatchSummary {
   runId: string;
@@ -190,6 +196,7 @@ export async function submitJobs(options: SubmitJobsOptions): Promise<SubmitJobs
 }
 
 async function submitNow(options: SubmitJobsOptions): Promise<SubmitJobsResult> {
+  checkOptionNames(options, SUBMIT_OPTION_NAMES, { entry: 'submitJobs' });
   const resubmitUnknown = yesNo('resubmitUnknown', options.resubmitUnknown);
   const projectId = checkProjectId('project', options.project);
   const follow = resolveFollow(options);

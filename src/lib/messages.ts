@@ -11,8 +11,8 @@ import { readMessageFile, resolveMessages, type MessageEntry, type MessageReques
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { checkProjectId, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type StopBeforeStart } from './common.js';
-import { agentSession, resolveFollow, type JobFollowOptions } from './jobs.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type StopBeforeStart } from './common.js';
+import { agentSession, FOLLOW_OPTION_NAMES, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
 export interface MessageInput {
@@ -40,6 +40,10 @@ export interface SendMessagesOptions extends CommonOptions, JobFollowOptions {
   resendUnknown?: boolean;
   onEvent?: (event: MessageEvent) => void;
 }
+
+const MESSAGES_OPTION_NAMES = optionNames<SendMessagesOptions>()([
+  ...COMMON_OPTION_NAMES, ...FOLLOW_OPTION_NAMES, 'project', 'messages', 'source', 'concurrency', 'resubmitUnknown', 'resendUnknown', 'onEvent',
+]);
 
 export interface SendMessagesResult extends MessagesSummary {
   runId: string;
@@ -97,6 +101,7 @@ export async function sendMessages(options: SendMessagesOptions): Promise<SendMe
 }
 
 async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult> {
+  checkOptionNames(options, MESSAGES_OPTION_NAMES, { entry: 'sendMessages' });
   const resubmit = yesNo('resubmitUnknown', options.resubmitUnknown, yesNo('resendUnknown', options.resendUnknown));
   if (options.resubmitUnknown != null && options.resendUnknown != null && options.resubmitUnknown !== options.resendUnknown) {
     throw new UsageError(`resubmitUnknown (${String(options.resubmitUnknown)}) and resendUnknown (${String(options.resendUnknown)}) disagree: give resubmitUnknown only`);

@@ -141,6 +141,10 @@ describe("import { … } from 'docpipe'", () => {
       [{ project: [null] }, /invalid project 'null': expected a project id \(text\)/],
       [{ lockTimeoutMs: 'abc' }, /invalid lockTimeoutMs 'abc': expected milliseconds >= 0/],
       [{ http: { timeoutMs: 'y' } }, /invalid http\.timeoutMs 'y': expected a number >= 0/],
+      // An option it does not take is refused, not ignored (the run would go on with the default).
+      [{ grain: 'month' }, /^unknown option 'grain' of exportAnalytics: the options are apiKey, baseUrl, .*, window, refresh, lookbackDays, threads$/],
+      [{ windw: 'week' }, /^unknown option 'windw' of exportAnalytics: did you mean 'window'\?$/],
+      [{ http: { timeout: 5 } }, /^unknown option 'http\.timeout': did you mean 'http\.timeoutMs'\?$/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -158,6 +162,7 @@ describe("import { … } from 'docpipe'", () => {
       [{ onEvent: 'x' }, /invalid onEvent 'x': expected a function/],
       [{ signal: { aborted: false } }, /invalid signal/],
       [{ resubmitUnknown: 'no' }, /invalid resubmitUnknown 'no': expected true or false/],
+      [{ resubmitUnknow: true }, /^unknown option 'resubmitUnknow' of submitJobs: did you mean 'resubmitUnknown'\?$/],
     ];
     for (const [override, message] of jobCases) {
       const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
@@ -190,6 +195,21 @@ describe("import { … } from 'docpipe'", () => {
       expect(refused, JSON.stringify(bad)).toBeInstanceOf(UsageError);
       expect((refused as Error).message).toBe(message);
     }
+    for (const [call, message] of [
+      [() => syncPipeline({ ...common(), pipline: 'p.json' } as Parameters<typeof syncPipeline>[0]), "unknown option 'pipline' of syncPipeline: did you mean 'pipeline'?"],
+      [() => sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 'j', prompt: 'hi' }], resend: true } as Parameters<typeof sendMessages>[0]),
+        "unknown option 'resend' of sendMessages: the options are apiKey, baseUrl, db, lockTimeoutMs, maxRequests, logger, clock, signal, http, pollIntervalMs, timeoutMs, jobsPerHour, project, messages, source, concurrency, resubmitUnknown, resendUnknown, onEvent"],
+      [() => promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{x}', projectId: 'docs' } as Parameters<typeof promptsFromQuery>[0]), "unknown option 'projectId' of promptsFromQuery: did you mean 'project'?"],
+      [() => openDatabase(db, { readonly: true } as Parameters<typeof openDatabase>[1]), "unknown option 'readonly' of openDatabase: did you mean 'readOnly'?"],
+      [() => exportAnalytics(null as unknown as Parameters<typeof exportAnalytics>[0]), "invalid options of exportAnalytics 'null': expected an object"],
+    ] as const) {
+      const refused: unknown = await call().catch((e: unknown) => e);
+      expect(refused, message).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(message);
+    }
+    // An option given as undefined is no option (a spread of optional settings).
+    const spread = await openDatabase(join(dir, 'spread.duckdb'), { readonly: undefined } as Parameters<typeof openDatabase>[1]);
+    await spread.close();
     // Infinity is a wait as long as it takes (a read-only open of a file nobody holds: at once).
     const forever = await openDatabase(join(dir, 'forever.duckdb'), { lockTimeoutMs: Infinity });
     await forever.close();

@@ -27,6 +27,8 @@ import { neutralise } from '../core/neutralise.js';
 export interface RunCliOptions {
   io?: CliIo;
   http?: SessionOptions['http'];
+  /** Stop signals the process received before the CLI was loaded (bin/docpipe.js keeps them): each is handled as if it came now. */
+  signals?: readonly NodeJS.Signals[];
 }
 
 function describeError(error: unknown, verbose: boolean): string {
@@ -395,6 +397,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       controller?.abort(new InterruptedError(`interrupted (${name})`));
     };
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+    for (const signal of options.signals ?? []) onSignal(signal);
     io = processIo(controller.signal);
   }
   // Every command but the sandbox opens a database: DuckDB starts on its own thread while

@@ -88,8 +88,8 @@ describe('SIGTERM and SIGHUP', () => {
     await h.close();
   });
 
-  function start(args: string[]) {
-    const child = spawn(process.execPath, ['bin/docpipe.js', ...args, '--db', h.db, '--base-url', h.sandbox.url, '--log-format', 'json'], {
+  function start(args: string[], nodeArgs: string[] = []) {
+    const child = spawn(process.execPath, [...nodeArgs, 'bin/docpipe.js', ...args, '--db', h.db, '--base-url', h.sandbox.url, '--log-format', 'json'], {
       env: { ...process.env, DOCPIPE_API_KEY: SANDBOX_API_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -176,6 +176,16 @@ describe('SIGTERM and SIGHUP', () => {
     expect(await exit).toBe(130);
     expect(Date.now() - signalled).toBeLessThan(10_000);
     expect(asText(out.stderr)).toContain('docpipe: interrupted (Ctrl-C): the SQL was stopped');
+  });
+
+  it('a signal while the CLI is still loading stops the run as it would later: its summary, exit 130 (not the signal\'s default action)', async () => {
+    const { child, out, exit } = start(EXPORT, ['--import', './test/fixtures/slow-cli-load.mjs']);
+    await until(() => out.stderr.includes('loading the CLI'));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(130);
+    const summary = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ stopped: 'interrupted', stopMessage: 'interrupted (SIGTERM)', requests: 0, exitCode: 130 });
+    expect(h.sandbox.requests).toEqual([]);
   });
 
   it.skipIf(process.platform === 'win32')('a second signal quits at once, even with a thread of the process blocked (a prompt file that is a pipe no one writes to)', async () => {

@@ -46,6 +46,7 @@ export {
   DataError,
   DatabaseError,
   DatabaseBusyError,
+  DatabasePathError,
   BudgetExhaustedError,
   InterruptedError,
   EXIT,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
-import { DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
+import { DatabasePathError, DocpipeError, EXIT, InterruptedError, UsageError, exitCodeOf, type ExitCode } from '../core/errors.js';
 import { createLogger, LOG_FORMATS } from '../core/logger.js';
 import { DEFAULT_BASE_URL, redactKeys } from '../api/http-client.js';
 import { checkDbPath, DEFAULT_DB_PATH, DEFAULT_LOCK_TIMEOUT_MS, startEngine } from '../load/database.js';
@@ -35,6 +35,7 @@ function describeError(error: unknown, verbose: boolean): string {
   if (!(error instanceof Error)) return String(error);
   if (verbose) return error.stack ?? error.message;
   let text = error.message;
+  if (error instanceof DatabasePathError) text += ' (check --db or DOCPIPE_DB)';
   // A wrapped DuckDB error: add its first line, which names the problem.
   if (error instanceof DocpipeError && error.cause instanceof Error && !(error.cause instanceof DocpipeError)) {
     const first = error.cause.message.split('\n')[0];

@@ -29,6 +29,13 @@ export class UsageError extends DocpipeError {
   override readonly exitCode = EXIT.usage;
 }
 
+/**
+ * A database path that cannot be a docpipe database (missing where it must exist, a folder,
+ * another kind of file, a folder that cannot be made). The message names the path; the CLI
+ * adds where a path comes from (--db or DOCPIPE_DB), a library caller knows its own option.
+ */
+export class DatabasePathError extends UsageError {}
+
 /** A response that does not match the API's schema. */
 export class DataError extends DocpipeError {}
 

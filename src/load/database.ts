@@ -22,7 +22,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
-import { DatabaseBusyError, DatabaseError, InterruptedError, UsageError } from '../core/errors.js';
+import { DatabaseBusyError, DatabaseError, DatabasePathError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
 import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
@@ -34,7 +34,7 @@ export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 /** The folder of a database file a writer opens (created if missing); a path that cannot be a database file is bad input. */
 function makeDatabaseFolder(path: string, key: string): void {
   try {
-    if (!statSync(key).isFile()) throw new UsageError(`database '${path}' is not a file (check --db or DOCPIPE_DB)`);
+    if (!statSync(key).isFile()) throw new DatabasePathError(`database '${path}' is not a file`);
     return;
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -47,11 +47,11 @@ function makeDatabaseFolder(path: string, key: string): void {
     if (code === 'EEXIST' || code === 'ENOTDIR') {
       const part = (error as NodeJS.ErrnoException).path;
       const what = code === 'EEXIST' && part !== undefined && isSymbolicLink(part) ? 'a symbolic link that leads nowhere' : 'a file';
-      throw new UsageError(`database '${path}' cannot be created: a part of its folder is ${what} (check --db or DOCPIPE_DB)`, { cause: error });
+      throw new DatabasePathError(`database '${path}' cannot be created: a part of its folder is ${what}`, { cause: error });
     }
     // A folder that exists but takes no new folder (/proc, /sys).
     if (code === 'ENOENT') {
-      throw new UsageError(`database '${path}' cannot be created: its folder cannot be made there (check --db or DOCPIPE_DB)`, { cause: error });
+      throw new DatabasePathError(`database '${path}' cannot be created: its folder cannot be made there`, { cause: error });
     }
     throw new DatabaseError(`cannot create the folder of database ${path}`, { cause: error });
   }
@@ -81,9 +81,9 @@ export function requireDatabaseFile(path: string): void {
   try {
     isFile = statSync(path).isFile();
   } catch {
-    throw new UsageError(`database '${path}' does not exist (check --db or DOCPIPE_DB)`);
+    throw new DatabasePathError(`database '${path}' does not exist`);
   }
-  if (!isFile) throw new UsageError(`database '${path}' is not a file (check --db or DOCPIPE_DB)`);
+  if (!isFile) throw new DatabasePathError(`database '${path}' is not a file`);
 }
 
 /** How long a writer waits for a file another process holds. @default 5 minutes */
@@ -471,7 +471,7 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
 function openError(path: string, error: unknown): Error {
   const text = error instanceof Error ? error.message : String(error);
   if (/is not a valid DuckDB database file/i.test(text)) {
-    return new UsageError(`database '${path}' is not a DuckDB database file (check --db or DOCPIPE_DB)`, { cause: error });
+    return new DatabasePathError(`database '${path}' is not a DuckDB database file`, { cause: error });
   }
   return new DatabaseError(`cannot open database ${path}`, { cause: error });
 }

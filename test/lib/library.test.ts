@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLogger,
+  DatabasePathError,
   exportAnalytics,
   InterruptedError,
   ManualClock,
@@ -218,6 +219,17 @@ describe("import { … } from 'docpipe'", () => {
     const badPath = await openDatabase(5 as unknown as string).catch((e: unknown) => e);
     expect(badPath).toBeInstanceOf(UsageError);
     expect((badPath as Error).message).toBe("invalid path '5': expected the path of a DuckDB file");
+    // A path that cannot be a database is named; the CLI's --db is not (the caller passed no such option).
+    const missing = join(dir, 'missing.duckdb');
+    for (const call of [
+      () => openDatabase(missing, { readOnly: true }),
+      () => promptsFromQuery({ db: missing, sql: 'SELECT 1 AS x', template: '{x}' }),
+      () => openDatabase(dir),
+    ]) {
+      const refused: unknown = await call().catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DatabasePathError);
+      expect((refused as Error).message).toMatch(/^database '.*' (does not exist|is not a file)$/);
+    }
     // A prompt's key with no ledger yet: refused, and no empty database left behind.
     const byKey = await sendMessages({ ...common(), project: 'docs', messages: [{ promptKey: 'fix-1', prompt: 'hi' }] }).catch((e: unknown) => e);
     expect(byKey).toBeInstanceOf(UsageError);

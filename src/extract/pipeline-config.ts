@@ -39,7 +39,8 @@ const FIELDS = {
   windows: z.array(z.enum(GRAINS)).min(1).optional(),
   lookbackDays: z.number().int().min(0).default(2),
   requestsPerHour: z.number().int().min(1).default(100),
-  maxRequestsPerRun: z.number().int().min(0).optional(),
+  // 0 would make every nightly run stop at once with work left (exit 75), for ever: leave it out for no cap.
+  maxRequestsPerRun: z.number().int().min(1).optional(),
 };
 type Fields = { [K in keyof typeof FIELDS]: z.infer<(typeof FIELDS)[K]> };
 

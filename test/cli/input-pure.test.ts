@@ -129,6 +129,7 @@ describe('checkPipelineConfig', () => {
       window: 'range',
       lookbackDays: -1,
       requestsPerHour: 0.5,
+      maxRequestsPerRun: 0,
       colour: 'blue',
     });
     expect(check.config).toBeUndefined();
@@ -137,10 +138,11 @@ describe('checkPipelineConfig', () => {
     expect(text).toMatch(/^metrics\.1: /m);
     expect(text).toMatch(/^lookbackDays: /m);
     expect(text).toMatch(/^requestsPerHour: /m);
+    expect(text).toMatch(/^maxRequestsPerRun: .*>=1.* \(got 0\)$/m);
     expect(text).toMatch(/^projects: invalid project id '\.\.': it is a relative path$/m);
     expect(text).toMatch(/^window: 'range' has no meaning/m);
     expect(text).toMatch(/2026-02-30/);
-    expect(check.errors).toHaveLength(7);
+    expect(check.errors).toHaveLength(8);
   });
 
   it('still accepts a good file, with its defaults', () => {

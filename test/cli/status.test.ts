@@ -64,7 +64,9 @@ describe('docpipe status', () => {
     expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', runsLeft: 3, check: null });
 
     // At 10 an hour, 5 more go now and the other 8 an hour after the first five.
-    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 } });
+    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 }, runsLeft: 3 });
+    // An hourly budget below maxRequestsPerRun stops each cron run first: 13 requests at 4 a run.
+    expect((await status(['--requests-per-hour', '4'])).report).toMatchObject({ runsLeft: 4 });
     // Half an hour later at 5 an hour, the next slot frees when the first request is an hour old.
     h.clock.advance(HOUR / 2);
     expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:02Z' });

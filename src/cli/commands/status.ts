@@ -84,7 +84,10 @@ export interface StatusReport {
   backlogRequests: number;
   /** When the backlog is done at the hourly budget (a `--wait` run); null with no pipeline file. */
   etaAt: string | null;
-  /** Runs of the pipeline's `maxRequestsPerRun` the backlog needs (nightly runs from cron). */
+  /**
+   * Runs from cron the backlog needs, each spending the pipeline's `maxRequestsPerRun`, or the
+   * hourly budget where that is smaller (it stops the run first).
+   */
   runsLeft: number | null;
   check: { maxAgeDays: number; stale: { projectId: string; metric: string; grain: string; dataAgeDays: number | null }[] } | null;
 }
@@ -165,7 +168,8 @@ export function statusCommand(ctx: CliContext): CommandModule {
       const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
       const usedLastHour = times.filter((t) => t > now - BUDGET_WINDOW_MS).length;
       const backlogRequests = statuses.reduce((n, s) => n + s.backlogRequests, 0);
-      const perRun = pipeline?.config.maxRequestsPerRun;
+      const cap = pipeline?.config.maxRequestsPerRun;
+      const perRun = cap === undefined ? undefined : Math.min(cap, Math.floor(perHour));
       const report: StatusReport = {
         generatedAt: iso(now),
         database: args.db,
@@ -278,7 +282,7 @@ function renderStatus(r: StatusReport, now: number): string {
   lines.push(table.replace(/\(\d+ rows?\)\n$/, '').trimEnd());
   if (r.pipeline && r.etaAt) {
     const left = Date.parse(r.etaAt) - now;
-    const runs = r.runsLeft === null ? '' : `; ${r.runsLeft} run${r.runsLeft === 1 ? '' : 's'} of maxRequestsPerRun from cron`;
+    const runs = r.runsLeft === null ? '' : `; ${r.runsLeft} run${r.runsLeft === 1 ? '' : 's'} from cron`;
     lines.push(
       r.backlogRequests === 0
         ? 'backlog: nothing due'

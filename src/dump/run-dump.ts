@@ -10,7 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
-import { DUMP_TABLES, copySql, selectSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { DUMP_TABLES, copyGroups, copySql, projectSizesSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 import { makeFolders } from '../core/files.js';
 
 export interface DumpOptions {
@@ -117,18 +117,25 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
       const scope = scopeOf(table, options.filter);
       const overlap = overlapStartSql(table, scope);
       const filter = overlap === undefined ? scope : widenToOverlap(scope, (await db.all<{ first: string | null }>(overlap))[0]?.first);
-      const [counted] = await db.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${selectSql(table, filter)})`);
-      const rows = Number(counted?.n ?? 0);
-      if (rows > 0) await db.run(copySql(table, filter, stagedDir, options.format));
+      const sizes = await db.all<{ project_id: string; n: bigint; partitions: bigint }>(projectSizesSql(table, filter));
+      const rows = sizes.reduce((sum, s) => sum + Number(s.n), 0);
+      // A few projects at a time (see MAX_PARTITIONS_PER_COPY), each group into a folder of its own.
+      const groups = copyGroups(sizes.map((s) => ({ projectId: s.project_id, partitions: Number(s.partitions) })));
+      const staged: (Found & { base: string })[] = [];
+      if (groups.length > 0) makeFolders(stagedDir);
+      for (const [i, projects] of groups.entries()) {
+        const base = join(stagedDir, String(i));
+        await db.run(copySql(table, { ...filter, projects }, base, options.format));
+        staged.push(...listPartitions(base).map((part) => ({ ...part, base })));
+      }
       const tableDir = join(options.out, table.name);
-      const staged = listPartitions(stagedDir);
       const replaced = new Set(staged.map((part) => part.dir));
       // Each partition swapped on its own: the old one aside, the new one in its place, so a
       // crash leaves at most one partition out of place (put back by the next dump).
       for (const part of staged) {
         if (existsSync(join(tableDir, part.dir))) setAside(table.name, part.dir);
         makeFolders(join(tableDir, part.dir, '..'));
-        renameSync(join(stagedDir, part.dir), join(tableDir, part.dir));
+        renameSync(join(part.base, part.dir), join(tableDir, part.dir));
       }
       // Partitions in scope that have no rows now.
       for (const old of listPartitions(tableDir)) {

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
-import { DUMP_TABLES } from '../../src/dump/plan-dump.js';
+import { DUMP_TABLES, MAX_PARTITIONS_PER_COPY } from '../../src/dump/plan-dump.js';
 import { DUMP_LOCK } from '../../src/dump/dump-lock.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import type { Harness } from './harness.js';
@@ -99,6 +99,38 @@ describe('docpipe dump', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('a lake of many projects is written a few projects at a time (DuckDB holds a writer per partition), every row once', async () => {
+    // 130 projects of 2 months each: more partitions than one COPY writes.
+    const many = join(h.dir, 'many.duckdb');
+    const db = await Database.open(many);
+    try {
+      await db.run(`INSERT INTO page_visitors (project_id, window_start, window_end, path, human, ai, total, run_id, flags)
+        SELECT 'p' || p, d::DATE, (d + INTERVAL 1 DAY)::DATE, '/page-' || x, x, 0, x, 'run', NULL
+          FROM range(130) a(p), range(DATE '2026-01-30', DATE '2026-02-03', INTERVAL 1 DAY) b(d), range(3) c(x)`);
+    } finally {
+      await db.close();
+    }
+    expect(130 * 2).toBeGreaterThan(MAX_PARTITIONS_PER_COPY * 2);
+    const out = join(h.dir, 'many-lake');
+    const result = await h.run(['dump', '--out', out, '--db', many]);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = summaryOf(result) as { tables: { table: string; rows: number; partitions: number }[] };
+    expect(summary.tables.find((t) => t.table === 'page_visitors')).toEqual({ table: 'page_visitors', rows: 130 * 4 * 3, partitions: 260 });
+    const reader = await Database.open(':memory:');
+    try {
+      const perProject = await reader.all<{ n: bigint; projects: bigint }>(
+        `SELECT n, count(*) AS projects FROM (SELECT project_id, count(*) AS n FROM read_parquet('${out}/page_visitors/**/*.parquet', hive_partitioning = true) GROUP BY ALL) GROUP BY ALL`,
+      );
+      expect(perProject).toEqual([{ n: 12n, projects: 130n }]);
+    } finally {
+      await reader.close();
+    }
+    const listed = files(out);
+    expect(listed.filter((f) => f.endsWith('.parquet'))).toHaveLength(260);
+    expect(listed).toContain('page_visitors/project_id=p129/year=2026/month=1/data_0.parquet');
+    expect(listed.every((f) => !f.startsWith('.'))).toBe(true);
   });
 
   it('is safe to re-run: it replaces the files, never doubles the rows', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { inScope, monthSpan, parsePartitionDir } from '../../src/dump/plan-dump.js';
+import { copyGroups, inScope, monthSpan, parsePartitionDir } from '../../src/dump/plan-dump.js';
 
 describe('dump planner', () => {
+  it('copies projects in groups of at most so many partitions; a project with more goes alone', () => {
+    const sizes = [['a', 50], ['b', 60], ['c', 20], ['d', 300], ['e', 1], ['f', 119]].map(([projectId, partitions]) => ({ projectId: String(projectId), partitions: Number(partitions) }));
+    expect(copyGroups(sizes, 120)).toEqual([['a', 'b'], ['c'], ['d'], ['e', 'f']]);
+    expect(copyGroups([], 120)).toEqual([]);
+    expect(copyGroups(sizes, 1000)).toEqual([['a', 'b', 'c', 'd', 'e', 'f']]);
+  });
+
   it.each([
     [{ from: '2026-03-03', to: '2026-03-10' }, { from: '2026-03-01', to: '2026-04-01' }],
     [{ from: '2026-02-25', to: '2026-03-01' }, { from: '2026-02-01', to: '2026-03-01' }],

@@ -1,4 +1,4 @@
-import { ApiUnreachableError, HttpError, InterruptedError, KeyRejectedError } from '../core/errors.js';
+import { ApiUnreachableError, DataError, HttpError, InterruptedError, KeyRejectedError } from '../core/errors.js';
 import type { HttpClient, RequestOptions } from './http-client.js';
 import { parseAgentJob, type AgentJob } from './schemas.js';
 
@@ -44,12 +44,20 @@ export function createAgentJob(
   return postPrompt(client, jobPath(projectId), prompt, signal, hooks);
 }
 
+/**
+ * GETs job `id`. An answer that names another job is a bad answer (a DataError, a failed
+ * poll), not that job's news: the ledger keeps following the job it asked for.
+ */
 export function getAgentJob(client: HttpClient, projectId: string, id: string, signal?: AbortSignal): Promise<AgentJob> {
   const path = jobPath(projectId, id);
   return client.request({
     method: 'GET',
     path,
-    parse: (json) => parseAgentJob(json, `GET ${path}`),
+    parse: (json) => {
+      const job = parseAgentJob(json, `GET ${path}`);
+      if (job.id !== null && job.id !== id) throw new DataError(`GET ${path} answered with another job ('${job.id}')`);
+      return job;
+    },
     ...(signal ? { signal } : {}),
   });
 }

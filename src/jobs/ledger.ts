@@ -292,8 +292,9 @@ export class JobLedger {
     await this.store.run(
       // A poll never takes a job that ended back to a status before its end: another run
       // following the same job may write a poll it made earlier after this one's last.
+      // Nor does it change the job the prompt names (getAgentJob refuses an answer about another).
       `UPDATE agent_jobs SET
-         job_id = coalesce($id, job_id),
+         job_id = CASE WHEN $polled THEN coalesce(job_id, $id) ELSE coalesce($id, job_id) END,
          status = CASE WHEN $polled AND NOT $terminal AND status IN (${TERMINAL_SQL}) THEN status ELSE $status END,
          model = coalesce($model, model),
          repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),

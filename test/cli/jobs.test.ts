@@ -95,6 +95,18 @@ describe('docpipe jobs submit', () => {
     expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
+  it('a poll answered with another job\'s id is a failed poll: the ledger keeps the job it follows, and records its end', async () => {
+    writeFileSync(file, 'Fix the quickstart [pr]\n');
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { id: 'job_someone_else', status: 'completed' }, times: 2 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    const [job] = h.sandbox.jobs();
+    expect(await ledger(h)).toMatchObject([{ job_id: job!.id, status: 'completed', pr_link: expect.stringMatching(/\/pull\/\d+$/) }]);
+    // The two answers about another job ("completed") did not end this one.
+    expect(h.requests('/job/', 'GET')).toBeGreaterThanOrEqual(3);
+    expect(result.stderr).toContain("answered with another job ('job_someone_else')");
+  });
+
   it('stops with exit 75 when every poll fails (the breaker), leaving its jobs to the next run rather than timed out', async () => {
     writeFileSync(file, 'First [pr]\nSecond [pr]\n');
     h.sandbox.addFault({ kind: 'server-error', status: 500, match: { method: 'GET', path: '/job/' }, times: Infinity });

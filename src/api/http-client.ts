@@ -261,9 +261,13 @@ function keyForms(apiKey: string): readonly string[] {
   let forms = formsOfKey.get(apiKey);
   if (forms === undefined) {
     const escaped = JSON.stringify(apiKey).slice(1, -1);
+    // A server may also echo it percent-encoded (a link's query) or escaped twice (JSON text
+    // inside a JSON string).
+    const encoded = [encodeURIComponent(apiKey), encodeURI(apiKey)];
+    const twice = JSON.stringify(escaped).slice(1, -1);
     // Longest first: a key's escaped form contains its plain one where the key ends in `\`,
     // and blanking the plain one first would leave a stray backslash (a body JSON no longer reads).
-    forms = [...new Set([apiKey, escaped, escaped.replaceAll('/', '\\/')])].sort((a, b) => b.length - a.length);
+    forms = [...new Set([apiKey, escaped, escaped.replaceAll('/', '\\/'), twice, ...encoded])].sort((a, b) => b.length - a.length);
     formsOfKey.set(apiKey, forms);
   }
   return forms;

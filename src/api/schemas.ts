@@ -105,7 +105,9 @@ function reasonOf(json: Record<string, unknown>): string | null {
 const optionalString = z.string().nullish().catch(null);
 const agentJobSchema = z.object({
   id: z.union([z.string(), z.number().transform(String)]).nullish().catch(null),
-  status: optionalString,
+  // A status that is not text (a number, an object) is kept as its JSON text, like any status
+  // the API does not document: never taken for no status (then 'active', then timed_out).
+  status: z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))),
   source: z.object({ repository: optionalString, ref: optionalString }).nullish().catch(null),
   model: optionalString,
   prLink: optionalString,

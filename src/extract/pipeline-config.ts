@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import { isEventStream } from '../api/endpoints.js';
 import { METRICS, projectIdProblem, type Metric } from '../core/domain.js';
+import { MAX_LOOKBACK_DAYS } from './plan-export.js';
 import { COARSE_FIRST, GRAINS, addDays, alignUp, parseDay, planClosedWindows, utcToday, yearProblem, type Grain } from './windows.js';
 import type { Window } from '../core/domain.js';
 
@@ -37,7 +38,7 @@ const FIELDS = {
   start: z.string(),
   window: z.enum(GRAINS).optional(),
   windows: z.array(z.enum(GRAINS)).min(1).optional(),
-  lookbackDays: z.number().int().min(0).default(2),
+  lookbackDays: z.number().int().min(0).max(MAX_LOOKBACK_DAYS).default(2),
   requestsPerHour: z.number().int().min(1).default(100),
   // 0 would make every nightly run stop at once with work left (exit 75), for ever: leave it out for no cap.
   maxRequestsPerRun: z.number().int().min(1).optional(),

@@ -22,6 +22,12 @@ export interface ExportPlanInput {
   refresh?: boolean;
 }
 
+/**
+ * The longest lookback taken (days): a year of late data. More is a typo (a window would be
+ * fetched again every night for ever, each costing its requests).
+ */
+export const MAX_LOOKBACK_DAYS = 366;
+
 export function isSettled(window: Window, fetchedAt: number, lookbackDays: number): boolean {
   const settlesAt = Date.parse(`${addDays(window.end, lookbackDays)}T00:00:00Z`);
   return fetchedAt >= settlesAt;

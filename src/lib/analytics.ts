@@ -11,7 +11,7 @@ import { EXIT, UsageError } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
 import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
-import { isClosed } from '../extract/plan-export.js';
+import { isClosed, MAX_LOOKBACK_DAYS } from '../extract/plan-export.js';
 import {
   checkPipelineConfig,
   planSyncSeries,
@@ -300,8 +300,8 @@ async function exportNow(options: ExportAnalyticsOptions): Promise<AnalyticsResu
     throw new UsageError(`invalid window '${String(grain)}': expected one of ${GRAINS.join(', ')}`);
   }
   const lookbackDays = options.lookbackDays ?? 2;
-  if (!Number.isInteger(lookbackDays) || lookbackDays < 0) {
-    throw new UsageError(`invalid lookbackDays '${String(lookbackDays)}': expected a whole number >= 0`);
+  if (!Number.isInteger(lookbackDays) || lookbackDays < 0 || lookbackDays > MAX_LOOKBACK_DAYS) {
+    throw new UsageError(`invalid lookbackDays '${String(lookbackDays)}': expected a whole number from 0 to ${MAX_LOOKBACK_DAYS}`);
   }
   if (isEventStream(options.metric) && grain !== 'day') {
     throw new UsageError(`invalid window (--window) '${grain}' for ${options.metric}: events are fetched and replaced one day window at a time; use day`);

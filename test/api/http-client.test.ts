@@ -148,6 +148,12 @@ describe('HttpClient against the sandbox', () => {
     const blanked = redactKey('{"error":"bad key mint_abc\\\\","code":401}', 'mint_abc\\');
     expect(blanked).toBe('{"error":"bad key [API key]","code":401}');
     expect(JSON.parse(blanked)).toEqual({ error: 'bad key [API key]', code: 401 });
+    // Percent-encoded in a link, and escaped twice (JSON text inside a JSON string): blanked too, the body still JSON.
+    const odd = 'mint_a/b+c=d"q';
+    const body = JSON.stringify({ prLink: `https://x.test/pull/1?k=${encodeURIComponent(odd)}`, error: JSON.stringify({ key: odd }) });
+    const clean = redactKey(body, odd);
+    expect(clean).not.toContain(encodeURIComponent(odd));
+    expect(JSON.parse(clean)).toEqual({ prLink: 'https://x.test/pull/1?k=[API key]', error: '{"key":"[API key]"}' });
     const other = '{"a":"\\u0041\\u00e9 caf\\u00e9"}';
     expect(redactKey(other, key)).toBe(other);
     // A short key (a placeholder) is blanked where it stands as a word, not inside words it would mangle.

@@ -15,6 +15,10 @@ describe('parseAgentJob', () => {
     expect(job).toEqual({ id: '42', status: 'paused', repository: null, ref: null, model: null, prLink: null, badPrLink: null, reason: null, createdAt: null, archivedAt: null });
     expect(isTerminalStatus(job.status)).toBe(false);
     expect(parseAgentJob({}, 'GET /x').status).toBeNull();
+    // A status that is not text is kept as its JSON text, not taken for no status (then 'active').
+    expect(parseAgentJob({ id: 'j', status: 123 }, 'GET /x').status).toBe('123');
+    expect(parseAgentJob({ id: 'j', status: { phase: 'done' } }, 'GET /x').status).toBe('{"phase":"done"}');
+    expect(parseAgentJob({ id: 'j', status: null }, 'GET /x').status).toBeNull();
   });
   it.each(['', '  ', '.', '..', ' .. '])('an id %j cannot name its job in a path: the answer has no id', (id) => {
     expect(parseAgentJob({ id, status: 'active' }, 'POST /x').id).toBeNull();

@@ -292,6 +292,7 @@ describe('docpipe export', () => {
     [['--from', '2026-03-04', '--to', '2026-03-16', '--window', 'week'], /nearest are 2026-03-02 and 2026-03-09/],
     [['--from', '2026-03-01', '--to', '2026-03-02', '--window', 'fortnight'], /fortnight/],
     [['--from', '2026-03-01', '--to', '2026-03-02', '--lookback-days', '-1'], /invalid --lookback-days '-1'/],
+    [['--from', '2026-03-01', '--to', '2026-03-02', '--lookback-days', '99999999'], /invalid --lookback-days '99999999': expected a whole number .*366/],
   ])('bad input %j exits 2 with one line naming it, and loses nothing', async (args, message) => {
     await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-05', '--to', '2026-03-06']);
     const result = await h.run(['export', 'visitors', '--project', 'docs', ...args]);

@@ -145,6 +145,12 @@ describe('checkPipelineConfig', () => {
     expect(check.errors).toHaveLength(8);
   });
 
+  it('refuses a lookback past a year (every window would be fetched again every night)', () => {
+    const check = checkPipelineConfig({ projects: ['docs'], start: '2026-01-01', lookbackDays: 99999999 });
+    expect(check.errors).toEqual([expect.stringMatching(/^lookbackDays: .*366.* \(got 99999999\)$/)]);
+    expect(checkPipelineConfig({ projects: ['docs'], start: '2026-01-01', lookbackDays: 366 }).errors).toEqual([]);
+  });
+
   it('still accepts a good file, with its defaults', () => {
     const check = checkPipelineConfig({ projects: ['docs'], start: '2026-01-01' });
     expect(check.errors).toEqual([]);

@@ -123,6 +123,7 @@ describe("import { … } from 'docpipe'", () => {
       [{ window: 'fortnight' }, /invalid window 'fortnight'/],
       [{ metric: 'clicks' }, /invalid metric 'clicks'/],
       [{ lookbackDays: -1 }, /invalid lookbackDays '-1'/],
+      [{ lookbackDays: 99999999 }, /^invalid lookbackDays '99999999': expected a whole number from 0 to 366$/],
       [{ apiKey: '' }, /no API key/],
       [{ project: [] }, /no project/],
       [{ requestsPerHour: 0 }, /invalid requestsPerHour '0'/],

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { METRICS, type Metric } from '../../core/domain.js';
+import { MAX_LOOKBACK_DAYS } from '../../extract/plan-export.js';
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../../extract/windows.js';
 import { exportAnalytics } from '../../lib/analytics.js';
 import { resolveRange } from '../../extract/relative-range.js';
@@ -25,7 +26,7 @@ function builder(yargs: Argv) {
     })
     .option(
       'lookback-days',
-      numberOption('lookback-days', { integer: true, min: 0 }, {
+      numberOption('lookback-days', { integer: true, min: 0, max: MAX_LOOKBACK_DAYS }, {
         default: 2,
         describe: 'a window is settled once fetched this many days after it ended',
       }),

@@ -13,6 +13,7 @@ import type { Window } from '../../core/domain.js';
 import { formatDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/errors.js';
 import { grainOf } from '../../core/domain.js';
+import { MAX_LOOKBACK_DAYS } from '../../extract/plan-export.js';
 import { planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
 import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
 import { Database, requireDatabaseFile, upgradeIfOlder } from '../../load/database.js';
@@ -52,7 +53,7 @@ function builder(yargs: Argv) {
     )
     .option(
       'lookback-days',
-      numberOption('lookback-days', { integer: true, min: 0 }, {
+      numberOption('lookback-days', { integer: true, min: 0, max: MAX_LOOKBACK_DAYS }, {
         describe: 'without a pipeline file: a window is settled once fetched this many days after it ended [default: 2]',
       }),
     );

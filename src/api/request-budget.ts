@@ -219,6 +219,20 @@ export class RequestBudget {
   }
 
   /**
+   * Moves the slot taken at `startedAt` (or just before) to `to`, a later time: when the
+   * request it was taken for goes out.
+   */
+  restamp(startedAt: number, to: number): void {
+    const before = this.used;
+    this.refund(startedAt);
+    if (this.used === before) return;
+    let at = this.times.length;
+    while (at > this.head && (this.times[at - 1] ?? 0) > to) at--;
+    this.times.splice(at, 0, to);
+    this.used++;
+  }
+
+  /**
    * planRequestSlot for the sorted times kept here, in constant time per request (a run of a
    * million requests an hour would otherwise rescan the hour before each one).
    */

@@ -637,8 +637,8 @@ describe('validation that names what was typed', () => {
 
   it('a pipeline file: a BOM is fine, every error is reported at once, and bad project ids are refused', async () => {
     const bom = join(h.dir, 'bom.json');
-    writeFileSync(bom, `\uFEFF${JSON.stringify({ projects: ['docs'], start: '2026-03-01', maxRequestsPerRun: 0 })}`);
-    const ok = await h.run(['sync', bom]);
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ projects: ['docs'], start: '2026-03-01' })}`);
+    const ok = await h.run(['sync', bom, '--max-requests', '0']);
     expect(asText(ok.stderr)).not.toMatch(/not valid JSON/);
     expect(ok.code).toBe(75); // read and planned; the cap of 0 requests stopped it
     const bad = join(h.dir, 'bad.json');

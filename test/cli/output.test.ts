@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { neutralise } from '../../src/core/neutralise.js';
 import { createLogger } from '../../src/core/logger.js';
 import { Database } from '../../src/load/database.js';
-import { fitWidths, formatDate, renderCsv, renderJsonLines, renderTable } from '../../src/cli/output/table.js';
+import { displayWidth, fitWidths, formatDate, renderCsv, renderJsonLines, renderTable } from '../../src/cli/output/table.js';
 import { logLines, startHarness, summaryOf, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -39,6 +39,23 @@ describe('rendering', () => {
     ['line\nforged', 'line\\x0aforged'],
   ])('neutralises %j', (text, shown) => {
     expect(neutralise(text)).toBe(shown);
+  });
+
+  it('lines columns up by the width text takes on a terminal (wide CJK and emoji, combining marks), and never cuts inside a character', () => {
+    const rows = [
+      { prompt: '日本語のページを更新する', n: 1 },
+      { prompt: 'Re\u0301sume\u0301 e\u0301crit', n: 22 },
+      { prompt: `a${'🚀'.repeat(30)}`, n: 333 },
+      { prompt: 'plain', n: 4 },
+    ];
+    const table = renderTable(['prompt', 'n'], rows, 20);
+    const lines = table.split('\n').filter((l) => l !== '' && !l.startsWith('('));
+    expect(lines.map((l) => displayWidth(l))).toEqual(lines.map(() => displayWidth(lines[0]!)));
+    expect(table).not.toContain('\uFFFD');
+    expect(table).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/); // no lone high surrogate
+    expect(table).toContain(`a${'🚀'.repeat(9)}…`); // 19 columns and the ellipsis
+    expect(displayWidth('日本')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
   });
 
   it('shows escape sequences in table cells and text logs as escapes', () => {

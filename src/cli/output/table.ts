@@ -98,6 +98,38 @@ export function fitWidths(widths: readonly number[], headers: readonly string[],
   return fitted;
 }
 
+/** Wide on a terminal: Hangul jamo, CJK, Hangul syllables, fullwidth forms, and emoji pictographs. */
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F680}-\u{1F6FF}\u{1F900}-\u{1FAFF}\u{20000}-\u{3FFFD}]/u;
+const MARK = /\p{M}/u;
+
+/** Columns one character (code point) takes: none for a combining mark, a zero-width space or joiner, a variation selector. */
+function charWidth(c: string): number {
+  const code = c.codePointAt(0) ?? 0;
+  if (MARK.test(c) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  return WIDE.test(c) ? 2 : 1;
+}
+
+/** Pure: the columns text takes on a terminal (a wide character two, a combining mark none), not its UTF-16 length. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const c of text) width += charWidth(c);
+  return width;
+}
+
+/** Pure: text cut to `width` columns, ending in `…` when cut; never inside a character (a surrogate pair). */
+function clip(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const c of text) {
+    const w = charWidth(c);
+    if (used + w > width - 1) break;
+    out += c;
+    used += w;
+  }
+  return `${out}…`;
+}
+
 /**
  * @param maxWidth the widest a cell may be
  * @param fit how the table shrinks to a line width (cells cut short end in `…`)
@@ -108,9 +140,8 @@ export function renderTable(
   maxWidth = 60,
   fit: TableFit = {},
 ): string {
-  const clip = (s: string, width: number): string => (s.length > width ? `${s.slice(0, Math.max(0, width - 1))}…` : s);
   const cells = rows.map((row) => columns.map((c) => clip(neutralise(formatCell(row[c]).replace(/\s+/g, ' ')), maxWidth)));
-  const natural = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
+  const natural = columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((r) => displayWidth(r[i] ?? ''))));
   const widths = fitWidths(natural, columns, fit);
   const numeric = columns.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || isNumeric(r[c])));
   const line = (values: readonly string[]): string =>
@@ -118,7 +149,8 @@ export function renderTable(
       .map((v, i) => {
         const w = widths[i] ?? 0;
         const text = clip(v, w);
-        return numeric[i] ? text.padStart(w) : text.padEnd(w);
+        const room = ' '.repeat(Math.max(0, w - displayWidth(text)));
+        return numeric[i] ? room + text : text + room;
       })
       .join('  ')
       .trimEnd();

@@ -149,6 +149,8 @@ export function createSession(options: SessionOptions): Session {
       try {
         if (prepare) {
           const taken = options.clock.now();
+          // Not in the history until journalled: a read of it meanwhile (another request's) keeps it.
+          if (release) budget.unjournalled(taken);
           try {
             await prepare();
           } catch (error) {

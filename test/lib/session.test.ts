@@ -51,6 +51,20 @@ describe('session: the journal line of an attempt', () => {
     expect(sandbox.requests).toHaveLength(1);
   });
 
+  it('keeps the hour exact while requests wait in their step at once: a read of the history meanwhile keeps their slots', async () => {
+    const { client } = createSession({ workspace, newDatabase: true, apiKey: SANDBOX_API_KEY, baseUrl: sandbox.url, scope: 'agent:docs', perHour: 5, maxWaitMs: 0, clock, budgeted: (m) => m === 'POST' });
+    // Each prompt's step writes to the database and then takes a while: near the hour's end the
+    // budget reads the history again (the slot's lock), before the others are journalled.
+    const step = async (): Promise<void> => {
+      await workspace.store.write(async (tx) => void (await tx.run('SELECT 1')));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => createAgentJob(client, 'docs', `prompt ${i} [pr]`, undefined, { beforeSend: step })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual(Array(5).fill(expect.stringMatching(/hourly request budget spent/)));
+    expect(sandbox.requests).toHaveLength(5);
+  });
+
   it('an attempt the step refuses gives its slot back and leaves no line', async () => {
     const { client, budget } = session();
     const refusal = new Error('another batch took the prompt');

@@ -40,6 +40,8 @@ export interface ResponseInfo extends RequestInfo {
   durationMs: number;
   /** The connection was never made (refused, unknown host): the server saw nothing. */
   notSent?: boolean;
+  /** The request's own `beforeSend` refused it: docpipe sent nothing, so it was no request at all. */
+  withdrawn?: boolean;
   /** A success status around a body that is no answer (not JSON, or an error body): the API failing all the same. */
   badBody?: boolean;
 }
@@ -74,12 +76,10 @@ export interface HttpClientOptions {
   /** How bytes move. @default node:http(s) with keep-alive */
   transport?: Transport;
   /**
-   * Called before every attempt; the request budget waits or throws here. It must call
-   * `prepare` (the request's own `beforeSend`, when it has one) once the attempt may go, before
-   * it journals the attempt: what `prepare` throws, the attempt throws, and nothing was sent.
-   * What it returns is handed to `afterAttempt` (the request journal's id for the attempt).
+   * Called before every attempt; the request budget waits or throws here. What it returns is
+   * handed to `afterAttempt` (the request journal's id for the attempt).
    */
-  beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined, prepare: (() => Promise<void>) | undefined) => Promise<unknown>;
+  beforeAttempt?: (request: RequestInfo, signal: AbortSignal | undefined) => Promise<unknown>;
   /** Called after every attempt, whatever its outcome, with what `beforeAttempt` returned. */
   afterAttempt?: (response: ResponseInfo, token: unknown) => void | Promise<void>;
   /** Called when an attempt failed and another will be made, before the wait. */
@@ -114,10 +114,7 @@ export interface RequestOptions<T> {
   abortInFlight?: boolean;
   /**
    * Called before each attempt goes out, once the request budget has given it a slot (so
-   * after any budget wait) and before the attempt is journalled: the job ledger marks a prompt
-   * as being posted here (a write that may wait for the database file), and a crash meanwhile
-   * leaves no journal line, so no slot of the hour, for what was never sent. What it throws,
-   * the attempt throws: nothing is sent, and neither `afterAttempt` nor `afterSend` is called.
+   * after any budget wait): the job ledger marks a prompt as being posted here.
    */
   beforeSend?: () => Promise<void>;
   /** Called after each attempt of this request with its HTTP status (0 when none arrived), and whether it was provably never sent (no connection made). */
@@ -419,14 +416,18 @@ export class HttpClient {
     const url = this.buildUrl(request.path, request.query);
     const shown = `${url.pathname}${url.search}`;
     const info: RequestInfo = { method: request.method, path: shown, ...(request.unbudgeted ? { unbudgeted: true } : {}) };
-    const prepare = request.beforeSend;
-    const token = this.options.beforeAttempt ? await this.options.beforeAttempt(info, request.signal, prepare) : await prepare?.();
+    const token = await this.options.beforeAttempt?.(info, request.signal);
 
     const startedAt = clock.now();
     let status = 0;
     let notSent = false;
+    let withdrawn = false;
     let badBody = false;
     try {
+      // Nothing is sent if the hook refuses the attempt.
+      withdrawn = true;
+      await request.beforeSend?.();
+      withdrawn = false;
       const inFlight = request.abortInFlight === false ? undefined : request.signal;
       const { signal, timedOut, release } = attemptSignal(this.options.timeoutMs, inFlight);
       let response: TransportResponse;
@@ -495,11 +496,12 @@ export class HttpClient {
         status,
         startedAt,
         durationMs: clock.now() - startedAt,
-        ...(notSent ? { notSent: true } : {}),
+        ...(notSent || withdrawn ? { notSent: true } : {}),
+        ...(withdrawn ? { withdrawn } : {}),
         ...(badBody ? { badBody } : {}),
       };
       await this.options.afterAttempt?.(ended, token);
-      await request.afterSend?.(status, notSent);
+      await request.afterSend?.(status, notSent && !withdrawn);
     }
   }
 }

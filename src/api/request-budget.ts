@@ -96,11 +96,6 @@ export class RequestBudget {
   private readonly beforeWait: RequestBudgetOptions['beforeWait'];
   /** Start times of the scope's requests, ascending; those before `head` left the hour. */
   private times: number[] = [];
-  /**
-   * Slots taken for requests not journalled yet (their own last step runs first, see
-   * `unjournalled`): the history cannot show them, so a read of it keeps them.
-   */
-  private pending: number[] = [];
   private head = 0;
   private loaded = false;
   private used = 0;
@@ -133,8 +128,7 @@ export class RequestBudget {
   async ready(): Promise<void> {
     if (this.loaded) return;
     const since = this.clock.now() - BUDGET_WINDOW_MS;
-    const read = this.history ? await this.history.requestTimes(this.scope, since) : [];
-    this.times = [...read, ...this.pending].sort((a, b) => a - b);
+    this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
     this.head = 0;
     this.loaded = true;
   }
@@ -215,7 +209,6 @@ export class RequestBudget {
    * `startedAt` or just before): it was no request.
    */
   refund(startedAt: number): void {
-    this.journalled(startedAt);
     for (let i = this.times.length - 1; i >= this.head; i--) {
       if ((this.times[i] ?? Infinity) <= startedAt) {
         this.times.splice(i, 1);
@@ -223,42 +216,6 @@ export class RequestBudget {
         return;
       }
     }
-  }
-
-  /**
-   * The slot taken at `startedAt` (or just before) is not journalled yet: its request has a
-   * step of its own to take first (a write that may wait for the database file). Until
-   * `restamp` or `refund`, a read of the history keeps it.
-   */
-  unjournalled(startedAt: number): void {
-    for (let i = this.times.length - 1; i >= this.head; i--) {
-      const t = this.times[i] ?? Infinity;
-      if (t <= startedAt) {
-        this.pending.push(t);
-        return;
-      }
-    }
-  }
-
-  /** Forgets the latest pending slot taken at `startedAt` or before (see unjournalled). */
-  private journalled(startedAt: number): void {
-    let at = -1;
-    for (let i = 0; i < this.pending.length; i++) if ((this.pending[i] ?? Infinity) <= startedAt && (at === -1 || this.pending[i]! >= this.pending[at]!)) at = i;
-    if (at !== -1) this.pending.splice(at, 1);
-  }
-
-  /**
-   * Moves the slot taken at `startedAt` (or just before) to `to`, a later time: when the
-   * request it was taken for goes out (and is journalled, at once).
-   */
-  restamp(startedAt: number, to: number): void {
-    const before = this.used;
-    this.refund(startedAt);
-    if (this.used === before) return;
-    let at = this.times.length;
-    while (at > this.head && (this.times[at - 1] ?? 0) > to) at--;
-    this.times.splice(at, 0, to);
-    this.used++;
   }
 
   /**

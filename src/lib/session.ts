@@ -143,24 +143,10 @@ export function createSession(options: SessionOptions): Session {
     apiKey: options.apiKey,
     baseUrl: options.baseUrl,
     clock: options.clock,
-    beforeAttempt: async (request, signal, prepare) => {
+    beforeAttempt: async (request, signal) => {
       breaker?.check();
       const release = counted(request) ? await budget.acquire(signal) : undefined;
       try {
-        if (prepare) {
-          const taken = options.clock.now();
-          // Not in the history until journalled: a read of it meanwhile (another request's) keeps it.
-          if (release) budget.unjournalled(taken);
-          try {
-            await prepare();
-          } catch (error) {
-            // Refused by the request's own step (another run took the prompt): nothing was sent.
-            if (release) budget.refund(taken);
-            throw error;
-          }
-          // The slot counts from when the request goes out: the step may have waited for the file.
-          if (release) budget.restamp(taken, options.clock.now());
-        }
         // Journalled before it is sent: the budget stays exact whatever happens next.
         const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
         return { id: journal.begin(attempt), attempt };
@@ -170,6 +156,12 @@ export function createSession(options: SessionOptions): Session {
     },
     afterAttempt: (response, token) => {
       const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
+      if (response.withdrawn) {
+        // Refused by the request's own check (another run took the prompt): nothing was sent.
+        journal.withdraw(id, attempt);
+        if (counted(attempt)) budget.refund(attempt.startedAt);
+        return;
+      }
       stats.attempts++;
       if (provesKey(response.status)) keyAccepted = true;
       if (response.notSent) {

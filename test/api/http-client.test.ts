@@ -208,33 +208,16 @@ describe('HttpClient against the sandbox', () => {
     expect(sandbox.requests).toHaveLength(1);
   });
 
-  it('an attempt its beforeSend refused sent nothing and is no attempt: no afterAttempt, no afterSend', async () => {
-    const ends: { status: number }[] = [];
-    const sends: number[] = [];
+  it("says an attempt its beforeSend refused was withdrawn: nothing reached the server", async () => {
+    const ends: { status: number; notSent?: boolean; withdrawn?: boolean }[] = [];
     const refusing = client({ afterAttempt: (response) => void ends.push(response) });
     const refusal = new Error('taken by another run');
-    const hooks = { beforeSend: () => Promise.reject(refusal), afterSend: async (status: number) => void sends.push(status) };
-    await expect(createAgentJob(refusing, 'docs', 'x [pr]', undefined, hooks)).rejects.toBe(refusal);
-    expect(ends).toEqual([]);
-    expect(sends).toEqual([]);
+    await expect(createAgentJob(refusing, 'docs', 'x [pr]', undefined, { beforeSend: () => Promise.reject(refusal) })).rejects.toBe(refusal);
+    expect(ends).toEqual([expect.objectContaining({ status: 0, notSent: true, withdrawn: true })]);
     expect(sandbox.requests).toHaveLength(0);
-    // One that went out is reported.
+    // One that went out is not.
     await createAgentJob(refusing, 'docs', 'y [pr]');
-    expect(ends).toEqual([expect.objectContaining({ status: 201 })]);
-  });
-
-  it('beforeAttempt is handed the request\'s beforeSend, to run before it journals the attempt', async () => {
-    const order: string[] = [];
-    const hooked = client({
-      beforeAttempt: async (_request, _signal, prepare) => {
-        order.push('slot');
-        await prepare?.();
-        order.push('journal');
-      },
-    });
-    await createAgentJob(hooked, 'docs', 'z [pr]', undefined, { beforeSend: async () => void order.push('mark posting') });
-    expect(order).toEqual(['slot', 'mark posting', 'journal']);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(ends[1]).not.toHaveProperty('withdrawn');
   });
 
   it('tells a reset after sending from a refused connection', async () => {

@@ -63,9 +63,11 @@ COMMENT ON COLUMN window_status.warnings IS 'Drift warnings of the page walk (re
 
 -- Rows kept despite a data-quality flag.
 CREATE OR REPLACE VIEW flagged_rows AS
-SELECT 'visitors' AS metric, * FROM page_visitors WHERE flags IS NOT NULL
+SELECT 'visitors' AS metric, project_id, window_start, window_end, path, human, ai, total, run_id, flags
+FROM page_visitors WHERE flags IS NOT NULL
 UNION ALL
-SELECT 'views' AS metric, * FROM page_views WHERE flags IS NOT NULL;
+SELECT 'views' AS metric, project_id, window_start, window_end, path, human, ai, total, run_id, flags
+FROM page_views WHERE flags IS NOT NULL;
 COMMENT ON VIEW flagged_rows IS 'Page rows kept despite a data-quality flag (e.g. total outside max(human, ai)..human + ai, or a non-integral count).';
 
 -- Site-wide totals of every loaded window, visitors and views side by side.

@@ -63,6 +63,41 @@ export async function readSchemaVersion(db: Executor): Promise<number> {
   return (await tableExists(db, 'loaded_windows')) ? 1 : 0;
 }
 
+/**
+ * The views sql/views.sql makes, by name: a database lacking one gets them all again. (Its
+ * macros are not counted: listing DuckDB's functions takes 15-20 ms, at every open.)
+ */
+let viewNames: string[] | undefined;
+function viewsMade(): string[] {
+  viewNames ??= [...readSqlFile(VIEWS_FILE).matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => m[1]!);
+  return viewNames;
+}
+
+/** The columns of the page tables as schema version 1 (docpipe 0.1.0) made them: all that migration 0002 copies. */
+const V1_PAGE_COLUMNS = ['project_id', 'window_start', 'window_end', 'path', 'human', 'ai', 'total', 'run_id', 'flags'];
+
+/**
+ * Migration 0002 rebuilds the page tables with their 0.1.0 columns: a column or an index
+ * someone added to them by hand would be dropped without a word. Such a database is refused,
+ * naming what would be lost, before anything changes.
+ */
+async function refuseHandMadeOnPageTables(db: Executor): Promise<void> {
+  const found = await db.all<{ what: string }>(
+    `SELECT 'column ' || table_name || '.' || column_name AS what FROM duckdb_columns()
+      WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN ('page_visitors', 'page_views')
+        AND column_name NOT IN (${V1_PAGE_COLUMNS.map((c) => `'${c}'`).join(', ')})
+     UNION ALL
+     SELECT 'index ' || index_name || ' on ' || table_name FROM duckdb_indexes()
+      WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN ('page_visitors', 'page_views')
+     ORDER BY 1`,
+  );
+  if (found.length === 0) return;
+  throw new DatabaseError(
+    `cannot upgrade this database (docpipe 0.1.0's): the upgrade rebuilds page_visitors and page_views, and would drop what was added to them by hand: ` +
+      `${found.map((f) => f.what).join(', ')}; copy it elsewhere and drop it from the table first`,
+  );
+}
+
 function refuseNewer(found: number): void {
   const known = currentSchemaVersion();
   if (found > known) {
@@ -138,12 +173,17 @@ export async function schemaIsCurrent(db: Executor): Promise<boolean> {
  */
 async function readIfCurrent(db: Executor): Promise<number | undefined> {
   try {
-    const [row] = await db.all<{ v: number | null; views: string | null }>(
-      `SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views`,
+    // The views are counted too: one dropped by hand is made again.
+    const views = viewsMade();
+    const [row] = await db.all<{ v: number | null; views: string | null; made: bigint }>(
+      `SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views,
+              (SELECT count(DISTINCT view_name) FROM duckdb_views() WHERE database_name = current_database()
+                  AND view_name IN (${views.map((n) => `'${n}'`).join(', ')})) AS made`,
       { key: VIEWS_KEY },
     );
     const version = Number(row?.v ?? 0);
-    return version === currentSchemaVersion() && row?.views === viewsChecksum() ? version : undefined;
+    const complete = Number(row?.made ?? 0) === views.length;
+    return version === currentSchemaVersion() && row?.views === viewsChecksum() && complete ? version : undefined;
   } catch {
     return undefined;
   }
@@ -165,6 +205,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
   const from = await readSchemaVersion(db);
   refuseNewer(from);
   if (from < currentSchemaVersion()) await refuseUnderLiveRuns(db, from);
+  if (from === 1) await refuseHandMadeOnPageTables(db);
   // Not current: older, or this release's schema with another release's views.
   const views = readSqlFile(VIEWS_FILE);
   const sha = viewsChecksum();

@@ -296,6 +296,15 @@ describe('a database written by docpipe 0.1.0', () => {
     });
   });
 
+  it('is refused, unchanged, when a column or an index was added to a page table by hand (the upgrade rebuilds those tables)', async () => {
+    await plain(db, (c) => c.run(`ALTER TABLE page_visitors ADD COLUMN note VARCHAR; UPDATE page_visitors SET note = 'mine'; CREATE INDEX my_idx ON page_views (path)`));
+    const open = Database.open(db);
+    await expect(open).rejects.toBeInstanceOf(DatabaseError);
+    await expect(open).rejects.toThrow('would drop what was added to them by hand: column page_visitors.note, index my_idx on page_views;');
+    const [kept] = await plain(db, (c) => rowsOf(c, `SELECT count(*) FILTER (WHERE note = 'mine') AS n, (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version') AS versioned FROM page_visitors`));
+    expect(kept).toEqual({ n: 2090n, versioned: 0n });
+  });
+
   it('ends up with exactly the schema a fresh database gets', async () => {
     const fresh = join(h.dir, 'fresh.duckdb');
     const schema = (d: Database) =>
@@ -640,9 +649,12 @@ describe('schema versions', () => {
     const recorded = (c: DuckDBConnection) => rowsOf(c, `SELECT value FROM docpipe_meta WHERE key = 'views_sha256'`);
     expect(await plain(db, recorded)).toEqual([{ value: sha }]);
 
-    // Same checksum: an open is cheap and does not touch the views.
+    // Same checksum, but a view dropped by hand: made again at the next open.
     await plain(db, (c) => c.run('DROP VIEW daily_site'));
-    expect(await withDb(db, views)).not.toContain('daily_site');
+    expect(await withDb(db, views)).toContain('daily_site');
+    // A column added to a page table by hand does not stop the views (they name their columns).
+    await plain(db, (c) => c.run('ALTER TABLE page_visitors ADD COLUMN note VARCHAR; DROP VIEW flagged_rows'));
+    expect(await withDb(db, views)).toContain('flagged_rows');
 
     // A different checksum (as after an upgrade that changed views.sql): the views are re-applied.
     await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'`));

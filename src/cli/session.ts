@@ -29,11 +29,10 @@ export async function withCurrentSchema<T>(
   ctx: { io: CliIo },
   args: Pick<GlobalArgs, 'logFormat' | 'verbose' | 'db' | 'lockTimeout'>,
   work: (db: Database) => Promise<T>,
-  settings: Pick<OpenOptions, 'memoryLimit'> = {},
 ): Promise<T> {
   requireDatabaseFile(args.db);
   const reader = readerOptions(ctx, args);
   await upgradeIfOlder(args.db, reader);
-  return Database.with(args.db, { ...reader, ...settings }, work);
+  return Database.with(args.db, reader, work);
 }
 

@@ -127,13 +127,6 @@ export function copyGroups(sizes: readonly { projectId: string; partitions: numb
   return groups;
 }
 
-/**
- * DuckDB's memory limit for a dump (its buffers; not a hard cap on the process). Ten years of
- * one project (21.9 million rows, 120 partitions) peaked at 746 MB RSS without it and 375 MB
- * with 200 MB; 31 years of one (382 partitions) at 357 and 297 MB.
- */
-export const DUMP_MEMORY_LIMIT = '256MiB';
-
 /** `COPY ... TO dir`, hive-partitioned; zstd for Parquet. */
 export function copySql(table: DumpTable, filter: DumpFilter, dir: string, format: DumpFormat): string {
   const options =

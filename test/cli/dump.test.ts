@@ -5,9 +5,7 @@ import { once } from 'node:events';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
-import { DUMP_MEMORY_LIMIT, DUMP_TABLES, MAX_PARTITIONS_PER_COPY } from '../../src/dump/plan-dump.js';
-import { withCurrentSchema } from '../../src/cli/session.js';
-import { systemClock } from '../../src/core/clock.js';
+import { DUMP_TABLES, MAX_PARTITIONS_PER_COPY } from '../../src/dump/plan-dump.js';
 import { DUMP_LOCK } from '../../src/dump/dump-lock.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import type { Harness } from './harness.js';
@@ -133,17 +131,6 @@ describe('docpipe dump', () => {
     expect(listed.filter((f) => f.endsWith('.parquet'))).toHaveLength(260);
     expect(listed).toContain('page_visitors/project_id=p129/year=2026/month=1/data_0.parquet');
     expect(listed.every((f) => !f.startsWith('.'))).toBe(true);
-  });
-
-  it('reads with the memory limit a dump asks for (DuckDB\'s buffers bounded: a 10-year dump peaked at 746 MB without)', async () => {
-    const io = { stdout: () => undefined, stderr: () => undefined, isTTY: false, clock: systemClock };
-    const args = { logFormat: 'json' as const, verbose: false, db: h.db, lockTimeout: 5 };
-    const limit = (settings?: { memoryLimit: string }) =>
-      withCurrentSchema({ io }, args, async (db) => (await db.all<{ m: string }>(`SELECT current_setting('memory_limit') AS m`))[0]!.m, settings);
-    expect(DUMP_MEMORY_LIMIT).toBe('256MiB');
-    expect(await limit({ memoryLimit: DUMP_MEMORY_LIMIT })).toBe('256.0 MiB');
-    // Other readers keep DuckDB's own (a share of the machine's memory).
-    expect(await limit()).not.toBe('256.0 MiB');
   });
 
   it('is safe to re-run: it replaces the files, never doubles the rows', async () => {

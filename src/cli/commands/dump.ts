@@ -5,7 +5,7 @@
  * it covers. `--project` and a range (`--last`, `--from/--to`) narrow what is rewritten.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { DUMP_FORMATS, DUMP_MEMORY_LIMIT, monthSpan, type DumpFilter, type DumpFormat } from '../../dump/plan-dump.js';
+import { DUMP_FORMATS, monthSpan, type DumpFilter, type DumpFormat } from '../../dump/plan-dump.js';
 import { runDump } from '../../dump/run-dump.js';
 import { resolveRange } from '../../extract/relative-range.js';
 import { planWindows } from '../../extract/windows.js';
@@ -53,7 +53,7 @@ export function dumpCommand(ctx: CliContext): CommandModule {
         logger.info('range', { ...(range.last ? { last: range.last } : {}), from: range.from, to: range.to, months_from: months.from, months_to: months.to });
       }
       const tables = await writingOut(args.out, () =>
-        withCurrentSchema(ctx, args, (db) => runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) }), { memoryLimit: DUMP_MEMORY_LIMIT }),
+        withCurrentSchema(ctx, args, (db) => runDump(db, { out, format: args.format, filter, runId: newRunId(ctx.io.clock.now()) })),
       );
       const scope = {
         out,

@@ -173,12 +173,15 @@ export async function schemaIsCurrent(db: Executor): Promise<boolean> {
  */
 async function readIfCurrent(db: Executor): Promise<number | undefined> {
   try {
-    // The views are counted too: one dropped by hand is made again.
+    // The views are counted too: one dropped by hand is made again. A name someone gave a
+    // table of their own (a view materialised in its place) counts as there: views.sql could
+    // not replace it, and every open would fail trying.
     const views = viewsMade();
+    const named = `schema_name = 'main' AND database_name = current_database() AND lower(NAME) IN (${views.map((n) => `'${n.toLowerCase()}'`).join(', ')})`;
     const [row] = await db.all<{ v: number | null; views: string | null; made: bigint }>(
       `SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views,
-              (SELECT count(DISTINCT view_name) FROM duckdb_views() WHERE database_name = current_database()
-                  AND view_name IN (${views.map((n) => `'${n}'`).join(', ')})) AS made`,
+              (SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${named.replace('NAME', 'view_name')}
+                                                  UNION ALL SELECT table_name FROM duckdb_tables() WHERE ${named.replace('NAME', 'table_name')})) AS made`,
       { key: VIEWS_KEY },
     );
     const version = Number(row?.v ?? 0);

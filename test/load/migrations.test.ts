@@ -652,6 +652,14 @@ describe('schema versions', () => {
     // Same checksum, but a view dropped by hand: made again at the next open.
     await plain(db, (c) => c.run('DROP VIEW daily_site'));
     expect(await withDb(db, views)).toContain('daily_site');
+    // Nor one dropped from main while another schema has a view of that name.
+    await plain(db, (c) => c.run(`CREATE SCHEMA analyst; CREATE VIEW analyst.daily_site AS SELECT 1 AS x; DROP VIEW main.daily_site`));
+    expect(await withDb(db, views)).toContain('daily_site');
+    // A table someone put in a view's place (materialised it) is left alone, and every open still works.
+    await plain(db, (c) => c.run(`CREATE TABLE ds AS FROM daily_site; DROP VIEW daily_site; ALTER TABLE ds RENAME TO daily_site`));
+    expect(await withDb(db, views)).not.toContain('daily_site');
+    await plain(db, (c) => c.run(`DROP TABLE daily_site`));
+    expect(await withDb(db, views)).toContain('daily_site');
     // A column added to a page table by hand does not stop the views (they name their columns).
     await plain(db, (c) => c.run('ALTER TABLE page_visitors ADD COLUMN note VARCHAR; DROP VIEW flagged_rows'));
     expect(await withDb(db, views)).toContain('flagged_rows');

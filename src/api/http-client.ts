@@ -8,6 +8,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { systemClock, type Clock } from '../core/clock.js';
 import {
   ApiUnreachableError,
+  CLI_BASE_URL_SOURCE,
   DataError,
   DocpipeError,
   HttpError,
@@ -322,7 +323,7 @@ export class HttpClient {
       maxRetryAfterWaits: 5,
       maxRetryTimeMs: 300_000,
       keySource: 'DOCPIPE_API_KEY',
-      baseUrlSource: '--base-url (DOCPIPE_BASE_URL)',
+      baseUrlSource: CLI_BASE_URL_SOURCE,
       random: Math.random,
       clock: systemClock,
       transport: options.transport ?? createNodeTransport(),

@@ -5,6 +5,7 @@ import type { CliContext } from './context.js';
 import type { GlobalArgs } from './io.js';
 import { apiKeySource } from './api-key.js';
 import { checkBaseUrl } from '../api/http-client.js';
+import { CLI_BASE_URL_SOURCE } from '../core/errors.js';
 
 export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logger: Logger): CommonOptions {
   // Checked here, so that a bad URL is named by the option typed (the library names its own).
@@ -18,7 +19,7 @@ export function commonOf(ctx: CliContext, args: GlobalArgs, apiKey: string, logg
     logger,
     clock: ctx.io.clock,
     // A refused key's message names where this one came from.
-    http: { ...ctx.http, keySource: apiKeySource(args), baseUrlSource: '--base-url (DOCPIPE_BASE_URL)' },
+    http: { ...ctx.http, keySource: apiKeySource(args), baseUrlSource: CLI_BASE_URL_SOURCE },
     ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
   };
 }

@@ -174,11 +174,14 @@ export class TimeoutError extends NetworkError {}
  * The API's host could not be reached at all (connection refused, unknown host) after every
  * retry: nothing was sent, and every later request would fail the same way, so the run ends.
  */
+/** How the CLI names where the API's base URL comes from, in messages about it. */
+export const CLI_BASE_URL_SOURCE = '--base-url (DOCPIPE_BASE_URL)';
+
 export class ApiUnreachableError extends DocpipeError {
   readonly origin: string;
   readonly code: string | undefined;
 
-  constructor(origin: string, code: string | undefined, options?: ErrorOptions, baseUrlSource = '--base-url (DOCPIPE_BASE_URL)') {
+  constructor(origin: string, code: string | undefined, options?: ErrorOptions, baseUrlSource = CLI_BASE_URL_SOURCE) {
     super(`cannot connect to ${origin}${code ? ` (${code})` : ''}: check ${baseUrlSource} and the network`, options);
     this.origin = origin;
     this.code = code;

@@ -76,12 +76,6 @@ export async function planMessages(ledger: JobLedger, projectId: string, label: 
   return resolveMessages(label, requests, await ledger.list({ projectId }));
 }
 
-/**
- * Sends each message once and follows its job again to its end. Resolves to one ledger row
- * per message and `exitCode` (0 every message sent and its job ended, or refused by the API;
- * 1 an unknown outcome or a job still active at the timeout; 75 the request cap stopped
- * sending; 130 interrupted).
- */
 /** The summary of a run of messages that ended before it began, nothing sent (see batchEndedBeforeStart). */
 function messagesEndedBeforeStart(total: number, runId: string, stop: StopBeforeStart): SendMessagesResult {
   return {
@@ -96,6 +90,12 @@ function messagesEndedBeforeStart(total: number, runId: string, stop: StopBefore
   };
 }
 
+/**
+ * Sends each message once and follows its job again to its end. Resolves to one ledger row
+ * per message and `exitCode` (0 every message sent and its job ended, or refused by the API;
+ * 1 an unknown outcome or a job still active at the timeout; 75 the request cap stopped
+ * sending; 130 interrupted).
+ */
 export async function sendMessages(options: SendMessagesOptions): Promise<SendMessagesResult> {
   return withoutKey(options?.apiKey, () => sendNow(options));
 }

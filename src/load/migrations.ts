@@ -64,13 +64,22 @@ export async function readSchemaVersion(db: Executor): Promise<number> {
 }
 
 /**
- * The views sql/views.sql makes, by name: a database lacking one gets them all again. (Its
- * macros are not counted: listing DuckDB's functions takes 15-20 ms, at every open.)
+ * SQL counting the views sql/views.sql makes that the database has, and how many it makes: a
+ * database lacking one gets them all again. A name someone gave a table of their own (a view
+ * materialised in its place) counts as there: views.sql could not replace it, and every open
+ * would fail trying. (Its macros are not counted: listing DuckDB's functions takes 15-20 ms,
+ * at every open.)
  */
-let viewNames: string[] | undefined;
-function viewsMade(): string[] {
-  viewNames ??= [...readSqlFile(VIEWS_FILE).matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => m[1]!);
-  return viewNames;
+let viewCount: { sql: string; expected: number } | undefined;
+function viewCountSql(): { sql: string; expected: number } {
+  if (viewCount) return viewCount;
+  const names = [...readSqlFile(VIEWS_FILE).matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => `'${m[1]!.toLowerCase()}'`);
+  const inMain = (column: string): string =>
+    `schema_name = 'main' AND database_name = current_database() AND lower(${column}) IN (${names.join(', ')})`;
+  const sql = `SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${inMain('view_name')}
+                                               UNION ALL SELECT table_name FROM duckdb_tables() WHERE ${inMain('table_name')})`;
+  viewCount = { sql, expected: names.length };
+  return viewCount;
 }
 
 /** The columns of the page tables as schema version 1 (docpipe 0.1.0) made them: all that migration 0002 copies. */
@@ -173,19 +182,15 @@ export async function schemaIsCurrent(db: Executor): Promise<boolean> {
  */
 async function readIfCurrent(db: Executor): Promise<number | undefined> {
   try {
-    // The views are counted too: one dropped by hand is made again. A name someone gave a
-    // table of their own (a view materialised in its place) counts as there: views.sql could
-    // not replace it, and every open would fail trying.
-    const views = viewsMade();
-    const named = `schema_name = 'main' AND database_name = current_database() AND lower(NAME) IN (${views.map((n) => `'${n.toLowerCase()}'`).join(', ')})`;
+    // The views are counted too: one dropped by hand is made again (see viewCountSql).
+    const views = viewCountSql();
     const [row] = await db.all<{ v: number | null; views: string | null; made: bigint }>(
       `SELECT (SELECT max(version) FROM schema_version) AS v, (SELECT value FROM docpipe_meta WHERE key = $key) AS views,
-              (SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${named.replace('NAME', 'view_name')}
-                                                  UNION ALL SELECT table_name FROM duckdb_tables() WHERE ${named.replace('NAME', 'table_name')})) AS made`,
+              (${views.sql}) AS made`,
       { key: VIEWS_KEY },
     );
     const version = Number(row?.v ?? 0);
-    const complete = Number(row?.made ?? 0) === views.length;
+    const complete = Number(row?.made ?? 0) === views.expected;
     return version === currentSchemaVersion() && row?.views === viewsChecksum() && complete ? version : undefined;
   } catch {
     return undefined;

@@ -8,19 +8,25 @@ import { DatabaseError, InterruptedError } from '../../src/core/errors.js';
 import { Database, StatementFailure } from '../../src/load/database.js';
 import { STOP_GRACE_MS, Store } from '../../src/load/store.js';
 
+/** A fresh temporary folder for each test of the describe block that calls it, removed after the test. */
+function tempDirEach(prefix: string): { readonly path: string } {
+  const tmp = { path: '' };
+  beforeEach(() => {
+    tmp.path = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterEach(() => rmSync(tmp.path, { recursive: true, force: true }));
+  return tmp;
+}
+
 /** Files are attached to the process's one DuckDB instance, each under an alias of its own. */
 describe('Database: files attached to one instance', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-db-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const tmp = tempDirEach('docpipe-db-');
 
   const currentDatabase = async (db: Database): Promise<string> =>
     String((await db.all<{ name: string }>('SELECT current_database() AS name'))[0]?.name);
 
   it('names a file by its stem, as DuckDB does when it opens the file itself', async () => {
-    const db = await Database.open(join(dir, 'analytics.duckdb'));
+    const db = await Database.open(join(tmp.path, 'analytics.duckdb'));
     try {
       expect(await currentDatabase(db)).toBe('analytics');
       await db.run('CREATE TABLE t (x INTEGER)');
@@ -32,14 +38,14 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('keeps files of the same stem apart, and a file named like the instance catalog', async () => {
-    mkdirSync(join(dir, 'a'));
-    mkdirSync(join(dir, 'b'));
-    const a = await Database.open(join(dir, 'a', 'docpipe.duckdb'));
-    const b = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
-    const memory = await Database.open(join(dir, 'memory.duckdb'));
+    mkdirSync(join(tmp.path, 'a'));
+    mkdirSync(join(tmp.path, 'b'));
+    const a = await Database.open(join(tmp.path, 'a', 'docpipe.duckdb'));
+    const b = await Database.open(join(tmp.path, 'b', 'docpipe.duckdb'));
+    const memory = await Database.open(join(tmp.path, 'memory.duckdb'));
     // Named as DuckDB names such a file when it opens it itself.
-    const main = await Database.open(join(dir, 'main.duckdb'));
-    const temp = await Database.open(join(dir, 'a', 'temp.duckdb'));
+    const main = await Database.open(join(tmp.path, 'main.duckdb'));
+    const temp = await Database.open(join(tmp.path, 'a', 'temp.duckdb'));
     try {
       expect(await currentDatabase(a)).toBe('docpipe');
       expect(await currentDatabase(b)).toBe('docpipe_2');
@@ -60,7 +66,7 @@ describe('Database: files attached to one instance', () => {
     // Files named like the instance's own catalog and schemas open under another alias: the
     // name DuckDB gives main, system and temp (and 0.2.0, which let DuckDB open the file).
     for (const stem of ['main', 'pg_catalog', 'information_schema', 'system', 'temp']) {
-      const db = await Database.open(join(dir, `${stem}.duckdb`));
+      const db = await Database.open(join(tmp.path, `${stem}.duckdb`));
       try {
         expect(await currentDatabase(db)).toBe(`${stem}_db`);
         expect(await db.all(`SELECT count(*)::INTEGER AS n FROM runs`)).toEqual([{ n: 0 }]);
@@ -69,7 +75,7 @@ describe('Database: files attached to one instance', () => {
       }
     }
     // Closed, the alias is free again.
-    const again = await Database.open(join(dir, 'b', 'docpipe.duckdb'));
+    const again = await Database.open(join(tmp.path, 'b', 'docpipe.duckdb'));
     try {
       expect(await currentDatabase(again)).toBe('docpipe');
       expect(await again.all('SELECT v FROM t')).toEqual([{ v: 'b' }]);
@@ -87,7 +93,7 @@ describe('Database: files attached to one instance', () => {
     const own = await Database.open(':memory:'); // an instance of its own: DuckDB's defaults
     const defaults = await settings(own);
     await own.close();
-    const file = join(dir, 'settings.duckdb');
+    const file = join(tmp.path, 'settings.duckdb');
     const exporter = await Database.open(file, { threads: 1, checkpointEachCommit: true });
     expect(await settings(exporter)).toEqual({ threads: 1, checkpoint: '0 bytes', zone: 'UTC' });
     await exporter.close();
@@ -100,7 +106,7 @@ describe('Database: files attached to one instance', () => {
     const own = await Database.open(':memory:');
     const all = (await own.all<{ threads: number }>(`SELECT current_setting('threads')::INTEGER AS threads`))[0]!.threads;
     await own.close();
-    const store = new Store(join(dir, 'threads.duckdb'), { threads: 1 });
+    const store = new Store(join(tmp.path, 'threads.duckdb'), { threads: 1 });
     const threads = (): Promise<number> =>
       store.write(async (tx) => (await tx.all<{ n: number }>(`SELECT current_setting('threads')::INTEGER AS n`))[0]!.n);
     expect(await threads()).toBe(1);
@@ -120,7 +126,7 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('schemaInBackground: a new file is open before its schema is made, and every statement comes after it', async () => {
-    const file = join(dir, 'new.duckdb');
+    const file = join(tmp.path, 'new.duckdb');
     const created = await Database.open(file, { schemaInBackground: true });
     try {
       expect(created.isNew).toBe(true);
@@ -138,7 +144,7 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('gives the file back on close: another process opens it read-write and finds the data', async () => {
-    const file = join(dir, 'shared.duckdb');
+    const file = join(tmp.path, 'shared.duckdb');
     const db = await Database.open(file);
     await db.run('CREATE TABLE t (x INTEGER)');
     await db.run('INSERT INTO t (x) VALUES (42)');
@@ -155,7 +161,7 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('a writer waits for a read-only handle of this process, and a reader for a read-write one: neither fails at once, nor shares the other\'s connection', async () => {
-    const file = join(dir, 'both.duckdb');
+    const file = join(tmp.path, 'both.duckdb');
     const setup = await Database.open(file);
     await setup.run('CREATE TABLE t (x INTEGER)');
     await setup.run('INSERT INTO t (x) VALUES (1)');
@@ -194,8 +200,8 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('query leaves the instance as it found it: what the SQL attached is detached (its lock let go), tables it made in the engine catalog dropped', async () => {
-    const file = join(dir, 'main.duckdb');
-    const other = join(dir, 'other.duckdb');
+    const file = join(tmp.path, 'main.duckdb');
+    const other = join(tmp.path, 'other.duckdb');
     for (const path of [file, other]) {
       const db = await Database.open(path);
       await db.run('CREATE TABLE t (x INTEGER)');
@@ -220,7 +226,7 @@ describe('Database: files attached to one instance', () => {
   });
 
   it('query gives dates and timestamps as DuckDB prints them at any depth (a list of dates, a struct), other values as JavaScript', async () => {
-    const db = await Database.open(join(dir, 'dates.duckdb'));
+    const db = await Database.open(join(tmp.path, 'dates.duckdb'));
     try {
       const [result] = await db.query(
         `SELECT DATE '2026-11-01' AS d, [DATE '2026-11-01', DATE '2026-11-02'] AS ds,
@@ -248,16 +254,10 @@ describe('Database: files attached to one instance', () => {
 
 /** A stop ends user SQL that is running, not only the wait after it: an analyst's query may run for minutes. */
 describe('Database.query: a stop interrupts the statement running', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-interrupt-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirEach('docpipe-interrupt-');
 
   it.each([':memory:', 'file'])('%s: rejects with InterruptedError soon after the abort, and the handle still works', async (kind) => {
-    const db = await Database.open(kind === 'file' ? join(dir, 'a.duckdb') : ':memory:');
+    const db = await Database.open(kind === 'file' ? join(tmp.path, 'a.duckdb') : ':memory:');
     try {
       const controller = new AbortController();
       const started = Date.now();
@@ -277,16 +277,10 @@ describe('Database.query: a stop interrupts the statement running', () => {
 });
 
 describe('Database.query: a stop while the query waits behind another handle', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-queued-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirEach('docpipe-queued-');
 
   it('rejects at once, and its SQL never runs', async () => {
-    const path = join(dir, 'a.duckdb');
+    const path = join(tmp.path, 'a.duckdb');
     const busy = await Database.open(path);
     const waiting = await Database.open(path);
     const busyStop = new AbortController();
@@ -312,13 +306,7 @@ describe('Database.query: a stop while the query waits behind another handle', (
 });
 
 describe('Database: failures a library caller can catch', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-handle-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirEach('docpipe-handle-');
 
   it('every failure of user SQL is a DatabaseError: a StatementFailure naming the statement', async () => {
     const db = await Database.open(':memory:');
@@ -337,7 +325,7 @@ describe('Database: failures a library caller can catch', () => {
   });
 
   it('a closed handle refuses work, though another handle of the file keeps it open', async () => {
-    const path = join(dir, 'a.duckdb');
+    const path = join(tmp.path, 'a.duckdb');
     const first = await Database.open(path);
     const second = await Database.open(path);
     await first.close();
@@ -351,16 +339,10 @@ describe('Database: failures a library caller can catch', () => {
 });
 
 describe('Store: a stopped run still waits a moment to save', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'docpipe-grace-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirEach('docpipe-grace-');
 
   it(`a write waits for a held file until ${STOP_GRACE_MS} ms after the stop, counted from the stop (not from the write), and leaves no listener on the caller's signal`, async () => {
-    const path = join(dir, 'a.duckdb');
+    const path = join(tmp.path, 'a.duckdb');
     const stop = new AbortController();
     const store = new Store(path, { signal: stop.signal, lockTimeoutMs: 60_000 });
     await store.write((tx) => tx.run('CREATE TABLE t (x INTEGER)'));

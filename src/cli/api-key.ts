@@ -40,6 +40,8 @@ function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key:
   // there wins over a DOCPIPE_API_KEY the environment holds (a cron's, a shell's).
   const keyFromEnv = given === process.env.DOCPIPE_API_KEY;
   const fileTyped = args.apiKeyFile !== undefined && args.apiKeyFile !== process.env.DOCPIPE_API_KEY_FILE;
+  // Both typed: which one was meant cannot be known (neither value is echoed).
+  if (fileTyped && typeof given === 'string' && !keyFromEnv) throw new UsageError('--api-key and --api-key-file are both given: keep one');
   const fileFirst = keyFromEnv && fileTyped;
   if (!fileFirst && typeof given === 'string' && given.trim()) return { key: given.trim(), source: 'value' };
   if (args.apiKeyFile) {

@@ -182,6 +182,31 @@ describe('apiKeySource', () => {
     }
   });
 
+  it('refuses --api-key and --api-key-file typed together, echoing neither', () => {
+    const saved = { key: process.env.DOCPIPE_API_KEY, file: process.env.DOCPIPE_API_KEY_FILE };
+    const dir = mkdtempSync(join(tmpdir(), 'docpipe-key-'));
+    try {
+      const file = join(dir, 'key.txt');
+      writeFileSync(file, 'mint_in_file_SECRET\n');
+      delete process.env.DOCPIPE_API_KEY;
+      delete process.env.DOCPIPE_API_KEY_FILE;
+      const both = (): string => resolveApiKey({ apiKey: 'mint_typed_SECRET', apiKeyFile: file });
+      expect(both).toThrow(/^--api-key and --api-key-file are both given: keep one$/);
+      // Either one from the environment: the typed one wins, as documented.
+      process.env.DOCPIPE_API_KEY = 'mint_env_SECRET';
+      expect(resolveApiKey({ apiKey: 'mint_env_SECRET', apiKeyFile: file })).toBe('mint_in_file_SECRET');
+      delete process.env.DOCPIPE_API_KEY;
+      process.env.DOCPIPE_API_KEY_FILE = file;
+      expect(resolveApiKey({ apiKey: 'mint_typed_SECRET', apiKeyFile: file })).toBe('mint_typed_SECRET');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      for (const [name, value] of [['DOCPIPE_API_KEY', saved.key], ['DOCPIPE_API_KEY_FILE', saved.file]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('does not echo a key given as the key file by mistake, and names a real path', () => {
     const saved = process.env.DOCPIPE_API_KEY;
     delete process.env.DOCPIPE_API_KEY;

@@ -10,6 +10,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { LedgerRow } from './ledger.js';
 import { usableJobId } from '../api/schemas.js';
+import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
 import { decodeUtf8 } from '../core/text-file.js';
 
 /** A message as asked for: its job by API id or by the prompt key of the job ledger. */
@@ -64,6 +65,8 @@ export function parseMessageFile(path: string, content: string): MessageRequest[
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new UsageError(`${where}: expected a JSON object like {"jobId": "…", "prompt": "…"}`);
       }
+      const duplicate = firstDuplicateKey(raw);
+      if (duplicate) throw new UsageError(`${where}: ${describeDuplicateKey(duplicate)}`);
       const record = value as Record<string, unknown>;
       const unknown = Object.keys(record).filter((k) => !FIELDS.includes(k));
       if (unknown.length > 0) throw new UsageError(`${where}: unknown field "${unknown[0]}" (expected jobId or promptKey, prompt, and optionally id)`);

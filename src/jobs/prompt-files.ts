@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
 import { decodeUtf8, escapeChar, fileLine as where } from '../core/text-file.js';
 import { parseCsv, type CsvRecord } from './csv-reader.js';
 
@@ -117,6 +118,8 @@ function readJsonl(path: string, text: string): RawEntry[] {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new UsageError(`${where(path, line)}: expected a JSON object like {"prompt": "…"}, got ${typeName(value)}`);
     }
+    const duplicate = firstDuplicateKey(content);
+    if (duplicate) throw new UsageError(`${where(path, line)}: ${describeDuplicateKey(duplicate)}`);
     const record = value as Record<string, unknown>;
     const prompt = record['prompt'];
     if (prompt === undefined) {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { FailureBreaker } from '../api/failure-breaker.js';
 import { METRICS, type Metric, type Window } from '../core/domain.js';
 import { EXIT, UsageError } from '../core/errors.js';
+import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
 import { runExitCode } from '../core/outcome.js';
 import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
@@ -350,12 +351,15 @@ export function readPipeline(source: string | Record<string, unknown>, onWarning
     } catch (error) {
       throw new UsageError(`cannot read pipeline file '${source}'`, { cause: error });
     }
+    // Editors on Windows may start the file with a byte-order mark.
+    const body = text.replace(/^\uFEFF/, '');
     try {
-      // Editors on Windows may start the file with a byte-order mark.
-      json = JSON.parse(text.replace(/^\uFEFF/, ''));
+      json = JSON.parse(body);
     } catch (error) {
       throw new UsageError(`pipeline file '${source}' is not valid JSON`, { cause: error });
     }
+    const duplicate = firstDuplicateKey(body);
+    if (duplicate) throw new UsageError(`pipeline file '${source}': ${describeDuplicateKey(duplicate)}`);
   }
   const check = checkPipelineConfig(json);
   for (const warning of check.warnings) onWarning(warning);

@@ -653,4 +653,13 @@ describe('validation that names what was typed', () => {
     expect(line).toMatch(/2026-02-30/);
     expect(h.sandbox.requests).toHaveLength(0);
   });
+
+  it('a pipeline file with a key given twice is refused, naming the key (JSON.parse would keep the last)', async () => {
+    const twice = join(h.dir, 'twice.json');
+    writeFileSync(twice, '{"projects": ["docs"], "start": "2026-03-01", "maxRequestsPerRun": 5, "maxRequestsPerRun": 500}');
+    const result = await h.run(['sync', twice, '--log-format', 'text']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`docpipe: pipeline file '${twice}': key "maxRequestsPerRun" given twice (keep one)\n`);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
 });

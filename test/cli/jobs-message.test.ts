@@ -173,6 +173,7 @@ describe('docpipe jobs message', () => {
     [['', JSON.stringify({ jobId: 'job_0001' })], 'docpipe: FILE:2: missing or empty "prompt"'],
     [[JSON.stringify({ jobId: 'job_0001', promptKey: 'k', prompt: 'x' })], 'docpipe: FILE:1: give exactly one of "jobId" and "promptKey"'],
     [[JSON.stringify({ jobid: 'job_0001', prompt: 'x' })], 'docpipe: FILE:1: unknown field "jobid" (expected jobId or promptKey, prompt, and optionally id)'],
+    [['{"jobId": "job_0001", "prompt": "Fix it", "jobId": "job_0002"}'], 'docpipe: FILE:1: key "jobId" given twice (keep one)'],
     [['{"jobId": "job_0001", "prompt": '], `docpipe: FILE:1: invalid JSON: '{"jobId": "job_0001", "prompt":'`],
   ])('a bad batch file %j exits 2 with one line naming the line, and sends nothing', async (lines, message) => {
     const file = join(h.dir, 'bad.jsonl');

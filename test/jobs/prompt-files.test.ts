@@ -247,6 +247,7 @@ describe('bad files throw a one-line UsageError naming the file and line', () =>
     ['NUL character', 'nul.txt', 'ok\nb\u0000ad\n', 2, /NUL/],
     ['jsonl: invalid JSON', 'p.jsonl', '{"prompt":"a"}\n\n{"prompt": "b",}\n', 3, /invalid JSON: "\{\\"prompt\\": \\"b\\",\}"/],
     ['jsonl: long invalid JSON is shortened', 'p.jsonl', `{"prompt":"${longLine}`, 1, /invalid JSON: "\{\\"prompt\\":\\"x{29}…"$/],
+    ['jsonl: a key given twice', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"Fix it","id":"x","prompt":"Delete it"}', 2, /key "prompt" given twice \(keep one\)$/],
     ['jsonl: an array', 'p.jsonl', '{"prompt":"a"}\n["a"]', 2, /expected a JSON object.*got an array/],
     ['jsonl: a bare string', 'p.jsonl', '"just text"', 1, /expected a JSON object.*got a string/],
     ['jsonl: null', 'p.jsonl', '{"prompt":"a"}\nnull', 2, /got null/],

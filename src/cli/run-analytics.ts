@@ -63,7 +63,7 @@ export function formatSummary(s: AnalyticsResult): string {
           ? `\nstopped: ${stopMessage}`
           : '';
   const threads = s.threads
-    ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsSkipped > 0 ? `${s.threads.threadsSkipped} left to another run, ` : ''}${s.threads.threadsLeft} left`
+    ? `\nthreads: ${s.threads.threadsPlanned} planned, ${s.threads.threadsLoaded} loaded${s.threads.threadsFromSpool > 0 ? ` (${s.threads.threadsFromSpool} from the spool)` : ''}, ${s.threads.threadsFailed} failed, ${s.threads.threadsSkipped > 0 ? `${s.threads.threadsSkipped} left to another run, ` : ''}${s.threads.threadsLeft} left${s.threads.threadsWaiting > 0 ? `; ${s.threads.threadsWaiting} wait for their day to end` : ''}`
     : '';
   return `${parts.join(', ')}${threads}${tail}\n`;
 }

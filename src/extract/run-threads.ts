@@ -6,6 +6,11 @@
  * before the next request, loaded from there in short writes, and removed once loaded: a
  * spent budget costs at most the request in flight, and the next run loads what the spool
  * holds before it asks for more. A thread already loaded is not fetched again unless refreshed.
+ *
+ * A transcript can grow while its conversation's day goes on, so the threads of a conversation
+ * window that has not ended wait for a run after its end (a nightly run at 02:00 has little of
+ * the new day anyway), and a transcript fetched before its window ended (by an earlier
+ * release) is fetched once more after it.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +46,8 @@ export interface ThreadsOptions {
   range: Window;
   /** Fetch threads that are loaded already. @default false */
   refresh?: boolean;
+  /** The run's clock: when a body is received, and which conversation windows have ended. */
+  now: () => number;
   signal?: AbortSignal;
   /** Told of each thread that failed (and was not recorded), with why. */
   onThreadFailed?: (event: { projectId: string; threadId: string; error: string }) => void;
@@ -53,6 +60,8 @@ export interface ThreadsSummary {
   threadsFailed: number;
   /** Left to another run at work (it fetches or fetched them): planned = loaded + failed + skipped + left. */
   threadsSkipped: number;
+  /** Not planned: their conversation's window has not ended (its transcript may still grow); a later run fetches them. */
+  threadsWaiting: number;
   threadsLeft: number;
   stopped: StopReason | null;
   stopMessage: string | null;
@@ -79,6 +88,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     threadsFromSpool: 0,
     threadsFailed: 0,
     threadsSkipped: 0,
+    threadsWaiting: 0,
     threadsLeft: 0,
     stopped: null,
     stopMessage: null,
@@ -123,29 +133,38 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
   // The run whose copy of each loaded thread the plan saw, and the threads stored with messages.
   const loadedBy = new Map<string, string>();
   const withMessages = new Set<string>();
+  const now = new Date(options.now()).toISOString();
   const plan = await store.read(async (db) => {
     othersRunning = await otherRunsLive(db, options.runId);
     const all: { projectId: string; threadId: string }[] = [];
     for (const projectId of options.projects) {
-      // A thread the API did not have (404) counts as loaded for a week, then is asked again
-      // (it may not have been available yet); its messages, if it had any, are never lost.
-      const rows = await db.all<{ thread_id: string; loaded: boolean; run_id: string | null; messages: boolean }>(
+      // A thread counts as loaded once fetched after the last window its conversation rows
+      // are in had ended. One the API did not have (404) counts as loaded for a week, then is
+      // asked again (it may not have been available yet); its messages, if it had any, are
+      // never lost. A thread whose conversation window has not ended waits.
+      const rows = await db.all<{ thread_id: string; loaded: boolean; waiting: boolean; run_id: string | null; messages: boolean }>(
         `SELECT ${conversationThreadSql('c')} AS thread_id,
-                bool_or(t.thread_id IS NOT NULL AND NOT (coalesce(t.not_found, false) AND t.fetched_at < now() - INTERVAL ${NOT_FOUND_RETRY_DAYS} DAY)) AS loaded,
+                bool_or(t.thread_id IS NOT NULL AND NOT (coalesce(t.not_found, false) AND t.fetched_at < $now::TIMESTAMPTZ - INTERVAL ${NOT_FOUND_RETRY_DAYS} DAY))
+                  -- (a fetch time unknown, from before assistant_threads, is taken as after)
+                  AND coalesce(max(t.fetched_at) >= max(c.window_end)::TIMESTAMPTZ, true) AS loaded,
+                max(c.window_end)::TIMESTAMPTZ > $now::TIMESTAMPTZ AS waiting,
                 max(t.run_id) AS run_id, bool_or(coalesce(t.message_count, 0) > 0) AS messages
            FROM assistant_conversations c
            LEFT JOIN assistant_threads t ON t.project_id = c.project_id AND t.thread_id = ${conversationThreadSql('c')}
           WHERE c.project_id = $project
             AND c.window_start >= $start::DATE AND c.window_end <= $end::DATE
           GROUP BY 1 ORDER BY max(c."timestamp") DESC, 1`,
-        { project: projectId, start: options.range.start, end: options.range.end },
+        { project: projectId, start: options.range.start, end: options.range.end, now },
       );
+      const waiting = new Set(rows.filter((r) => r.waiting).map((r) => r.thread_id));
+      summary.threadsWaiting += waiting.size;
       const loaded = new Set(rows.filter((r) => r.loaded).map((r) => r.thread_id));
       for (const r of rows) if (r.run_id !== null) loadedBy.set(threadKey(projectId, r.thread_id), r.run_id);
       for (const r of rows) if (r.messages) withMessages.add(threadKey(projectId, r.thread_id));
       // A body in the spool is loaded by whichever run holds it (this one, or another still going).
       const spooled = scan.spooled.get(projectId) ?? new Set<string>();
-      all.push(...planThreads(rows.map((r) => r.thread_id), loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
+      const referenced = rows.map((r) => r.thread_id).filter((id) => !waiting.has(id));
+      all.push(...planThreads(referenced, loaded, spooled, options.refresh ?? false).map((threadId) => ({ projectId, threadId })));
     }
     return all;
   });
@@ -212,7 +231,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
             parse: (json, text) => {
               const parsed = threadSchema.safeParse(json);
               if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
-              return `{"body":${wellFormedJson(text)}}\n`;
+              return `{"body":${wellFormedJson(text)},"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}}\n`;
             },
             ...(options.signal ? { signal: options.signal } : {}),
           })
@@ -223,7 +242,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
             // that is a failure, named, not an empty thread.
             const noSuchThread = error instanceof HttpError && (error.status === 404 || error.status === 400);
             if (noSuchThread && !withMessages.has(threadKey(projectId, threadId))) {
-              return `{"body":{"messages":[]},"notFound":true}\n`;
+              return `{"body":{"messages":[]},"notFound":true,"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}}\n`;
             }
             throw error;
           });

@@ -241,6 +241,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
       projects: options.threads.projects,
       range: options.threads.range,
       refresh: options.refresh,
+      now: () => clock.now(),
       ...(common.signal ? { signal: common.signal } : {}),
       onThreadFailed: ({ projectId, threadId, error }) => logger.error('thread failed', { project: projectId, thread: threadId, error }),
     });

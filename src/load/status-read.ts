@@ -94,10 +94,12 @@ export async function readThreadBacklog(db: Executor): Promise<{ referenced: num
   );
   if (Number(tables?.n ?? 0) < 2) return { referenced: 0, fetched: 0 }; // written by a release before them
   const [row] = await db.all<{ referenced: bigint; fetched: bigint }>(
-    `WITH r AS (SELECT DISTINCT project_id, ${conversationThreadSql()} AS thread_id FROM assistant_conversations)
+    `WITH r AS (SELECT project_id, ${conversationThreadSql()} AS thread_id, max(window_end) AS ends FROM assistant_conversations GROUP BY ALL)
      SELECT count(*) AS referenced,
+            -- one fetched before its conversation's window ended is fetched again (run-threads.ts)
             count(*) FILTER (WHERE EXISTS (SELECT 1 FROM assistant_threads t
-                                            WHERE t.project_id = r.project_id AND t.thread_id = r.thread_id)) AS fetched
+                                            WHERE t.project_id = r.project_id AND t.thread_id = r.thread_id
+                                              AND coalesce(t.fetched_at >= r.ends::TIMESTAMPTZ, true))) AS fetched
        FROM r`,
   );
   return { referenced: Number(row?.referenced ?? 0), fetched: Number(row?.fetched ?? 0) };

@@ -21,10 +21,12 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
   await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
   const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
   const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
-  const bodies = `SELECT m.project_id, m.thread_id, j.body, coalesce(j.notFound, false) AS not_found
+  // When the body was received (a body spooled by docpipe before 0.3.0 has no time: now).
+  const bodies = `SELECT m.project_id, m.thread_id, j.body, coalesce(j.notFound, false) AS not_found,
+                         coalesce(try_cast(j.receivedAt AS TIMESTAMPTZ), now()) AS received_at
        FROM read_json(${files}, format = 'newline_delimited', filename = true,
                       columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])',
-                                 notFound: 'BOOLEAN'}) j
+                                 notFound: 'BOOLEAN', receivedAt: 'VARCHAR'}) j
        JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
   await tx.run(
     `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id, position)
@@ -37,7 +39,7 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
   await tx.run(
     `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id, not_found)
      SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
-            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), now(), ${sqlString(runId)}, not_found
+            (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), received_at, ${sqlString(runId)}, not_found
        FROM (${bodies})`,
   );
 }

@@ -322,6 +322,44 @@ describe('docpipe export assistant --threads', () => {
     expect(paths.map((p) => decodeURIComponent(p.split('/threads/')[1]!.split('?')[0]!)).sort()).toEqual(ids.map((r) => r.id));
   });
 
+  it('threads of a conversation window that has not ended wait for a run after its end; one fetched before its window ended is fetched once more', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 40 } });
+    const today = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-10', '--to', '2026-03-11', '--threads'];
+    const threadsOf = async (): Promise<number> =>
+      Number((await queryDb<{ n: bigint }>(h!, `SELECT count(DISTINCT coalesce(thread_id, id)) AS n FROM assistant_conversations`))[0]?.n);
+    // 06:00 on the window's day: its transcripts may still grow.
+    const first = await h.run(today);
+    expect(first.code, first.stderr).toBe(0);
+    const early = await threadsOf();
+    expect(early).toBeGreaterThan(0);
+    expect(threadRequests()).toHaveLength(0);
+    expect(summaryOf(first)).toMatchObject({ threads: { threadsPlanned: 0, threadsWaiting: early } });
+
+    // The next morning the window is fetched again (not settled), and its threads once each.
+    h.clock.advance(24 * 3600_000);
+    const second = await h.run(today);
+    expect(second.code, second.stderr).toBe(0);
+    const all = await threadsOf();
+    expect(all).toBeGreaterThan(early);
+    expect(threadRequests()).toHaveLength(all);
+    expect(summaryOf(second)).toMatchObject({ threads: { threadsPlanned: all, threadsLoaded: all, threadsWaiting: 0 } });
+    // fetched_at is when the body was received, by the run's clock.
+    expect(await queryDb(h, `SELECT strftime(fetched_at, '%Y-%m-%dT%H:%M:%SZ') AS at, count(*)::INTEGER AS n FROM assistant_threads GROUP BY ALL`)).toEqual([
+      { at: '2026-03-11T06:00:00Z', n: all },
+    ]);
+
+    // A transcript fetched before its window ended (as docpipe did before) is fetched once more, and only it.
+    const [early1] = await queryDb<{ thread_id: string }>(h, `SELECT thread_id FROM assistant_threads ORDER BY thread_id LIMIT 1`);
+    const fix = await h.run(['query', '--write', `UPDATE assistant_threads SET fetched_at = TIMESTAMPTZ '2026-03-10 20:00:00+00' WHERE thread_id = '${early1!.thread_id}'`]);
+    expect(fix.code, fix.stderr).toBe(0);
+    h.clock.advance(24 * 3600_000);
+    const third = await h.run(today);
+    expect(third.code, third.stderr).toBe(0);
+    expect(threadRequests()).toHaveLength(all + 1);
+    expect(threadRequests().at(-1)?.path).toContain(`/threads/${encodeURIComponent(early1!.thread_id)}`);
+    expect(summaryOf(third)).toMatchObject({ threads: { threadsPlanned: 1, threadsLoaded: 1 } });
+  });
+
   it('a thread body a run that is gone spooled after this run planned is loaded from the spool, not fetched again', async () => {
     h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 20 } });
     const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'];

@@ -1,5 +1,5 @@
 /** Small questions about the file system that several layers ask. */
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Whether this process may write `path` (a file, or a folder to make files in). */
@@ -54,4 +54,28 @@ export function isSymbolicLink(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Appends `text` to the file open (for appending) at `fd`, whole or not at all: a write the
+ * disk cuts short (full, over quota, past a size limit) is taken back, and its error thrown,
+ * so that what follows in the file never starts inside a torn line and no caller goes on as
+ * if the text were on disk. Returns the bytes written.
+ */
+export function appendWholeSync(fd: number, text: string): number {
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  } catch (error) {
+    if (done > 0) {
+      try {
+        ftruncateSync(fd, fstatSync(fd).size - done);
+      } catch {
+        // The torn tail stays; readers of these files cut a torn last line off.
+      }
+    }
+    throw error;
+  }
+  return done;
 }

@@ -16,13 +16,13 @@
  * the file is closed: a process killed meanwhile loses the outcome of its last attempt, and
  * then has none in flight, so at most one attempt has no outcome either way.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { sqlString } from '../load/sql-files.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
-import { makeFolders } from '../core/files.js';
+import { appendWholeSync, makeFolders } from '../core/files.js';
 
 export interface JournalLine {
   id: string;
@@ -297,8 +297,10 @@ export class RequestJournal {
       openJournals.set(this.file, this);
     }
     const all = this.pending + text;
+    // Whole or not at all: a line cut short by a full disk would lose its request from
+    // request_log (and the line after it). The end lines waiting stay waiting.
+    appendWholeSync(this.fd, all);
     this.pending = '';
-    writeSync(this.fd, all);
   }
 
   /** Whether the open file is still this run's journal file (not moved by another process). */

@@ -41,7 +41,6 @@ import {
   statSync,
   truncateSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,7 +48,7 @@ import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-ide
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
-import { makeFolders } from '../core/files.js';
+import { appendWholeSync, makeFolders } from '../core/files.js';
 
 let memorySpool: string | undefined;
 
@@ -100,8 +99,14 @@ export function encodeSegment(value: string): string {
 /** Writes a file so that it appears whole or not at all. */
 export function writeFileAtomic(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (error) {
+    // A full disk: no torn copy is left behind to fill it further.
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 
 /**
@@ -481,7 +486,7 @@ export class SpoolWalk {
       makeFolders(this.dir);
       this.open('a');
     }
-    const written = writeSync(this.fd!, text);
+    const written = appendWholeSync(this.fd!, text);
     if (this.mark) this.mark.size += written;
   }
 

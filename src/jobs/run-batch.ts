@@ -111,6 +111,42 @@ export function classifySubmitError(error: unknown, projectId: string): { stop: 
 }
 
 /**
+ * An error before the POST went out: nothing was created, the prompt stays `pending`, and the
+ * batch stops (a stop it names, or a local failure such as a full disk, which the next prompt
+ * would meet too).
+ */
+function notSentError(error: unknown): { stop: StopReason; message?: string } {
+  const reason = error instanceof DocpipeError ? stopReasonOf(error) : null;
+  return reason !== null ? { stop: reason } : { stop: 'fatal', message: `could not send (nothing was sent; it stays pending): ${message(error)}` };
+}
+
+/**
+ * The hooks of a POST (a job's, a message's) that the ledger marks as being posted once the
+ * budget lets it go (`mark`; false: another run took it, `taken` is thrown) and clears once an
+ * answer proves nothing was created (429, 503, a refused connection), and how to read its
+ * failure: an error before the POST went to the transport (a full disk refusing the request
+ * journal's line, a ledger write that failed) sent nothing, whatever it is.
+ */
+export function markedPost(mark: () => Promise<boolean>, clear: () => Promise<void>, taken: () => Error) {
+  let handedOver = false;
+  return {
+    hooks: {
+      beforeSend: async (): Promise<void> => {
+        if (!(await mark())) throw taken();
+        handedOver = true;
+      },
+      afterSend: (status: number, notSent: boolean): Promise<void> => {
+        if (!(notSent || status === 429 || status === 503)) return Promise.resolve();
+        handedOver = false; // provably nothing created: as if not sent
+        return clear();
+      },
+    },
+    classify: (error: unknown, projectId: string): ReturnType<typeof classifySubmitError> =>
+      handedOver ? classifySubmitError(error, projectId) : notSentError(error),
+  };
+}
+
+/**
  * A batch's closing read of its books, unless the file is held: skipped when the batch stopped
  * on the held file already, and a read that meets it stops the batch the same way (undefined).
  */
@@ -189,20 +225,20 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const submit = async (entry: PromptEntry, seen: LedgerRow | undefined): Promise<{ jobId: string; status: string | null } | null> => {
     if (!(await ledger.markPending(projectId, entry.key, entry.prompt, options.sourceFile, clock.now(), seen))) return taken(entry);
     let job: AgentJob;
+    const post = markedPost(
+      () => ledger.markPosting(projectId, entry.key, clock.now()),
+      () => ledger.clearPosting(projectId, entry.key, clock.now()),
+      () => new PromptTakenError(`prompt ${entry.key} was taken by another run`),
+    );
     try {
       // Marked as being posted only once the budget let the attempt go, and no longer once an
       // answer proves nothing was created (429, 503): a prompt killed while it waited for the
       // hourly budget, or for a Retry-After, stays provably unsubmitted. A prompt another run
       // took meanwhile is not sent.
-      job = await createAgentJob(client, projectId, entry.prompt, signal, {
-        beforeSend: async () => {
-          if (!(await ledger.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`prompt ${entry.key} was taken by another run`);
-        },
-        afterSend: (status, notSent) => (notSent || status === 429 || status === 503 ? ledger.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
-      });
+      job = await createAgentJob(client, projectId, entry.prompt, signal, post.hooks);
     } catch (error) {
       if (error instanceof PromptTakenError) return taken(entry);
-      const kind = classifySubmitError(error, projectId);
+      const kind = post.classify(error, projectId);
       if (kind === 'unknown') {
         submitted++;
         await ledger.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error), submitted: true }, clock.now());

@@ -17,7 +17,7 @@ import { followJob, RunStop } from './follow-job.js';
 import type { JobLedger, LedgerRow } from './ledger.js';
 import { decideMessage, isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
-import { classifySubmitError, message, readUnlessHeld } from './run-batch.js';
+import { markedPost, message, readUnlessHeld } from './run-batch.js';
 
 export interface MessagesOptions {
   client: HttpClient;
@@ -136,22 +136,22 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       return 'halt';
     }
     let job: AgentJob;
+    // Marked as being posted only once the budget let the attempt go, and no longer once an
+    // answer proves nothing was sent (429, 503), as a job's POST is (./run-batch.ts).
+    const post = markedPost(
+      () => messages.markPosting(projectId, entry.key, clock.now()),
+      () => messages.clearPosting(projectId, entry.key, clock.now()),
+      () => new PromptTakenError(`message ${entry.key} was taken by another run`),
+    );
     try {
-      // Marked as being posted only once the budget let the attempt go, and no longer once an
-      // answer proves nothing was sent (429, 503), as a job's POST is (./run-batch.ts).
-      job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal, {
-        beforeSend: async () => {
-          if (!(await messages.markPosting(projectId, entry.key, clock.now()))) throw new PromptTakenError(`message ${entry.key} was taken by another run`);
-        },
-        afterSend: (status, notSent) => (notSent || status === 429 || status === 503 ? messages.clearPosting(projectId, entry.key, clock.now()) : Promise.resolve()),
-      });
+      job = await sendAgentMessage(client, projectId, entry.jobId, entry.prompt, signal, post.hooks);
     } catch (error) {
       if (error instanceof PromptTakenError) {
         taken(entry);
         return 'halt';
       }
       // A 404 here is about this message's job (no such job), not about every message.
-      const kind = error instanceof HttpError && error.status === 404 ? 'rejected' : classifySubmitError(error, projectId);
+      const kind = error instanceof HttpError && error.status === 404 ? 'rejected' : post.classify(error, projectId);
       if (kind === 'unknown') {
         sent++;
         await messages.recordOutcome(projectId, entry.key, { status: 'unknown', error: message(error) }, clock.now());
@@ -162,8 +162,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
         return 'next';
       }
       // Nothing was sent: the row stays `pending` and a later run sends it.
-      await messages.recordOutcome(projectId, entry.key, { error: message(error), nothingCreated: true }, clock.now());
-      state.stop ??= { reason: kind.stop, cause: error };
+      await messages.recordOutcome(projectId, entry.key, { error: kind.message ?? message(error), nothingCreated: true }, clock.now());
+      state.stop ??= { reason: kind.stop, cause: error, ...(kind.message ? { message: kind.message } : {}) };
       return 'halt';
     }
     sent++;
@@ -283,7 +283,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     rows,
     counts,
     stopped,
-    stopMessage: stop?.cause === undefined ? null : message(stop.cause),
+    stopMessage: stop?.message ?? (stop?.cause === undefined ? null : message(stop.cause)),
     exitCode: runExitCode(stopped, !allDone),
   };
 }

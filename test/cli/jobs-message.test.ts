@@ -2,7 +2,7 @@
  * `docpipe jobs message`: follow-up messages against the sandbox over HTTP, the
  * `agent_messages` table, and the agent budget they share with job creation.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
@@ -63,6 +63,22 @@ describe('docpipe jobs message', () => {
     );
     return row!;
   }
+
+  it('a local failure before the POST is sent (its journal line refused) leaves the message pending, not unknown', async () => {
+    const job = await jobOf('Check /installation');
+    const requests = `${h.db}.spool/requests`;
+    rmSync(requests, { recursive: true, force: true });
+    writeFileSync(requests, 'not a folder');
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ sent: 0, stopped: 'fatal', message: expect.stringMatching(/^could not send \(nothing was sent; it stays pending\): EEXIST/) });
+    expect(jobTraffic(h, job.job_id).filter((t) => t === 'POST message')).toHaveLength(0);
+    rmSync(requests);
+    const again = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ sent: 1 });
+    expect(jobTraffic(h, job.job_id).filter((t) => t === 'POST message')).toHaveLength(1);
+  });
 
   it('sends one message, records it, follows the job again to its end, and never sends it twice', async () => {
     const job = await jobOf('Check /installation');

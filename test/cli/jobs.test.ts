@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
@@ -72,6 +72,23 @@ describe('docpipe jobs submit', () => {
     expect(again.code).toBe(0);
     expect(h.requests('/job', 'POST')).toBe(posts);
     expect(summaryOf(again)).toMatchObject({ submitted: 0 });
+  });
+
+  it('a local failure before a POST is sent (its journal line refused) leaves the prompt pending, not unknown, and stops the batch', async () => {
+    // A file where the request journal's folder goes: every journal line fails before its POST.
+    mkdirSync(`${h.db}.spool`, { recursive: true });
+    writeFileSync(`${h.db}.spool/requests`, 'not a folder');
+    const result = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(result.code).toBe(1);
+    expect(h.requests('/job', 'POST')).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ submitted: 0, stopped: 'fatal', message: expect.stringMatching(/^could not send \(nothing was sent; it stays pending\): EEXIST/) });
+    expect(new Set((await ledger(h)).map((r) => r.status))).toEqual(new Set(['pending']));
+    // Once the disk is sound again, every prompt is submitted, once.
+    rmSync(`${h.db}.spool/requests`);
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(summaryOf(again)).toMatchObject({ submitted: 5 });
+    expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('creates each job exactly once under POST 429 and 503, waiting what Retry-After says', async () => {

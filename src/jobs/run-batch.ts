@@ -4,6 +4,7 @@
  * submitted prompts are never submitted again, unfinished jobs are polled again, and a POST
  * whose outcome is unknown is left alone unless `resubmitUnknown`.
  */
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { createAgentJob } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
@@ -121,6 +122,18 @@ function notSentError(error: unknown): { stop: StopReason; message?: string } {
 }
 
 /**
+ * Lets every concurrent job listen to the run's stop signal (its request, its wait, its poll):
+ * past Node's default of 10 listeners a line `MaxListenersExceededWarning` went to stderr,
+ * which is not a JSON log line (with --concurrency 11 and up). Never lowers the limit.
+ */
+export function roomForListeners(signal: AbortSignal | undefined, concurrency: number): void {
+  if (!signal) return;
+  const wanted = Math.max(1, concurrency) * 4 + 10;
+  const now = getMaxListeners(signal);
+  if (now !== 0 && now < wanted) setMaxListeners(wanted, signal);
+}
+
+/**
  * The hooks of a POST (a job's, a message's) that the ledger marks as being posted once the
  * budget lets it go (`mark`; false: another run took it, `taken` is thrown) and clears once an
  * answer proves nothing was created (429, 503, a refused connection), and how to read its
@@ -172,6 +185,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
+  roomForListeners(signal, options.concurrency ?? 3);
   // Set by whichever job first meets a reason to stop submitting.
   const state = new RunStop();
   let submitted = 0;

@@ -17,7 +17,7 @@ import { followJob, RunStop } from './follow-job.js';
 import type { JobLedger, LedgerRow } from './ledger.js';
 import { decideMessage, isMessageDone, type MessageLedger, type MessageRow } from './message-ledger.js';
 import type { MessageEntry } from './message-file.js';
-import { markedPost, message, readUnlessHeld } from './run-batch.js';
+import { markedPost, message, readUnlessHeld, roomForListeners } from './run-batch.js';
 
 export interface MessagesOptions {
   client: HttpClient;
@@ -68,6 +68,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const timeoutMs = options.timeoutMs ?? 3_600_000;
   const limit = pLimit(Math.max(1, options.concurrency ?? 3));
+  roomForListeners(signal, options.concurrency ?? 3);
   const state = new RunStop();
   let sent = 0;
   /** Jobs one of whose messages another run of the same messages took: that run follows them. */

@@ -91,6 +91,22 @@ describe('docpipe jobs submit', () => {
     expect([...createdPerPrompt(h).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
+  it('runs 12 jobs at once under a stop signal without a MaxListenersExceededWarning (a line on stderr that is not JSON)', async () => {
+    const many = join(h.dir, 'many.txt');
+    writeFileSync(many, Array.from({ length: 14 }, (_, i) => `Prompt number ${i} [nopr]`).join('\n'));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const result = await h.run(['jobs', 'submit', many, ...FAST, '--concurrency', '12'], { signal: new AbortController().signal });
+      expect(result.code, result.stderr).toBe(0);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('creates each job exactly once under POST 429 and 503, waiting what Retry-After says', async () => {
     h.sandbox.addFault({ kind: 'rate-limit', match: { method: 'POST' }, retryAfter: '2', times: 2 });
     h.sandbox.addFault({ kind: 'server-error', status: 503, match: { method: 'POST' }, times: 2 });

@@ -1,15 +1,15 @@
 -- One agent prompt per project and page with unanswered assistant questions, for `docpipe
--- jobs from-query` (columns `id` and `prompt`, like a prompt file). Pages are those the
--- questions were asked on; the prompt quotes the five most recently asked, and counts them all.
--- Jobs belong to one project: run it with `--project`, and keep that project's rows (add
--- `AND project_id = 'docs'` below) when the database holds more than one.
+-- jobs from-query` (columns `id` and `prompt`, like a prompt file, and `project_id`). Pages are
+-- those the questions were asked on; the prompt quotes the five most recently asked, and
+-- counts them all. Jobs belong to one project: `jobs from-query --project docs` keeps the rows
+-- whose project_id is docs.
 WITH asked AS (
   SELECT project_id, page_path_of(page_url) AS page_path, query, count(*) AS times, max("timestamp") AS last_asked
   FROM assistant_conversations
   WHERE resolution_status = 'unanswered'
   GROUP BY ALL
 )
-SELECT 'unanswered:' || project_id || ':' || page_path AS id,
+SELECT project_id, 'unanswered:' || project_id || ':' || page_path AS id,
        'Readers asked the docs assistant these questions on the page ' || page_path ||
        ' and it could not answer them from the documentation (' || sum(times) ||
        ' unanswered in total). Update the documentation so that they are answered: ' ||

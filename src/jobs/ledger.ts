@@ -138,7 +138,8 @@ export async function readStatuses(db: Executor): Promise<string[]> {
 /** The ledger's rows, oldest submission first, each with the follow-up messages its job was sent. */
 export async function readLedger(db: Executor, filter: LedgerFilter = {}): Promise<LedgerRow[]> {
   const { where, params } = whereEquals({ status: filter.status, project_id: filter.projectId });
-  const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where} ORDER BY submitted_at NULLS LAST, updated_at, prompt_key`;
+  const sql = `SELECT ${COLUMNS}, ${MESSAGES} FROM agent_jobs${where}
+    ORDER BY agent_jobs.submitted_at NULLS LAST, agent_jobs.updated_at, prompt_key`; // the columns, not the second-cut text of the same names
   return (await db.all(sql, params)).map(toRow);
 }
 

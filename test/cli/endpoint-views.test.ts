@@ -98,7 +98,9 @@ describe('views over the other endpoints', () => {
     }
     const prompts = await h.run(['query', '--file', 'sql/queries/prompts-unanswered-questions.sql', '--format', 'json']);
     expect(prompts.code, prompts.stderr).toBe(0);
-    const rows = jsonRows(prompts.stdout) as { id: string; prompt: string }[];
+    const rows = jsonRows(prompts.stdout) as { project_id: string; id: string; prompt: string }[];
+    // Each row names its project, so that jobs from-query --project keeps only that project's.
+    for (const r of rows) expect(r.id.startsWith(`unanswered:${r.project_id}:`), r.id).toBe(true);
     // One prompt per project and page: a page's questions in one project are not another's.
     const pages = await queryDb<{ project_id: string; page_path: string; n: bigint }>(
       h,

@@ -72,6 +72,18 @@ describe('the job ledger', () => {
     expect(await ledger(h)).toMatchObject([{ status: 'completed' }]);
   });
 
+  it('jobs list shows the oldest submission first, to the millisecond (jobs submitted in one second came in the order of their last change)', async () => {
+    writeFileSync(file, ['a', 'b', 'c'].map((p) => JSON.stringify({ prompt: `Prompt ${p} [nopr]` })).join('\n'));
+    expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);
+    // Submitted within one second, a, b, c; last changed c, b, a.
+    const set = await h.run(['query', '--write', `UPDATE agent_jobs SET
+        submitted_at = TIMESTAMPTZ '2026-03-10 06:00:00+00' + INTERVAL (100 * (ascii(substr(prompt, 8, 1)) - 96)) MILLISECOND,
+        updated_at = TIMESTAMPTZ '2026-03-10 07:00:00+00' - INTERVAL (ascii(substr(prompt, 8, 1)) - 96) MINUTE`]);
+    expect(set.code, set.stderr).toBe(0);
+    const listed = await h.run(['jobs', 'list', '--format', 'json']);
+    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt)).toEqual(['Prompt a [nopr]', 'Prompt b [nopr]', 'Prompt c [nopr]']);
+  });
+
   it('warns when an id is reused with different text, and the earlier job stands', async () => {
     writeFileSync(file, '{"id":"fix-1","prompt":"Fix the quickstart [pr]"}\n');
     expect((await h.run(['jobs', 'submit', file, ...FAST])).code).toBe(0);

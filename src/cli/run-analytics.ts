@@ -9,7 +9,7 @@ import { commonOf } from './common-options.js';
 import type { CliContext } from './context.js';
 import { loggerFor, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
-import { neutralise } from '../core/neutralise.js';
+import { neutralise, jsonLine } from '../core/neutralise.js';
 
 export { DEFAULT_REQUESTS_PER_HOUR };
 
@@ -99,7 +99,7 @@ export async function runAnalytics(
     progress.done();
   }
   if (logger.format === 'json') {
-    io.stdout(JSON.stringify({ event: 'summary', ...result }) + '\n');
+    io.stdout(jsonLine({ event: 'summary', ...result }));
   } else {
     io.stdout(formatSummary(result));
   }

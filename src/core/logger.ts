@@ -3,7 +3,7 @@
  * human line on a terminal. Results (summaries, tables, query output) go to stdout instead,
  * through the command's own output, never through the logger.
  */
-import { neutralise } from './neutralise.js';
+import { jsonSafe, neutralise } from './neutralise.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -49,7 +49,7 @@ export function createLogger(options: LoggerOptions): Logger {
     if (level === 'debug' && !options.verbose) return;
     const line =
       options.format === 'json'
-        ? JSON.stringify({ ts: now().toISOString(), level, event, ...fields })
+        ? jsonSafe(JSON.stringify({ ts: now().toISOString(), level, event, ...fields }))
         : formatText(level, event, fields);
     write(line + '\n');
   };

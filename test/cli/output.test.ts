@@ -41,6 +41,19 @@ describe('rendering', () => {
     expect(neutralise(text)).toBe(shown);
   });
 
+  it('JSON output and JSON log lines escape C1 controls, bidirectional overrides and line separators: the same values, nothing a terminal acts on', () => {
+    const odd = `a${ESC}\u009b31m\u202e\u2066\u2028\u061cz`;
+    const rows = [{ [`k\u202e`]: odd, list: [odd] }];
+    const json = renderJsonLines(rows);
+    expect(json).not.toMatch(/[\u0080-\u009f\u061c\u2028\u202a-\u202e\u2066-\u2069]/);
+    expect(json).toContain('\\u009b31m\\u202e');
+    expect(JSON.parse(json)).toEqual(rows[0]);
+    const lines: string[] = [];
+    createLogger({ format: 'json', write: (l) => void lines.push(l) }).warn('odd', { path: odd });
+    expect(lines[0]).not.toMatch(/[\u0080-\u009f\u202e\u2066\u2028\u061c]/);
+    expect((JSON.parse(lines[0]!) as { path: string }).path).toBe(odd);
+  });
+
   it('lines columns up by the width text takes on a terminal (wide CJK and emoji, combining marks), and never cuts inside a character', () => {
     const rows = [
       { prompt: '日本語のページを更新する', n: 1 },

@@ -4,6 +4,7 @@
  * Without --fix it only reads (the database read-only, the spool without touching it); with
  * --fix it is a writer like export, makes the safe repairs, then checks again.
  */
+import { jsonLine } from '../../core/neutralise.js';
 import type { Argv, CommandModule } from 'yargs';
 import { EXIT } from '../../core/errors.js';
 import { Database, requireDatabaseFile, upgradeIfOlder } from '../../load/database.js';
@@ -77,7 +78,7 @@ export function doctorCommand(ctx: CliContext): CommandModule {
       const rows = report.map(({ check, status, detail }) => ({ check, status, detail }));
       if (args.format === 'json') {
         ctx.io.stdout(renderRows('json', COLUMNS, rows));
-        ctx.io.stdout(`${JSON.stringify({ event: 'summary', command: 'doctor', fix: args.fix, ...counts, exitCode })}\n`);
+        ctx.io.stdout(jsonLine({ event: 'summary', command: 'doctor', fix: args.fix, ...counts, exitCode }));
       } else {
         // Details unclipped (they name the window and what to do); the summary line below
         // replaces the table's row count.

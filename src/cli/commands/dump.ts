@@ -4,6 +4,7 @@
  * engines beyond one machine. Reads the database read-only; a re-run replaces the partitions
  * it covers. `--project` and a range (`--last`, `--from/--to`) narrow what is rewritten.
  */
+import { jsonLine } from '../../core/neutralise.js';
 import type { Argv, CommandModule } from 'yargs';
 import { DUMP_FORMATS, monthSpan, type DumpFilter, type DumpFormat } from '../../dump/plan-dump.js';
 import { runDump } from '../../dump/run-dump.js';
@@ -62,7 +63,7 @@ export function dumpCommand(ctx: CliContext): CommandModule {
         ...(range ? { from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}) } : {}),
       };
       if (logger.format === 'json') {
-        ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'dump', ...scope, tables }) + '\n');
+        ctx.io.stdout(jsonLine({ event: 'summary', command: 'dump', ...scope, tables }));
       } else {
         const earliest = tables.map((t) => t.monthsFrom).filter((m): m is string => m !== undefined).sort()[0];
         const widened = range && earliest !== undefined && earliest < monthSpan(range).from ? `, and from ${earliest} where windows overlapping it began` : '';

@@ -1,4 +1,5 @@
 /** `docpipe jobs message`: follow-up messages to agent jobs, one or a batch file, each sent once. */
+import { jsonLine } from '../../core/neutralise.js';
 import { existsSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../../core/errors.js';
@@ -136,7 +137,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
       const stopped = stopLine(result, 'messages not yet sent stay pending');
       if (logger.format === 'json') {
         ctx.io.stdout(
-          JSON.stringify({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, taken: result.taken, counts: result.counts, stopped: result.stopped, message: result.stopMessage, messages: result.rows.map(record) }) + '\n',
+          jsonLine({ event: 'summary', command: 'jobs message', runId: result.runId, total: result.total, sent: result.sent, taken: result.taken, counts: result.counts, stopped: result.stopped, message: result.stopMessage, messages: result.rows.map(record) }),
         );
       } else {
         const table = result.rows.map((r) => ({ job_id: r.jobId, prompt: shorten(r.prompt), status: r.status, job_status: r.jobStatus, pr_link: r.prLink ?? (r.error ? `(${shorten(r.error, 40)})` : '') }));

@@ -1,4 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { jsonLine } from '../../core/neutralise.js';
 import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
@@ -220,7 +221,7 @@ export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: strin
   const counts = countsLine(summary.counts);
   const stopped = stopLine(summary, 'prompts not yet submitted stay pending');
   if (logger.format === 'json') {
-    ctx.io.stdout(JSON.stringify({ event: 'summary', command: name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }) + '\n');
+    ctx.io.stdout(jsonLine({ event: 'summary', command: name, runId, total: summary.total, submitted: summary.submitted, taken: summary.taken, counts: summary.counts, stopped: summary.stopped, message: summary.stopMessage, jobs: summary.rows.map(resultRecord) }));
   } else {
     if (promptsRead) ctx.io.stdout(renderRows('table', ['prompt', 'status', 'result'], table));
     const taken = summary.taken > 0 ? ` (${summary.taken} taken by another run of the same prompts)` : '';

@@ -2,6 +2,7 @@
  * `docpipe report [--out FILE] [--last 30d | --from D --to D]`: reads the database (read-only),
  * renders the charts to SVG and writes one self-contained HTML page; prints its path.
  */
+import { jsonLine } from '../../core/neutralise.js';
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { resolveRange } from '../../extract/relative-range.js';
@@ -60,7 +61,7 @@ export function reportCommand(ctx: CliContext): CommandModule {
       });
       const logger = loggerFor(ctx.io, args);
       const summary = { path: out, from: range.from, to: range.to, ...(range.last ? { last: range.last } : {}), projects: data.projects.map((p) => p.projectId) };
-      if (logger.format === 'json') ctx.io.stdout(JSON.stringify({ event: 'summary', command: 'report', ...summary }) + '\n');
+      if (logger.format === 'json') ctx.io.stdout(jsonLine({ event: 'summary', command: 'report', ...summary }));
       else ctx.io.stdout(`report for ${range.from} .. ${range.to}${range.last ? ` (--last ${range.last})` : ''} written to ${out}\n`);
     },
   });

@@ -4,7 +4,7 @@
  * terminals: control characters in values are shown as escapes, never sent as they are.
  */
 import { ExactDecimal } from '../../core/exact-decimal.js';
-import { neutralise } from '../../core/neutralise.js';
+import { jsonSafe, neutralise } from '../../core/neutralise.js';
 
 export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -44,9 +44,9 @@ export function jsonText(value: unknown): string {
   if (typeof value === 'object') {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') return jsonText(toJSON.call(value));
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jsonText(v)}`).join(',')}}`;
+    return `{${Object.entries(value).map(([k, v]) => `${jsonSafe(JSON.stringify(k))}:${jsonText(v)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return jsonSafe(JSON.stringify(value) ?? 'null');
 }
 
 export function formatCell(value: unknown): string {

@@ -56,7 +56,8 @@ const COMMANDS = 'export, sync, status, query, report, dump, jobs, sandbox or do
 const MAIN_EPILOGUE = [
   'Every option can also be set in the environment as DOCPIPE_<OPTION>: DOCPIPE_API_KEY (the',
   'admin key; prefer it to --api-key, which shows in the process list), DOCPIPE_BASE_URL,',
-  'DOCPIPE_PROJECT, DOCPIPE_DB, DOCPIPE_LOG_FORMAT, DOCPIPE_REQUESTS_PER_HOUR, DOCPIPE_MAX_REQUESTS.',
+  'DOCPIPE_API_KEY_FILE, DOCPIPE_PROJECT, DOCPIPE_DB, DOCPIPE_LOG_FORMAT, DOCPIPE_REQUESTS_PER_HOUR,',
+  'DOCPIPE_MAX_REQUESTS, DOCPIPE_LOCK_TIMEOUT, DOCPIPE_VERBOSE.',
   '',
   'Exit codes: 0 done; 1 failed; 2 bad usage or input; 75 stopped early (the request budget, a failing',
   'API, a database held too long; the next run carries on); 130 interrupted (Ctrl-C, SIGTERM, SIGHUP),',

@@ -25,8 +25,8 @@ function builder(yargs: Argv) {
       .option('out', { type: 'string', demandOption: true, describe: 'folder of the lake (created if missing)' })
       .option('format', { choices: DUMP_FORMATS, default: 'parquet' as DumpFormat, describe: 'zstd Parquet, or CSV with a header' })
       .option('last', { type: 'string', describe: 'only the months that overlap the last 7d, 4w or 3m (rewritten whole)' })
-      .option('from', { type: 'string', describe: 'only the months from this day on, YYYY-MM-DD' })
-      .option('to', { type: 'string', describe: 'only the months before this day (exclusive)' }),
+      .option('from', { type: 'string', describe: 'only the months from this day on, YYYY-MM-DD (with --to)' })
+      .option('to', { type: 'string', describe: 'only the months before this day (exclusive; with --from)' }),
     {
       examples: [
         ['dump --out lake/', 'every table, as zstd Parquet under lake/<table>/project_id=/year=/month='],

@@ -25,8 +25,8 @@ function builder(yargs: Argv) {
     yargs
       .option('out', { type: 'string', default: DEFAULT_REPORT_PATH, describe: 'the HTML file to write' })
       .option('last', { type: 'string', describe: `the last 7d, 4w or 3m up to today (exclusive) [default: ${DEFAULT_LAST}]` })
-      .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC)' })
-      .option('to', { type: 'string', describe: 'end day, exclusive' }),
+      .option('from', { type: 'string', describe: 'first day, YYYY-MM-DD (UTC; with --to)' })
+      .option('to', { type: 'string', describe: 'end day, exclusive (with --from)' }),
     {
       examples: [
         ['report', 'the last 30 days into data/report.html'],

@@ -232,7 +232,15 @@ export class SpoolClaim {
         writeFileSync(this.path, ownerLine(this.root), { flag: 'wx' });
         this.hold.take();
         return true;
-      } catch {
+      } catch (error) {
+        // Only a claim that is there is another's; out of files or space is this run's failure
+        // (it was taken for a live claim: every window "walked by another run").
+        const failure = error as NodeJS.ErrnoException;
+        if (failure.code !== 'EEXIST') {
+          // Made by this run and left empty by a failed write: not left for others to judge.
+          if (failure.syscall === 'write') rmSync(this.path, { force: true });
+          throw error;
+        }
         const found = readLockFile(this.path);
         if (found === null) continue; // gone meanwhile: try again
         if (found.holder !== null && isLiveOther(found.holder, this.root)) return false;
@@ -646,8 +654,9 @@ export class SpoolWalk {
     try {
       try {
         this.open('ax');
-      } catch {
+      } catch (error) {
         // the file is there: its owner decides
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const created = this.fd !== undefined;
       if (!created) {

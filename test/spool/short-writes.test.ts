@@ -41,4 +41,11 @@ describe('short writes (a full disk)', () => {
     expect(result.pages).toBeGreaterThan(3);
     expect(result.recovered).toBe(result.pages);
   });
+
+  it('a claim that cannot be written is this run\'s failure, not another run\'s claim, and leaves no empty claim', () => {
+    // Taken for a live claim, every window was "walked by another run" and skipped.
+    const run = spawnSync('bash', ['-c', `ulimit -f 0 && exec "${process.execPath}" "${SCRIPT}" "${DIST}" "${dir}" claims`], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.trim())).toEqual({ claimError: 'EFBIG', left: [] });
+  });
 });

@@ -100,7 +100,12 @@ export async function loadSpooledWalks(store: Store, walks: readonly SpooledComp
     return await load();
   } catch (error) {
     if (error instanceof DatabaseBusyError || error instanceof InterruptedError) throw error;
-    for (const { spooled } of walks) spooled.rewriteAsParsed();
+    try {
+      for (const { spooled } of walks) spooled.rewriteAsParsed();
+    } catch {
+      // A full disk fails the rewrite too: the load's own error says what is wrong.
+      throw error;
+    }
     return await load();
   }
 }

@@ -33,7 +33,18 @@ export interface RunCliOptions {
 
 function describeError(error: unknown, verbose: boolean): string {
   if (!(error instanceof Error)) return String(error);
-  if (verbose) return error.stack ?? error.message;
+  const line = errorLine(error);
+  if (!verbose) return line;
+  // The line, then each error of the chain with its stack (a full disk's ENOSPC is a cause).
+  const chain: string[] = [];
+  for (let at: unknown = error; at instanceof Error && chain.length < 5; at = at.cause) {
+    chain.push((at.stack ?? `${at.name}: ${at.message}`).split('\n').map(neutralise).join('\n'));
+  }
+  return `${line}\n${chain.join('\ncaused by: ')}`;
+}
+
+/** An error as one line: its message, a DuckDB cause's first line, inert on a terminal. */
+function errorLine(error: Error): string {
   let text = error.message;
   if (error instanceof DatabasePathError) text += ' (check --db or DOCPIPE_DB)';
   // A wrapped DuckDB error: add its first line, which names the problem.

@@ -14,6 +14,22 @@ describe('docpipe query, sandbox and the shell', () => {
     await h.close();
   });
 
+  it('--verbose adds the stack and every cause to the one line, not in its place', async () => {
+    const garbage = join(h.dir, 'garbage.duckdb');
+    writeFileSync(garbage, 'not a database');
+    const plain = await h.run(['query', 'SELECT 1', '--db', garbage, '--log-format', 'text']);
+    const verbose = await h.run(['query', 'SELECT 1', '--db', garbage, '--log-format', 'text', '--verbose']);
+    expect(plain.code).toBe(2);
+    expect(verbose.code).toBe(2);
+    const line = asText(plain.stderr).trim();
+    expect(line).toMatch(/^docpipe: database '.*garbage\.duckdb' is not a DuckDB database file \(check --db or DOCPIPE_DB\)$/);
+    const lines = asText(verbose.stderr).split('\n');
+    expect(lines[0]).toBe(line);
+    expect(lines.some((l) => /^\s+at /.test(l))).toBe(true);
+    // DuckDB's own words, the cause.
+    expect(lines.find((l) => l.startsWith('caused by: '))).toMatch(/not a valid DuckDB database file/);
+  });
+
   it('prints a table, CSV or JSON lines', async () => {
     const sql = `SELECT strftime(window_start, '%Y-%m-%d') AS day, total FROM view_totals ORDER BY day`;
     const table = await h.run(['query', sql]);

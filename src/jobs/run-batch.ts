@@ -154,8 +154,12 @@ export function markedPost(mark: () => Promise<boolean>, clear: () => Promise<vo
         return clear();
       },
     },
-    classify: (error: unknown, projectId: string): ReturnType<typeof classifySubmitError> =>
-      handedOver ? classifySubmitError(error, projectId) : notSentError(error),
+    classify: (error: unknown, projectId: string): ReturnType<typeof classifySubmitError> => {
+      // What the answer proves comes first (503s to the end: the budget's stop, exit 75);
+      // only an error that proves nothing is read by where it happened.
+      const kind = classifySubmitError(error, projectId);
+      return kind === 'unknown' && !handedOver ? notSentError(error) : kind;
+    },
   };
 }
 

@@ -118,6 +118,15 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job', 'POST')).toBe(5 + 5);
   });
 
+  it('a POST answered 503 through every retry stops the batch on the budget (exit 75), its prompt pending: nothing was created', async () => {
+    h.sandbox.addFault({ kind: 'server-error', status: 503, match: { method: 'POST' }, times: Infinity });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1']);
+    expect(result.code).toBe(75);
+    expect(summaryOf(result)).toMatchObject({ submitted: 0, stopped: 'budget', message: expect.stringMatching(/HTTP 503/) });
+    expect(h.requests('/job', 'POST')).toBeGreaterThan(1);
+    expect(new Set((await ledger(h)).map((r) => r.status))).toEqual(new Set(['pending']));
+  });
+
   it('survives polling faults: 500s, drops and malformed bodies', async () => {
     h.sandbox.addFault({ kind: 'server-error', match: { method: 'GET', path: '/job/' }, times: 3 });
     h.sandbox.addFault({ kind: 'drop', match: { method: 'GET', path: '/job/' }, times: 2 });

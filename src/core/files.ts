@@ -65,12 +65,20 @@ export function isSymbolicLink(path: string): boolean {
 export function appendWholeSync(fd: number, text: string): number {
   const bytes = Buffer.from(text, 'utf8');
   let done = 0;
+  let start: number | undefined;
   try {
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    while (done < bytes.length) {
+      const written = writeSync(fd, bytes, done, bytes.length - done);
+      if (written <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write (no byte written)'), { code: 'ENOSPC', syscall: 'write' });
+      // Where this text began, known once the first write is short (the file's size then).
+      if (done === 0 && written < bytes.length) start = fstatSync(fd).size - written;
+      done += written;
+    }
   } catch (error) {
-    if (done > 0) {
+    if (start !== undefined) {
       try {
-        ftruncateSync(fd, fstatSync(fd).size - done);
+        // Only if no one appended after it: never cut another writer's bytes.
+        if (fstatSync(fd).size === start + done) ftruncateSync(fd, start);
       } catch {
         // The torn tail stays; readers of these files cut a torn last line off.
       }

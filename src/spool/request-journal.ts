@@ -236,7 +236,12 @@ export class RequestJournal {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      this.flush();
+      try {
+        this.flush();
+      } catch {
+        // A full disk: the end lines stay waiting, and the next start line (or the close)
+        // meets the same failure where it is handled. Thrown here, it would end the process.
+      }
     });
   }
 

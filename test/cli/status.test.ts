@@ -76,6 +76,15 @@ describe('docpipe status', () => {
     expect(text.stdout).toMatch(/spool: 1 page waiting in 1 walk/);
   });
 
+  it('--format json writes the API\'s words in the last run\'s summary with C1 controls and bidirectional overrides escaped', async () => {
+    h.sandbox.addFault({ kind: 'body', status: 403, match: { path: '/visitors' }, body: '{"error":"denied \\u009b31m\\u202eevil"}', times: Infinity });
+    expect((await h.run(['sync', file])).code).toBe(1);
+    const result = await h.run(['status', file, '--format', 'json']);
+    expect(result.stdout).toContain('denied');
+    expect(result.stdout).not.toMatch(/[\u0080-\u009f\u202e]/);
+    expect(result.stdout).toContain('\\u009b31m\\u202eevil');
+  });
+
   it('does not count settled windows as due, and estimates known windows at their own page count', async () => {
     expect((await h.run(['sync', file, '--max-requests', '100'])).code).toBe(0);
     h.clock.advance(3 * DAY); // every window fetched on the 10th is now settled up to 03-08

@@ -33,7 +33,7 @@ import { commandHelp } from '../help.js';
 import { DEFAULT_PIPELINE_FILE, readPipelineFile } from '../pipeline-file.js';
 import { DEFAULT_REQUESTS_PER_HOUR } from '../run-analytics.js';
 import { readerOptions } from '../session.js';
-import { neutralise } from '../../core/neutralise.js';
+import { jsonLine, neutralise } from '../../core/neutralise.js';
 
 const STATUS_FORMATS = ['table', 'json'] as const;
 type StatusFormat = (typeof STATUS_FORMATS)[number];
@@ -210,7 +210,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
                   .map(({ projectId, metric, grain, dataAgeDays }) => ({ projectId, metric, grain, dataAgeDays })),
               },
       };
-      ctx.io.stdout(args.format === 'json' ? `${JSON.stringify(report)}\n` : renderStatus(report, now));
+      ctx.io.stdout(args.format === 'json' ? jsonLine(report) : renderStatus(report, now));
       if (report.check && (report.check.stale.length > 0 || report.series.length === 0)) {
         const format = loggerFor(ctx.io, args).format;
         const stale = (text: string, fields: Record<string, unknown> = {}): void =>

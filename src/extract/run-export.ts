@@ -293,7 +293,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       // have ended since, having loaded windows after this run's plan).
       overlapping ||= store.journal?.othersAtWorkSinceStart() ?? otherRunsJournalling(spool.requestsDir, options.runId);
       const spooled = spool.walk(item, item.window);
-      if (!spooled.claim()) {
+      let claimed: boolean;
+      try {
+        claimed = spooled.claim();
+      } catch (error) {
+        // The spool cannot be written (a full disk, no file handles left): every later window
+        // would fail the same way. What is loaded stays; the summary says why.
+        stop('fatal', new Error(`cannot claim the walk of ${item.metric} ${item.window.start}..${item.window.end} in the spool: ${message(error)}`));
+        break;
+      }
+      if (!claimed) {
         handOver(item, 'another docpipe run is walking this window');
         continue;
       }

@@ -196,10 +196,20 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
       // have ended since, having loaded windows after this run's plan).
       overlapping ||= store.journal?.othersAtWorkSinceStart() ?? otherRunsJournalling(spool.requestsDir, options.runId);
       const dir = threadsDir(spool, projectId);
-      makeFolders(dir);
       const file = join(dir, `${encodeSegment(threadId)}.jsonl`);
       const claim = claimOf(spool, file);
-      if (!claim.take()) {
+      let took: boolean;
+      try {
+        makeFolders(dir);
+        took = claim.take();
+      } catch (error) {
+        // The spool cannot be written (a full disk, no file handles left): every later thread
+        // would fail the same way. The run stops with its summary.
+        summary.stopped = 'fatal';
+        summary.stopMessage = `cannot claim thread ${threadId} in the spool: ${message(error)}`;
+        break;
+      }
+      if (!took) {
         // Another run is fetching it, and loads it.
         overlapping = true;
         summary.threadsSkipped++;

@@ -360,6 +360,20 @@ describe('docpipe export assistant --threads', () => {
     expect(summaryOf(third)).toMatchObject({ threads: { threadsPlanned: 1, threadsLoaded: 1 } });
   });
 
+  it('a spool it cannot claim a thread in stops the run with its summary (exit 1), recorded, not taken for crashed', async () => {
+    h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 10 } });
+    const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'];
+    expect((await h.run(args)).code).toBe(0);
+    // A file where the project's thread folder goes: no claim can be made (as on a full disk).
+    mkdirSync(`${h.db}.spool/threads`, { recursive: true });
+    writeFileSync(`${h.db}.spool/threads/docs`, 'not a folder');
+    const result = await h.run([...args, '--threads']);
+    expect(result.code).toBe(1);
+    expect(threadRequests()).toHaveLength(0);
+    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', stopMessage: expect.stringMatching(/^cannot claim thread \S+ in the spool: EEXIST/), threads: { threadsLoaded: 0, threadsSkipped: 0 } });
+    expect(await queryDb(h, `SELECT status FROM runs WHERE run_id = '${summaryOf(result).runId as string}'`)).toEqual([{ status: 'fatal' }]);
+  });
+
   it('a thread body a run that is gone spooled after this run planned is loaded from the spool, not fetched again', async () => {
     h = await startHarness(NOW, { site: { paths: 100 }, engagement: { conversationsPerDay: 20 } });
     const args = ['export', 'assistant', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'];

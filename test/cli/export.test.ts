@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,21 @@ describe('docpipe export', () => {
     expect(again.code).toBe(0);
     expect(h.requests()).toBe(before);
     expect(summaryOf(again)).toMatchObject({ windowsSkipped: 7, windowsLoaded: 0, requests: 0 });
+  });
+
+  it('a spool it cannot write a claim in stops the run with its summary (exit 1), keeping what is loaded, and the run is recorded', async () => {
+    const range = ['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04'];
+    expect((await h.run([...range.slice(0, 5), '--from', '2026-03-03', '--to', '2026-03-04'])).code).toBe(0);
+    const requests = h.sandbox.requests.length;
+    // A file where the project's walk folder goes: no claim can be made (as on a full disk).
+    rmSync(join(spoolDirFor(h.db), 'walks', 'visitors', 'docs'), { recursive: true, force: true });
+    writeFileSync(join(spoolDirFor(h.db), 'walks', 'visitors', 'docs'), 'not a folder');
+    const result = await h.run(range);
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ stopped: 'fatal', windowsLoaded: 0, stopMessage: expect.stringMatching(/^cannot claim the walk of visitors 2026-03-02\.\.2026-03-03 in the spool: EEXIST/) });
+    expect(h.sandbox.requests.length).toBe(requests);
+    expect(await queryDb(h, `SELECT count(*)::INTEGER AS n FROM loaded_windows`)).toEqual([{ n: 1 }]);
+    expect(await queryDb(h, `SELECT status, exit_code::INTEGER AS exit_code FROM runs WHERE run_id = '${summaryOf(result).runId as string}'`)).toEqual([{ status: 'fatal', exit_code: 1 }]);
   });
 
   it('--refresh reloads and changes nothing but run_id and extracted_at', async () => {

@@ -15,6 +15,6 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js', 'test/fixtures/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setImmediate: 'readonly' } },
   },
 );

@@ -370,8 +370,15 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       loadError ??= error;
     }
   } finally {
-    // What is left in the spool (unfinished, or not loaded) is free for the next run.
-    for (const spooled of held) spooled.release();
+    // What is left in the spool (unfinished, or not loaded) is free for the next run. A walk
+    // whose release cannot be written (a full disk) is taken over once this process is gone.
+    for (const spooled of held) {
+      try {
+        spooled.release();
+      } catch {
+        // as above
+      }
+    }
   }
   if (loadError !== undefined) {
     // A database held by someone else for too long is a clean stop, and so is Ctrl-C (SIGTERM)

@@ -319,7 +319,12 @@ export class RequestJournal {
 
   /** Closes this run's file (after writing a waiting end line); the next attempt reopens (or recreates) it. */
   close(): void {
-    this.flush();
+    try {
+      this.flush();
+    } catch {
+      // A full disk: the end lines stay waiting for a later write (request_log takes an end
+      // line in a later file too); the start lines, which the budget counts, are on disk.
+    }
     this.letGo();
   }
 

@@ -31,6 +31,7 @@ describe('short writes (a full disk)', () => {
       journalError: 'EFBIG',
       walkError: 'EFBIG',
       atomicError: 'EFBIG',
+      takeError: null,
       leftInDir: [],
     });
     // Every start line the journal took is there whole, and only those.

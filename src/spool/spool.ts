@@ -659,12 +659,17 @@ export class SpoolWalk {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const created = this.fd !== undefined;
-      if (!created) {
-        const file = this.read();
-        if (isLiveOther(file.owner, this.root)) return false;
-        if (file.torn) this.cut(file, file.end);
+      try {
+        if (!created) {
+          const file = this.read();
+          if (isLiveOther(file.owner, this.root)) return false;
+          if (file.torn) this.cut(file, file.end);
+        }
+        this.append(ownerLine(this.root));
+      } catch (error) {
+        this.close(); // not held: nothing else would close it
+        throw error;
       }
-      this.append(ownerLine(this.root));
       this.fresh = created;
       this.hold.take();
       return true;

@@ -72,8 +72,8 @@ export function appendWholeSync(fd: number, text: string): number {
   const start = fstatSync(fd).size - done;
   const bytes = Buffer.from(text, 'utf8');
   try {
-    while (done < bytes.length) {
-      const written = writeSync(fd, bytes, done, bytes.length - done);
+    while (done < length) {
+      const written = writeSync(fd, bytes, done, length - done);
       if (written <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write (no byte written)'), { code: 'ENOSPC', syscall: 'write' });
       done += written;
     }

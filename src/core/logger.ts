@@ -3,7 +3,7 @@
  * human line on a terminal. Results (summaries, tables, query output) go to stdout instead,
  * through the command's own output, never through the logger.
  */
-import { jsonSafe, neutralise } from './neutralise.js';
+import { jsonLine, neutralise } from './neutralise.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -47,11 +47,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const now = options.now ?? (() => new Date());
   const emit = (level: LogLevel, event: string, fields: LogFields = {}): void => {
     if (level === 'debug' && !options.verbose) return;
-    const line =
-      options.format === 'json'
-        ? jsonSafe(JSON.stringify({ ts: now().toISOString(), level, event, ...fields }))
-        : formatText(level, event, fields);
-    write(line + '\n');
+    write(options.format === 'json' ? jsonLine({ ts: now().toISOString(), level, event, ...fields }) : `${formatText(level, event, fields)}\n`);
   };
   return {
     format: options.format,

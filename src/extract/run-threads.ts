@@ -183,6 +183,8 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
     return now !== null && now !== options.runId && now !== loadedBy.get(threadKey(projectId, threadId));
   };
 
+  /** A spooled body's receive time, by the run's clock (assistant_threads.fetched_at). */
+  const receivedAt = (): string => `,"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}`;
   let done = 0;
   /** Fetches the planned threads in turn, each into the spool, loading them in batches. */
   const fetchAll = async (): Promise<void> => {
@@ -241,7 +243,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
             parse: (json, text) => {
               const parsed = threadSchema.safeParse(json);
               if (!parsed.success) throw new DataError(`GET ${path} returned an unexpected body`);
-              return `{"body":${wellFormedJson(text)},"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}}\n`;
+              return `{"body":${wellFormedJson(text)}${receivedAt()}}\n`;
             },
             ...(options.signal ? { signal: options.signal } : {}),
           })
@@ -252,7 +254,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
             // that is a failure, named, not an empty thread.
             const noSuchThread = error instanceof HttpError && (error.status === 404 || error.status === 400);
             if (noSuchThread && !withMessages.has(threadKey(projectId, threadId))) {
-              return `{"body":{"messages":[]},"notFound":true,"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}}\n`;
+              return `{"body":{"messages":[]},"notFound":true${receivedAt()}}\n`;
             }
             throw error;
           });

@@ -236,12 +236,7 @@ export class RequestJournal {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      try {
-        this.flush();
-      } catch {
-        // A full disk: the end lines stay waiting, and the next start line (or the close)
-        // meets the same failure where it is handled. Thrown here, it would end the process.
-      }
+      this.flushIfPossible(); // thrown here, a full disk's error would end the process
     });
   }
 
@@ -258,6 +253,20 @@ export class RequestJournal {
   private flush(): void {
     if (this.pending === '') return;
     this.write('');
+  }
+
+  /**
+   * Writes the waiting end lines if the disk lets it. On a full disk they stay waiting for a
+   * later write (request_log takes an end line from a later file too): the start lines, which
+   * the budget counts, are on disk already, and the next start line meets the failure where
+   * it is handled (its request is not sent).
+   */
+  private flushIfPossible(): void {
+    try {
+      this.flush();
+    } catch {
+      // as above
+    }
   }
 
   private line(id: string, attempt: AttemptStart, status: number | null, durationMs: number | null): JournalLine {
@@ -319,12 +328,7 @@ export class RequestJournal {
 
   /** Closes this run's file (after writing a waiting end line); the next attempt reopens (or recreates) it. */
   close(): void {
-    try {
-      this.flush();
-    } catch {
-      // A full disk: the end lines stay waiting for a later write (request_log takes an end
-      // line in a later file too); the start lines, which the budget counts, are on disk.
-    }
+    this.flushIfPossible();
     this.letGo();
   }
 

@@ -38,6 +38,12 @@ export interface SeriesPlan {
   grain: Grain;
   /** The closed windows a sync plans for the series (empty when only the database is known). */
   windows: readonly Window[];
+  /**
+   * No pipeline: the series is what the database holds, and every window it has loaded
+   * counts as loaded. A pipeline's series counts only the windows it plans (none, while it
+   * plans no closed window yet). @default false
+   */
+  onlyKnown?: boolean;
 }
 
 export interface SeriesStatus {
@@ -135,7 +141,7 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
       metric: s.metric,
       grain: s.grain,
       windowsPlanned: s.windows.length,
-      windowsLoaded: s.windows.length === 0 ? mine.length : mine.filter((k) => planned.has(windowKey(k))).length,
+      windowsLoaded: s.onlyKnown ? mine.length : mine.filter((k) => planned.has(windowKey(k))).length,
       newestLoaded,
       newestSettled: newest(mine.filter((k) => isSettled(k, k.fetchedAt, input.lookbackDays))),
       backlogWindows,

@@ -226,6 +226,26 @@ describe('backlog planners', () => {
     expect(spooled(true)).toMatchObject({ backlogWindows: 1, backlogRequests: 0, spooledPages: 2 });
     expect(spooled(false)).toMatchObject({ backlogWindows: 1, backlogRequests: 1 });
   });
+  it('counts as loaded the windows a pipeline plans, and every known window only without a pipeline', () => {
+    const now = Date.parse('2026-03-10T06:00:00Z');
+    const known = [
+      { metric: 'visitors' as const, projectId: 'docs', start: '2026-03-01', end: '2026-03-02', fetchedAt: now, rowCount: 10 },
+      { metric: 'visitors' as const, projectId: 'docs', start: '2026-03-02', end: '2026-03-03', fetchedAt: now, rowCount: 10 },
+    ];
+    const loaded = (windows: { start: string; end: string }[], onlyKnown?: boolean) =>
+      planSeriesStatus({
+        series: [{ projectId: 'docs', metric: 'visitors', grain: 'day', windows, ...(onlyKnown ? { onlyKnown } : {}) }],
+        known,
+        spooled: [],
+        now,
+        lookbackDays: 2,
+      })[0]?.windowsLoaded;
+    // A pipeline whose start moved past what is loaded plans no closed window yet: none of its windows is loaded.
+    expect(loaded([])).toBe(0);
+    expect(loaded([{ start: '2026-03-02', end: '2026-03-03' }, { start: '2026-03-03', end: '2026-03-04' }])).toBe(1);
+    // No pipeline: the series is what the database holds.
+    expect(loaded([], true)).toBe(2);
+  });
   it('plans when a backlog is done at the hourly budget', () => {
     const now = 10 * HOUR;
     expect(planEta([], now, 100, 0)).toBe(now);

@@ -156,7 +156,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
             .filter((k) => filter.length === 0 || filter.includes(k.projectId))
             .map((k) => {
               const grain = grainOf(k);
-              return [`${k.projectId}\u0000${k.metric}\u0000${grain}`, { projectId: k.projectId, metric: k.metric, grain, windows: [] }] as const;
+              return [`${k.projectId}\u0000${k.metric}\u0000${grain}`, { projectId: k.projectId, metric: k.metric, grain, windows: [], onlyKnown: true }] as const;
             })).values()].sort((a, b) => `${a.projectId} ${a.metric} ${a.grain}`.localeCompare(`${b.projectId} ${b.metric} ${b.grain}`));
       const statuses = planSeriesStatus({
         series,

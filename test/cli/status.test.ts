@@ -67,6 +67,8 @@ describe('docpipe status', () => {
     expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 }, runsLeft: 3 });
     // An hourly budget below maxRequestsPerRun stops each cron run first: 13 requests at 4 a run.
     expect((await status(['--requests-per-hour', '4'])).report).toMatchObject({ runsLeft: 4 });
+    // --max-requests caps each sync run before the file's maxRequestsPerRun, and so it does here: 13 at 2 a run.
+    expect((await status(['--max-requests', '2'])).report).toMatchObject({ runsLeft: 7 });
     // Half an hour later at 5 an hour, the next slot frees when the first request is an hour old.
     h.clock.advance(HOUR / 2);
     expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:02Z' });

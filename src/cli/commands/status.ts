@@ -86,8 +86,8 @@ export interface StatusReport {
   /** When the backlog is done at the hourly budget (a `--wait` run); null with no pipeline file. */
   etaAt: string | null;
   /**
-   * Runs from cron the backlog needs, each spending the pipeline's `maxRequestsPerRun`, or the
-   * hourly budget where that is smaller (it stops the run first).
+   * Runs from cron the backlog needs, each spending `--max-requests` or else the pipeline's
+   * `maxRequestsPerRun`, or the hourly budget where that is smaller (it stops the run first).
    */
   runsLeft: number | null;
   check: { maxAgeDays: number; stale: { projectId: string; metric: string; grain: string; dataAgeDays: number | null }[] } | null;
@@ -169,7 +169,8 @@ export function statusCommand(ctx: CliContext): CommandModule {
       const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
       const usedLastHour = times.filter((t) => t > now - BUDGET_WINDOW_MS).length;
       const backlogRequests = statuses.reduce((n, s) => n + s.backlogRequests, 0);
-      const cap = pipeline?.config.maxRequestsPerRun;
+      // As sync takes it: --max-requests (DOCPIPE_MAX_REQUESTS) wins over the file's cap.
+      const cap = args.maxRequests ?? pipeline?.config.maxRequestsPerRun;
       const perRun = cap === undefined ? undefined : Math.min(cap, Math.floor(perHour));
       const report: StatusReport = {
         generatedAt: iso(now),

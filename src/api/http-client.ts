@@ -70,7 +70,10 @@ export interface HttpClientOptions {
    * RateLimitError, so that a server answering 429 to everything cannot hold a run. @default 5
    */
   maxRetryAfterWaits?: number;
-  /** Bound on all attempts and waits of one request, in ms. @default 300_000 */
+  /**
+   * Bound on all attempts and waits of one request, in ms (on `clock`): a wait that would end
+   * past it is not begun, and the request fails at once with its last error. @default 300_000
+   */
   maxRetryTimeMs?: number;
   /** @default systemClock */
   clock?: Clock;
@@ -340,6 +343,7 @@ export class HttpClient {
   async request<T>(request: RequestOptions<T>): Promise<T> {
     const { clock, minBackoffMs, maxBackoffMs, maxRetryAfterWaits, random } = this.options;
     const idempotent = request.idempotent ?? request.method === 'GET';
+    const started = clock.now();
     let waits = 0;
     return pRetry(
       async () => {
@@ -363,7 +367,8 @@ export class HttpClient {
         // can fake it; p-retry itself never sleeps.
         minTimeout: 0,
         maxTimeout: 0,
-        maxRetryTime: this.options.maxRetryTimeMs,
+        // The time bound is kept below, on the same clock (p-retry's own reads the real one,
+        // after the wait: a request slept through a long Retry-After and then was not sent).
         // p-retry discards a finished attempt's result once its signal is aborted, which must
         // not happen to a POST that may have created something.
         ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
@@ -377,6 +382,7 @@ export class HttpClient {
             decision.action === 'wait'
               ? { kind: 'retry-after', ms: decision.ms }
               : { kind: 'backoff', ms: backoffDelay(retriesConsumed, minBackoffMs, maxBackoffMs, random()) };
+          if (clock.now() - started + delay.ms > this.options.maxRetryTimeMs) throw error; // no wait for nothing
           if (error instanceof DocpipeError) this.options.onRetry?.(error, attemptNumber, delay);
           await clock.sleep(delay.ms, request.signal);
         },

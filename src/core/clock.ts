@@ -9,6 +9,9 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
@@ -17,14 +20,22 @@ export const systemClock: Clock = {
         reject(signal.reason as Error);
         return;
       }
+      const until = Date.now() + Math.max(0, ms);
+      let timer: NodeJS.Timeout;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(signal?.reason as Error);
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      // A wait longer than a timer takes goes in steps (a server may ask for weeks).
+      const arm = (left: number): void => {
+        timer = setTimeout(() => {
+          const rest = until - Date.now();
+          if (rest > 0 && left > MAX_TIMER_MS) return arm(rest);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, Math.min(left, MAX_TIMER_MS));
+      };
+      arm(Math.max(0, ms));
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

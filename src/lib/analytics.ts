@@ -130,8 +130,15 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
   const { store } = workspace;
   // Recording the run, reading the plan and the hour's requests share one open of the file,
   // released once the plan is made (before the first request).
+  // A run that waits for the budget waits as long for a server's Retry-After: each such wait
+  // is bounded by --max-wait and their number by maxRetryAfterWaits, so the request's own time
+  // bound (300 s) must not end it after a wait it was given.
   const http = waitsForBudget(options.maxWaitMs)
-    ? { ...common.http, maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs) }
+    ? {
+        ...common.http,
+        maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs),
+        maxRetryTimeMs: common.http?.maxRetryTimeMs ?? Number.POSITIVE_INFINITY,
+      }
     : common.http;
   let startup: Awaited<ReturnType<typeof store.holdForStart>>;
   try {

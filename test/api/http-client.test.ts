@@ -81,6 +81,21 @@ describe('HttpClient against the sandbox', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  it('begins no wait that would end past the request\'s time bound: it fails at once with the last error', async () => {
+    // Two waits of 200 s, 300 s allowed in all: the first is slept, the second is not begun.
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: '200', times: 2 });
+    const error = await fetchAnalyticsPage(client({ maxRetryAfterMs: 600_000, maxRetryTimeMs: 300_000 }), page).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(clock.sleeps).toEqual([200_000]);
+    expect(sandbox.requests).toHaveLength(2);
+    // Without a bound (a run that waits for the budget), both waits are slept and the request goes out again.
+    sandbox.clearFaults();
+    sandbox.requests.length = 0;
+    sandbox.addFault({ kind: 'rate-limit', retryAfter: '200', times: 2 });
+    await fetchAnalyticsPage(client({ maxRetryAfterMs: 600_000, maxRetryTimeMs: Number.POSITIVE_INFINITY }), page);
+    expect(sandbox.requests.map((r) => r.status)).toEqual([429, 429, 200]);
+  });
+
   it('names method and path, and the server message, never the key', async () => {
     sandbox.addFault({ kind: 'rate-limit', plainText: true, times: 10 });
     const error = (await fetchAnalyticsPage(client({ retries: 0 }), page).catch((e: unknown) => e)) as RateLimitError;

@@ -72,14 +72,19 @@ const feedbackItem = z.object({
   lang: nullableString.optional(),
 });
 
+/**
+ * Fields that only describe a row (an enum the API may extend, a ratio) take what comes, null
+ * included: the row is kept as sent (their columns are text and DOUBLE), never the reason a
+ * window fails on every run and its paid-for body is fetched again. Ids, times and counts stay strict.
+ */
 const conversation = z.object({
   id: z.string().min(1),
   timestamp: z.string(),
   query: z.string(),
   response: z.string(),
-  responseType: z.enum(['answer', 'clarifying_question']).optional(),
-  sources: z.array(z.object({ title: z.string(), url: z.string() })),
-  resolutionStatus: z.enum(['answered', 'unanswered']),
+  responseType: z.enum(['answer', 'clarifying_question']).or(z.string()).nullable().optional(),
+  sources: z.array(z.object({ title: nullableString, url: nullableString })),
+  resolutionStatus: z.enum(['answered', 'unanswered']).or(z.string()).nullable(),
   queryCategory: nullableString,
   pageUrl: nullableString,
   // Not in the spec's schema (the API names a thread by the row's id): taken when a server sends it.
@@ -89,7 +94,7 @@ const conversation = z.object({
 const searchItem = z.object({
   searchQuery: z.string(),
   hits: count,
-  ctr: z.number(),
+  ctr: z.number().nullable(),
   topClickedPage: nullableString,
   lastSearchedAt: z.string(),
 });

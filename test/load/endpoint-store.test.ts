@@ -9,6 +9,7 @@ import { loadWindows, type WindowLoad } from '../../src/load/window-store.js';
 import { conversationThreadSql } from '../../src/load/endpoint-store.js';
 import { planThreads } from '../../src/extract/run-threads.js';
 import { Spool } from '../../src/spool/spool.js';
+import { parseEndpointPage } from '../../src/api/endpoints.js';
 
 const day = (start: string, end: string): Window => ({ start, end });
 
@@ -94,6 +95,29 @@ describe('loading searches, feedback and assistant windows', () => {
       { path: '/b', thumbs_up: null, total: null },
     ]);
     expect(await db.all(`SELECT web, total FROM assistant_caller_stats`)).toEqual([{ web: null, total: 1n }]);
+  });
+
+  it('a row whose descriptive fields the API extended (a new enum value, a null ratio or title) is parsed and kept as sent', async () => {
+    const conversations = {
+      conversations: [{
+        id: 'E', timestamp: '2026-03-02T10:00:00Z', query: 'q', response: 'r', responseType: 'handoff',
+        sources: [{ title: null, url: 'https://d/x' }], resolutionStatus: 'escalated', queryCategory: null, pageUrl: null,
+      }],
+      nextCursor: null,
+      hasMore: false,
+    };
+    const searches = { searches: [{ ...search('sso', 2), ctr: null }], totalSearches: 2, nextCursor: null };
+    // What the walk checks before the body goes to the spool: these pages are answers.
+    expect(parseEndpointPage('assistant', conversations, 'GET /assistant').rows).toHaveLength(1);
+    expect(parseEndpointPage('searches', searches, 'GET /searches').rows).toHaveLength(1);
+    await db.transaction((tx) => loadWindows(tx, [
+      spooled('assistant', day('2026-03-02', '2026-03-03'), [conversations]),
+      spooled('searches', day('2026-03-02', '2026-03-03'), [searches], { totalSearches: 2 }),
+    ]));
+    expect(await db.all(`SELECT resolution_status, response_type, sources FROM assistant_conversations`)).toEqual([
+      { resolution_status: 'escalated', response_type: 'handoff', sources: [{ title: null, url: 'https://d/x' }] },
+    ]);
+    expect(await db.all(`SELECT search_query, ctr FROM searches`)).toEqual([{ search_query: 'sso', ctr: null }]);
   });
 
   it('events: a window replaces its events, and an event that moved to another window is not doubled', async () => {

@@ -57,3 +57,34 @@ export class FailureBreaker {
     );
   }
 }
+
+/**
+ * Windows (or threads) in a row whose fetch failed, whatever the failure, that stop a run: an
+ * answer every one of them gets (a 404 for a project that is not there, a redirect, a schema
+ * the API changed) would otherwise cost at least a request each until the hour's budget is spent.
+ */
+export const DEFAULT_FAILED_IN_ROW_LIMIT = 5;
+
+/** Counts units of work (windows, threads) that failed in a row; one that succeeds starts it over. */
+export class FailedInRow {
+  private count = 0;
+
+  constructor(
+    /** What a unit is, plural, for the message: `windows`. */
+    private readonly what: string,
+    readonly limit: number = DEFAULT_FAILED_IN_ROW_LIMIT,
+  ) {}
+
+  succeeded(): void {
+    this.count = 0;
+  }
+
+  /** Records a failure (its message); returns the error that stops the run once `limit` failed in a row. */
+  failed(error: string): ApiFailingError | undefined {
+    this.count++;
+    if (this.count < this.limit) return undefined;
+    return new ApiFailingError(
+      `${this.count} ${this.what} in a row failed (last: ${error}); stopped to keep the rest of the hour's request budget for the next run`,
+    );
+  }
+}

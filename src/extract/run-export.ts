@@ -10,6 +10,7 @@
  * run's plan.
  */
 import { fetchAnalyticsPage } from '../api/analytics.js';
+import { FailedInRow } from '../api/failure-breaker.js';
 import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
@@ -281,6 +282,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return copy !== undefined && copy.fetchedAt > (loadedAtPlan(item, item.window)?.fetchedAt ?? -Infinity);
   };
 
+  // Every window failing alike (a project the API does not know, a changed schema) stops the run.
+  const failedInRow = new FailedInRow('windows');
   /** Walks the planned windows in turn, each into the spool and on to the loader. */
   const fetchAll = async (): Promise<void> => {
     for (const q of recovered) await pipeline.push(q);
@@ -349,8 +352,14 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
           stop('fatal', error);
           break;
         }
+        const failing = failedInRow.failed(message(error));
+        if (failing) {
+          stop('failing', failing);
+          break;
+        }
         continue;
       }
+      failedInRow.succeeded();
       await pipeline.push({ spooled, walk, reason: item.reason });
     }
   };

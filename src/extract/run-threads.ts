@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { HttpClient } from '../api/http-client.js';
 import { endpointPath } from '../api/analytics.js';
+import { FailedInRow } from '../api/failure-breaker.js';
 import type { Window } from '../core/domain.js';
 import { DatabaseBusyError, DataError, HttpError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
@@ -187,6 +188,8 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
   const receivedAt = (): string => `,"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}`;
   let done = 0;
   /** Fetches the planned threads in turn, each into the spool, loading them in batches. */
+  // Every thread failing alike (a changed schema) stops the run.
+  const failedInRow = new FailedInRow('threads');
   const fetchAll = async (): Promise<void> => {
     for (const { projectId, threadId } of plan) {
       if (options.signal?.aborted) {
@@ -267,6 +270,7 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
         }
         // On disk before the next request.
         writeFileAtomic(file, body);
+        failedInRow.succeeded();
         pending.push({ projectId, threadId, file, claim });
         if (pending.length >= LOAD_BATCH) await flush();
       } catch (error) {
@@ -279,6 +283,13 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
         }
         summary.threadsFailed++;
         options.onThreadFailed?.({ projectId, threadId, error: message(error) });
+        const failing = failedInRow.failed(message(error));
+        if (failing) {
+          summary.stopped = 'failing';
+          summary.stopMessage = failing.message;
+          done++;
+          break;
+        }
       }
       done++;
     }

@@ -431,15 +431,21 @@ describe('docpipe export assistant --threads', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(threadRequests()).toHaveLength(fetched + 1);
     expect(threadRequests().at(-1)?.path).toBe(threadRequests().find((r) => r.status === 422)?.path);
-    // A refresh answered 404 keeps every transcript stored: each such thread fails, named.
+    // A refresh answered 404 keeps every transcript stored: each such thread fails, named, and
+    // five failing in a row stop the run (exit 75) instead of spending a request on every one.
     const [before] = await queryDb<{ n: bigint }>(h, `SELECT count(*) AS n FROM assistant_messages`);
     h.sandbox.addFault({ kind: 'body', status: 404, match: { path: '/threads/' }, body: '{"error":"Thread not found"}', times: Infinity });
+    const asked = threadRequests().length;
     const refreshed = await h.run([...args, '--refresh']);
-    expect(refreshed.code).toBe(1);
+    expect(refreshed.code).toBe(75);
     expect(await queryDb(h, `SELECT count(*) AS n FROM assistant_messages`)).toEqual([before]);
     const withMessages = fetched - 3;
-    expect(logLines(refreshed).filter((l) => l.event === 'thread failed')).toHaveLength(withMessages);
-    expect(summaryOf(refreshed)).toMatchObject({ threads: { threadsFailed: withMessages } });
+    expect(withMessages).toBeGreaterThan(5);
+    expect(logLines(refreshed).filter((l) => l.event === 'thread failed')).toHaveLength(5);
+    // The five, and at most the three threads the API never had (asked again by --refresh, answered 404 as before).
+    expect(threadRequests().length).toBeLessThanOrEqual(asked + 5 + 3);
+    expect(summaryOf(refreshed)).toMatchObject({ threads: { threadsFailed: 5, threadsLeft: withMessages - 5, stopped: 'failing' } });
+    expect(String((summaryOf(refreshed).threads as { stopMessage: string }).stopMessage)).toMatch(/^5 threads in a row failed \(last: GET .*HTTP 404.*Thread not found.*\); stopped to keep the rest of the hour's request budget for the next run$/);
   });
 
   it('a thread that held no message is recorded as fetched, and not asked for again', async () => {

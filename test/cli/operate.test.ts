@@ -23,6 +23,27 @@ describe('a failing API does not eat the hour', () => {
   });
 
   it.each([
+    ['404 (a project the API does not know)', { kind: 'body' as const, status: 404, body: '{"error":"Project not found"}' }],
+    ['301 (an API that moved)', { kind: 'body' as const, status: 301, body: '' }],
+    ['a body the schema does not take', { kind: 'body' as const, status: 200, body: '{"totals":{"human":1,"ai":0,"total":1},"visitors":"none","hasMore":false}' }],
+  ])('stops after five windows in a row fail alike, with exit 75 and the last failure named: %s', async (_name, fault) => {
+    h.sandbox.addFault({ ...fault, match: { path: '/visitors' }, times: Infinity });
+    const result = await h.run(WEEK);
+    expect(result.code).toBe(75);
+    // One request a window (none of these is retried): five, not one for each of the seven.
+    expect(h.requests('/visitors')).toBe(5);
+    expect(summaryOf(result)).toMatchObject({ stopped: 'failing', windowsFailed: 5, windowsLeft: 2, windowsLoaded: 0 });
+    expect(String(summaryOf(result).stopMessage)).toMatch(
+      /^5 windows in a row failed \(last: GET \/v1\/analytics\/docs\/visitors.*\); stopped to keep the rest of the hour's request budget for the next run$/,
+    );
+    // A window that loads in between starts the count over.
+    h.sandbox.clearFaults();
+    h.sandbox.addFault({ ...fault, match: { path: '/visitors' }, times: 4 });
+    const again = await h.run(WEEK);
+    expect(summaryOf(again)).toMatchObject({ windowsFailed: 4, stopped: null });
+  });
+
+  it.each([
     ['500 on everything', { kind: 'server-error' as const }],
     ['503 without Retry-After on everything', { kind: 'server-error' as const, status: 503 }],
     ['dropped connections on everything', { kind: 'drop' as const }],

@@ -1,7 +1,9 @@
 /**
  * Pure: which windows an export must fetch. A loaded window is *settled* once it was fetched
  * at least `lookbackDays` after it ended; it is never fetched again unless refreshed. An
- * unsettled one is fetched again for late data, at most once per UTC day.
+ * unsettled one is fetched again for late data, at most once per UTC day; but a window not
+ * over yet (today's day, this week) whose copy is from before its end holds partial counts,
+ * and is fetched again by every export that asks for it.
  */
 import { PAGE_METRICS, windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { COARSE_FIRST, addDays, utcToday, type Grain } from './windows.js';
@@ -40,7 +42,8 @@ export function decideWindow(input: Omit<ExportPlanInput, 'windows'>, window: Wi
   if (isSettled(window, loaded.fetchedAt, input.lookbackDays ?? 2)) {
     return { window, action: 'skip', reason: 'settled' };
   }
-  if (utcToday(loaded.fetchedAt) === utcToday(input.now)) {
+  const partial = loaded.fetchedAt < Date.parse(`${window.end}T00:00:00Z`) && !isClosed(window, input.now);
+  if (!partial && utcToday(loaded.fetchedAt) === utcToday(input.now)) {
     return { window, action: 'skip', reason: 'fetched-today' };
   }
   return { window, action: 'fetch', reason: 'unsettled' };

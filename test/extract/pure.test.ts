@@ -21,6 +21,14 @@ describe('planExport', () => {
     expect(decideWindow({ loaded: fetched('2026-11-12T23:00:00Z'), now: Date.parse('2026-11-12T23:30:00Z') }, w)).toMatchObject({ action: 'skip', reason: 'fetched-today' });
     expect(decideWindow({ loaded: fetched('2026-11-13T00:00:00Z'), now, refresh: true }, w)).toMatchObject({ action: 'fetch', reason: 'refresh' });
   });
+  it('fetches a window not over yet again on the same day: its copy from before its end is partial', () => {
+    const week = { start: '2026-12-07', end: '2026-12-14' };
+    const copy = new Map([[windowKey(week), { ...week, fetchedAt: Date.parse('2026-12-09T08:00:00Z') }]]);
+    expect(decideWindow({ loaded: copy, now: Date.parse('2026-12-09T20:00:00Z') }, week)).toMatchObject({ action: 'fetch', reason: 'unsettled' });
+    // Once it is over, its late data is fetched at most once a UTC day, as any unsettled window's.
+    const after = new Map([[windowKey(week), { ...week, fetchedAt: Date.parse('2026-12-14T01:00:00Z') }]]);
+    expect(decideWindow({ loaded: after, now: Date.parse('2026-12-14T20:00:00Z') }, week)).toMatchObject({ action: 'skip', reason: 'fetched-today' });
+  });
   it('settles exactly lookbackDays after the window ends', () => {
     expect(isSettled(w, Date.parse('2026-11-12T23:59:59Z'), 2)).toBe(false);
     expect(isSettled(w, Date.parse('2026-11-13T00:00:00Z'), 2)).toBe(true);

@@ -3,6 +3,7 @@
  * on the CPU than fetch, which matters when a run parses thousands of pages while DuckDB
  * loads on the other core. It only moves bytes; statuses and retries are the client's.
  */
+import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
@@ -34,6 +35,26 @@ function responseClosedEarly(): Error {
  * process at the same window on every run.
  */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The body's text: UTF-8, as JSON is sent; a body that is not, in the charset its
+ * Content-Type names (`iso-8859-1`, say). An answer (`strict`: a 2xx) in invalid UTF-8 with no
+ * other charset named is an error: decoded anyway, distinct paths would come out alike (each
+ * bad byte one U+FFFD) and look like rows repeated, a drift that is not. An error body is
+ * only shown: it is read as UTF-8 whatever it holds.
+ */
+export function bodyText(body: Buffer, contentType: string | undefined, strict: boolean, what: string): string {
+  if (!strict || isUtf8(body)) return body.toString('utf8');
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    try {
+      return new TextDecoder(charset).decode(body);
+    } catch {
+      throw new DataError(`${what} returned a body in a charset docpipe cannot read (charset=${charset})`);
+    }
+  }
+  throw new DataError(`${what} returned a body that is not valid UTF-8 and names no other charset`);
+}
 
 /**
  * The body as sent, decoded: requests ask for `identity`, but a server (or a proxy) may
@@ -136,7 +157,8 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
               if (status >= 200 && status <= 299) throw error;
               body = raw;
             }
-            resolve({ status, header, text: body.toString('utf8') });
+            const ok = status >= 200 && status <= 299;
+            resolve({ status, header, text: bodyText(body, header('content-type'), ok, `${request.method} ${url.pathname}${url.search}`) });
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }

@@ -306,12 +306,13 @@ describe('compressed bodies', () => {
   let coding: string;
   let body: Buffer;
   let status = 200;
+  let contentType = 'application/json';
   const asked: (string | undefined)[] = [];
 
   beforeAll(async () => {
     server = createHttpServer((req, res) => {
       asked.push(req.headers['accept-encoding']);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.writeHead(status, { 'content-type': contentType, 'content-encoding': coding });
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -376,6 +377,25 @@ describe('compressed bodies', () => {
     await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body in an encoding docpipe cannot read \(content-encoding: zstd\)$/);
     [coding, body] = ['gzip', json];
     await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body that is not valid gzip \(content-encoding: gzip\)$/);
+  });
+
+  it('reads a body in the charset its Content-Type names, and refuses invalid UTF-8 that names none (distinct paths would come out alike)', async () => {
+    const latin1 = Buffer.from(JSON.stringify({
+      totals: { human: 2, ai: 0, total: 2 },
+      visitors: [{ path: '/r\u00e9sum\u00e9', human: 1, ai: 0, total: 1 }, { path: '/r\u00e8sum\u00e8', human: 1, ai: 0, total: 1 }],
+      hasMore: false,
+    }), 'latin1');
+    try {
+      [coding, body, contentType] = ['identity', latin1, 'application/json; charset=ISO-8859-1'];
+      const { page: read } = await fetchAnalyticsPage(client(), page);
+      expect(read.rows.map((r) => r.path)).toEqual(['/r\u00e9sum\u00e9', '/r\u00e8sum\u00e8']);
+      contentType = 'application/json';
+      await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/^GET \/v1\/analytics\/docs\/visitors\?\S+ returned a body that is not valid UTF-8 and names no other charset$/);
+      contentType = 'application/json; charset=klingon';
+      await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body in a charset docpipe cannot read \(charset=klingon\)$/);
+    } finally {
+      contentType = 'application/json';
+    }
   });
 
   it('an error status decides before the body: a 429 whose empty body is marked gzip is a 429, a 500 with a broken one a 500', async () => {

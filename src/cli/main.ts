@@ -29,6 +29,11 @@ export interface RunCliOptions {
   http?: SessionOptions['http'];
   /** Stop signals the process received before the CLI was loaded (bin/docpipe.js keeps them): each is handled as if it came now. */
   signals?: readonly NodeJS.Signals[];
+  /**
+   * Removes the listeners that kept `signals`, called once the CLI's own are in place (in the
+   * same turn): a process with no listener for a signal drops one already on its way to it.
+   */
+  releaseSignals?: () => void;
 }
 
 function describeError(error: unknown, verbose: boolean): string {
@@ -410,6 +415,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
       controller?.abort(new InterruptedError(`interrupted (${name})`));
     };
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+    options.releaseSignals?.();
     for (const signal of options.signals ?? []) onSignal(signal);
     io = processIo(controller.signal);
   }

@@ -188,6 +188,13 @@ describe('SIGTERM and SIGHUP', () => {
     expect(h.sandbox.requests).toEqual([]);
   });
 
+  it('a signal on its way as the CLI finishes loading is not dropped between the listeners that keep it and the CLI\'s', async () => {
+    const { out, exit } = start(EXPORT, ['--import', './test/fixtures/signal-at-cli-load.mjs']);
+    expect(await exit, out.stderr).toBe(130);
+    const summary = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ stopped: 'interrupted', stopMessage: 'interrupted (SIGTERM)', exitCode: 130 });
+  });
+
   it.skipIf(process.platform === 'win32')('a second signal quits at once, even with a thread of the process blocked (a prompt file that is a pipe no one writes to)', async () => {
     const fifo = join(h.dir, 'prompts.txt');
     execFileSync('mkfifo', [fifo]);

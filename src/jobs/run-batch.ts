@@ -93,14 +93,15 @@ function refusalMessage(error: HttpError, projectId: string): string {
 
 /**
  * What a failed POST means (DESIGN §2 rule 7): a reason to stop submitting (nothing was
- * created), a prompt the API refused (only a 400 is about the prompt itself), or an unknown
- * outcome that must not be resubmitted.
+ * created), a prompt the API refused (a 400, or a 413: the prompt itself, too large, which a
+ * re-run would send again and be refused again, the rest of the file held up behind it), or an
+ * unknown outcome that must not be resubmitted.
  */
 export function classifySubmitError(error: unknown, projectId: string): { stop: StopReason; message?: string } | 'rejected' | 'unknown' {
   // 503 with its retries used up, or a connection never made: provably nothing was created.
   if (error instanceof HttpError && error.status === 503) return { stop: 'budget' };
   if (error instanceof NetworkError && error.phase === 'before-send') return { stop: 'budget' };
-  if (error instanceof HttpError && error.status === 400) return 'rejected';
+  if (error instanceof HttpError && (error.status === 400 || error.status === 413)) return 'rejected';
   if (error instanceof HttpError && error.status > 400 && error.status < 500 && error.status !== 429) {
     return { stop: 'fatal', message: refusalMessage(error, projectId) };
   }

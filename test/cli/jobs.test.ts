@@ -268,6 +268,20 @@ describe('docpipe jobs submit', () => {
     expect(h.requests('/job', 'POST')).toBe(2); // neither retried
   });
 
+  it('a prompt the API refuses as too large (413) is rejected, and the rest of the file goes on', async () => {
+    writeFileSync(file, 'Far too long [pr]\nShort [pr]\n');
+    h.sandbox.addFault({ kind: 'body', status: 413, match: { method: 'POST' }, body: '{"error":"Request body too large"}', times: 1 });
+    const result = await h.run(['jobs', 'submit', file, ...FAST, '--concurrency', '1']);
+    expect(result.code, result.stderr).toBe(0); // as after a 400: the prompt's outcome is recorded
+    expect((await ledger(h)).map((r) => [r.prompt, r.status])).toEqual(
+      expect.arrayContaining([['Far too long [pr]', 'rejected'], ['Short [pr]', 'completed']]),
+    );
+    // A re-run does not send it again.
+    const again = await h.run(['jobs', 'submit', file, ...FAST]);
+    expect(h.requests('/job', 'POST')).toBe(2);
+    expect(again.code).toBe(0);
+  });
+
   it('ends polling with timed_out, and a re-run polls again without submitting', async () => {
     writeFileSync(file, 'Never finishes [never]\n');
     const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '30']);

@@ -171,6 +171,13 @@ function readCsv(path: string, text: string): RawEntry[] {
   const [header, ...rows] = records;
   if (header === undefined) return [];
 
+  // The reader ends a line at LF (or CRLF) only, so a file of old-Mac lone-CR breaks is all
+  // header, whichever column comes first.
+  if (header.fields.some((name) => name.includes('\r'))) {
+    throw new UsageError(
+      `${where(path, header.line)}: its lines end in a lone CR (old Mac line breaks), so the whole file reads as its header: save it with LF or CRLF line breaks`,
+    );
+  }
   const columns = header.fields.map((name) => name.trim().toLowerCase());
   const promptColumn = columnIndex(path, header, columns, 'prompt');
   if (promptColumn === undefined) {
@@ -198,8 +205,6 @@ function readCsv(path: string, text: string): RawEntry[] {
 
 /** Spreadsheets in many locales export `;`- or tab-separated "CSV": say so rather than only list one odd column. */
 function separatorHint(columns: string[]): string {
-  // The reader ends a line at LF (or CRLF) only, so a file of old-Mac lone-CR breaks is one line.
-  if (columns.some((name) => name.includes('\r'))) return '; its lines end in a lone CR (old Mac line breaks): save it with LF or CRLF line breaks';
   const [only] = columns;
   if (columns.length !== 1 || only === undefined || !/prompt/i.test(only)) return '';
   if (only.includes(';')) return '; the file looks semicolon-separated, save it with commas';

@@ -473,7 +473,10 @@ export class HttpClient {
           throw new RateLimitError(status, request.method, shown, retryAfter, message);
         }
         if (status === 401 || status === 403) throw new KeyRejectedError(status, request.method, shown, message, this.options.keySource);
-        throw new HttpError(status, request.method, shown, message);
+        // A redirect is not followed (the key would go with it): where it points is said instead.
+        const location = status >= 300 && status <= 399 ? response.header('location') : undefined;
+        const moved = location ? `redirected to ${redactKey(location, this.options.apiKey)}, not followed (the key goes to ${this.baseUrl.origin} only): check ${this.options.baseUrlSource}` : undefined;
+        throw new HttpError(status, request.method, shown, [message, moved].filter(Boolean).join('; ') || undefined);
       }
 
       // The key, if a server echoed it into an answer (a job's failure reason, a link), goes no

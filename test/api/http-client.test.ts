@@ -307,12 +307,13 @@ describe('compressed bodies', () => {
   let body: Buffer;
   let status = 200;
   let contentType = 'application/json';
+  let extra: Record<string, string> = {};
   const asked: (string | undefined)[] = [];
 
   beforeAll(async () => {
     server = createHttpServer((req, res) => {
       asked.push(req.headers['accept-encoding']);
-      res.writeHead(status, { 'content-type': contentType, 'content-encoding': coding });
+      res.writeHead(status, { 'content-type': contentType, 'content-encoding': coding, ...extra });
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -395,6 +396,21 @@ describe('compressed bodies', () => {
       await expect(fetchAnalyticsPage(client(), page)).rejects.toThrow(/returned a body in a charset docpipe cannot read \(charset=klingon\)$/);
     } finally {
       contentType = 'application/json';
+    }
+  });
+
+  it('says where a redirect points, and does not follow it (the key would go along)', async () => {
+    try {
+      [status, coding, body, extra] = [301, 'identity', Buffer.alloc(0), { location: 'https://api2.example.com/v1/analytics/docs/visitors' }];
+      const before = asked.length;
+      const error = await fetchAnalyticsPage(client(), page).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HttpError);
+      expect((error as Error).message).toMatch(
+        /^GET \/v1\/analytics\/docs\/visitors\?\S+ failed with HTTP 301: redirected to https:\/\/api2\.example\.com\/v1\/analytics\/docs\/visitors, not followed \(the key goes to http:\/\/127\.0\.0\.1:\d+ only\): check --base-url \(DOCPIPE_BASE_URL\)$/,
+      );
+      expect(asked).toHaveLength(before + 1); // one request here, none followed (retries: 0)
+    } finally {
+      [status, extra] = [200, {}];
     }
   });
 

@@ -1,6 +1,8 @@
 -- Pages with high traffic that vanished from the newest window: per project, pages with at
 -- least `min_visitors` in the window before the newest complete one (of `window_days` days,
 -- 1 = daily, 7 = an ISO week) that have no visitors in the newest: removed, renamed, or broken.
+-- A page the newest window lists with a count the API did not give (NULL, flagged
+-- count_missing) is there: it did not vanish.
 --
 --   docpipe jobs from-query --file sql/prompts/vanished-pages.sql \
 --     --template "{path} had {previous_visitors} unique visitors on {previous_window_start} and none on {newest_window_start}. Find out whether it was removed, renamed or broken, and fix the links and redirects that point to it."
@@ -28,5 +30,5 @@ LEFT JOIN page_visitors cur
   ON cur.project_id = n.project_id AND cur.window_start = n.window_start AND cur.window_end = n.window_end
  AND cur.path = prev.path
 , settings s
-WHERE prev.total >= s.min_visitors AND coalesce(cur.total, 0) = 0
+WHERE prev.total >= s.min_visitors AND (cur.path IS NULL OR cur.total = 0)
 ORDER BY p.project_id, prev.total DESC, prev.path;

@@ -2,6 +2,7 @@
 -- before ('new'), and pages that had some the week before but none now ('vanished'), per
 -- project. Presence is read from each weekly window (export --window week), not from days.
 -- The week before must be loaded and complete: a project without it has no row.
+-- A page listed with a count the API did not give (NULL, flagged count_missing) is present.
 -- May: count pages. May not: add the visitors of the two weeks.
 WITH weeks AS (
   SELECT project_id, window_start, window_end,
@@ -18,12 +19,12 @@ pair AS (
 cur AS (
   SELECT p.project_id, p.path, p.total
   FROM page_visitors p JOIN pair w ON p.project_id = w.project_id AND p.window_start = w.week AND p.window_end = w.week_end
-  WHERE p.total > 0
+  WHERE p.total > 0 OR p.total IS NULL
 ),
 prev AS (
   SELECT p.project_id, p.path, p.total
   FROM page_visitors p JOIN pair w ON p.project_id = w.project_id AND p.window_start = w.previous_week AND p.window_end = w.week
-  WHERE p.total > 0
+  WHERE p.total > 0 OR p.total IS NULL
 )
 SELECT 'new' AS change, pair.project_id, cur.path, pair.previous_week, pair.week, cur.total AS visitors
 FROM cur JOIN pair USING (project_id)

@@ -15,8 +15,11 @@ calendar AS (
   FROM bounds b, LATERAL (SELECT unnest(generate_series(b.first_week, b.last_week, INTERVAL 7 DAY)) AS week_start) s
 ),
 weeks AS (
+  -- Loaded: the week's visitors window is (a week with page views only has no uniques).
   SELECT c.project_id, c.week_start, w.visitors_total, w.ai_share, w.views_total, w.complete,
-         w.week_start IS NOT NULL AS loaded
+         EXISTS (SELECT 1 FROM loaded_windows lw
+                  WHERE lw.metric = 'visitors' AND lw.project_id = c.project_id
+                    AND lw.window_start = c.week_start AND lw.window_end = c.week_start + 7) AS loaded
   FROM calendar c
   LEFT JOIN weekly_site w USING (project_id, week_start)
 )

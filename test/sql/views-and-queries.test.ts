@@ -362,6 +362,65 @@ describe('sql/queries', () => {
     expect(week.note).toMatch(/the week before was fetched before it ended/);
   });
 
+  it('week-over-week.sql: a week with page views but no visitors window is noted as missing its visitors window', async () => {
+    const copy = join(h.dir, 'views-only-week.duckdb');
+    copyFileSync(h.db, copy);
+    const week = `window_start = '2026-02-23' AND window_end = '2026-03-02'`;
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `DELETE FROM loaded_windows WHERE metric = 'visitors' AND ${week}; DELETE FROM visitor_totals WHERE ${week}; DELETE FROM page_visitors WHERE ${week}`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--file', 'sql/queries/week-over-week.sql', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = new Map(result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).map((r) => [day(r.week_start), r]));
+    expect(rows.get('2026-02-23')).toMatchObject({ visitors_total: null, note: expect.stringMatching(/no weekly window loaded: export visitors --window week/) });
+    expect(Number(rows.get('2026-02-23')!.views_total)).toBeGreaterThan(0); // its page views are still shown
+    expect(rows.get('2026-03-02')!.note).toMatch(/no weekly window for the week before/);
+  });
+
+  it('a page listed with a count the API did not give (NULL) has not vanished: new-and-vanished-pages.sql and the vanished-pages prompt', async () => {
+    const copy = join(h.dir, 'null-count.duckdb');
+    copyFileSync(h.db, copy);
+    // The newest complete week (03-02) and day (03-09), and the page with most visitors the week and the day before.
+    const [weekly] = await pages('page_visitors', '2026-02-23', '2026-03-02').then((rows) => rows.sort((a, b) => b.total - a.total));
+    const [daily] = await pages('page_visitors', '2026-03-08', '2026-03-09').then((rows) => rows.sort((a, b) => b.total - a.total));
+    expect(daily!.total).toBeGreaterThanOrEqual(50); // vanished-pages.sql's floor
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `UPDATE page_visitors SET total = NULL, flags = 'count_missing'
+        WHERE (path = '${weekly!.path}' AND window_start = '2026-03-02' AND window_end = '2026-03-09')
+           OR (path = '${daily!.path}' AND window_start = '2026-03-09' AND window_end = '2026-03-10')`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    for (const file of ['sql/queries/new-and-vanished-pages.sql', 'sql/prompts/vanished-pages.sql']) {
+      const result = await h.run(['query', '--db', copy, '--file', file, '--format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      const paths = result.stdout.trim().split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { path: string }).path));
+      expect(paths, file).not.toContain(file.includes('prompts') ? daily!.path : weekly!.path);
+    }
+  });
+
+  it('negative-feedback-pages.sql relates thumbs down to readers over the days whose visitors are loaded only', async () => {
+    const copy = join(h.dir, 'feedback.duckdb');
+    copyFileSync(h.db, copy);
+    const [page] = await pages('page_visitors', '2026-03-08', '2026-03-09');
+    const feedback = (id: string, dayStart: string): string =>
+      `('${PROJECT}', '${id}', DATE '${dayStart}', DATE '${dayStart}' + 1, '${page!.path}', 'contextual', false, 'r')`;
+    // One thumbs down on a loaded day, one on a day with no visitor data (after the fixture's last day).
+    const edit = await h.run([
+      'query', '--write', '--db', copy,
+      `INSERT INTO feedback (project_id, id, window_start, window_end, path, source, helpful, run_id)
+       VALUES ${feedback('fb-1', '2026-03-08')}, ${feedback('fb-2', '2026-03-20')}`,
+    ]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const result = await h.run(['query', '--db', copy, '--file', 'sql/queries/negative-feedback-pages.sql', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const row = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.path === page!.path)!;
+    expect(row).toMatchObject({ thumbs_down: 2, days_with_feedback: 2 });
+    expect(Number(row.negative_per_1000_visitor_days)).toBeCloseTo(1000 / page!.total, 2);
+  });
+
   it('the prompt queries take only complete windows: not today, fetched while it ran', async () => {
     // The fixture's newest day (2026-03-10) was fetched at 06:00 that day: partial counts.
     const top = await runQueryFile(h, '../prompts/top-pages.sql');
@@ -379,9 +438,15 @@ describe('sql/queries', () => {
       db.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, pr_link, attempts, polls, updated_at)
               VALUES ($project_id, $prompt_key, $prompt, $status, $pr_link, 1, 1, now())`, running),
     );
+    // A status the API does not document is followed like active: running.
+    const odd = { ...running, prompt_key: 'odd-status', status: 'cancelled', pr_link: null };
+    await Database.with(h.db, {}, (db) =>
+      db.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, pr_link, attempts, polls, updated_at)
+              VALUES ($project_id, $prompt_key, $prompt, $status, $pr_link, 1, 1, now())`, odd),
+    );
     const rows = await runQueryFile(h, 'job-success-rate.sql');
-    await Database.with(h.db, {}, (db) => db.run(`DELETE FROM agent_jobs WHERE prompt_key = 'follow-up'`));
-    const jobs = [...(await select(h, 'SELECT status, pr_link FROM agent_jobs')), running];
+    await Database.with(h.db, {}, (db) => db.run(`DELETE FROM agent_jobs WHERE prompt_key IN ('follow-up', 'odd-status')`));
+    const jobs = [...(await select(h, 'SELECT status, pr_link FROM agent_jobs')), running, odd];
     const count = (f: (j: (typeof jobs)[number]) => boolean): number => jobs.filter(f).length;
     const finished = count((j) => ['completed', 'failed', 'archived', 'rejected'].includes(String(j.status)));
     expect(finished).toBe(5);
@@ -399,5 +464,10 @@ describe('sql/queries', () => {
       }),
     ]);
     expect(rows[0]).toMatchObject({ completed: 3, failed: 1, archived: 1 });
+    // Every prompt is in one bucket: the follow-up and the undocumented status are running.
+    const [r] = rows as Record<string, number>[];
+    expect(r!.running).toBe(count((j) => !['completed', 'failed', 'archived', 'rejected', 'unknown', 'timed_out'].includes(String(j.status))));
+    expect(r!.running).toBeGreaterThanOrEqual(2);
+    expect(r!.running + r!.unresolved + r!.finished).toBe(r!.prompts);
   });
 });

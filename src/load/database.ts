@@ -684,8 +684,8 @@ export class Database implements Executor {
   }
 
   private async queryNow(sql: string, signal: AbortSignal | undefined): Promise<QueryResult[]> {
-    // Blank text or comments only: no statement (DuckDB's parser fails on it with no message).
-    if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').trim() === '') return [];
+    // Blank text, comments or semicolons only: no statement (DuckDB's parser fails on it with no message).
+    if (sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '').replace(/;/g, '').trim() === '') return [];
     const connection = this.shared.connection;
     // A stop ends the statement running (an analyst's query may run for minutes), not only the wait after it.
     const interrupt = (): void => connection.interrupt();

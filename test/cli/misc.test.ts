@@ -62,6 +62,12 @@ describe('docpipe query, sandbox and the shell', () => {
     const result = await h.run(['query', '--file', file]);
     expect(result.code).toBe(2);
     expect(asText(result.stderr)).toBe(`docpipe: ${file}: no SQL statement in it\n`);
+    // Semicolons alone (a stray ';', an editor's leftovers) hold no statement either.
+    for (const sql of [';', ' ; ;\n-- done\n;']) {
+      const bare = await h.run(['query', sql]);
+      expect(bare.code, sql).toBe(2);
+      expect(asText(bare.stderr)).toMatch(/no SQL statement in it\n$/);
+    }
   });
 
   it('runs the ready-made queries in sql/queries', async () => {

@@ -21,6 +21,11 @@ describe('rendering', () => {
     expect(formatDate(new Date(iso))).toBe(text);
   });
 
+  it('CSV tells NULL (an empty field) from an empty string (""), as DuckDB writes them', () => {
+    const rows = [{ id: 1, v: null }, { id: 2, v: '' }, { id: 3, v: 'a,b' }];
+    expect(renderCsv(['id', 'v'], rows)).toBe('id,v\n1,\n2,""\n3,"a,b"\n');
+  });
+
   it('prints Dates as YYYY-MM-DD in table, CSV and JSON', () => {
     const rows = [{ day: new Date('2026-10-31T00:00:00Z'), days: [new Date('2026-11-01T00:00:00Z')], n: 3n }];
     for (const text of [renderTable(['day', 'days', 'n'], rows), renderCsv(['day', 'days', 'n'], rows), renderJsonLines(rows)]) {

@@ -163,9 +163,19 @@ function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
+/**
+ * A value as a CSV field: NULL is an empty field and an empty string a quoted one (`""`), as
+ * DuckDB writes them, so that a reader tells them apart.
+ */
+function csvValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = formatCell(value);
+  return text === '' ? '""' : csvField(text);
+}
+
 export function renderCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   const lines = [columns.map(csvField).join(',')];
-  for (const row of rows) lines.push(columns.map((c) => csvField(formatCell(row[c]))).join(','));
+  for (const row of rows) lines.push(columns.map((c) => csvValue(row[c])).join(','));
   return lines.join('\n') + '\n';
 }
 

@@ -18,6 +18,7 @@ import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/
 import { EXIT, WalkTakenOverError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
+import { databaseReason } from '../load/database.js';
 import type { Store } from '../load/store.js';
 import { otherRunsLive } from '../load/runs.js';
 import { readLoadedWindows } from '../load/window-store.js';
@@ -244,9 +245,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       const batch = queued.filter((q) => q.spooled.stillOwned());
       for (const q of queued.filter((q) => !batch.includes(q))) handOver(q.walk, 'another docpipe run took over this walk before it was loaded');
       if (batch.length === 0) return;
-      const warnings = await loadSpooledWalks(store, batch);
-      await Promise.all(batch.map((q) => q.spooled.removeAsync()));
-      for (const q of batch) {
+      const { warnings, failed } = await loadSpooledWalks(store, batch);
+      // A walk whose pages cannot be loaded stays in the spool (doctor --fix discards it, and
+      // the window is fetched again); the others are loaded all the same.
+      for (const { walk: q, error } of failed) {
+        summary.windowsFailed++;
+        options.onWindow?.({ kind: 'failed', metric: q.walk.metric, projectId: q.walk.projectId, window: q.walk.window, requests: 0, error: `its spooled pages cannot be loaded (docpipe doctor --fix discards them, and the next run fetches the window again): ${databaseReason(error)}` });
+      }
+      const loaded = batch.filter((q) => !failed.some((f) => f.walk === q));
+      await Promise.all(loaded.map((q) => q.spooled.removeAsync()));
+      for (const q of loaded) {
         const w = q.walk;
         const lines = warnings.get(w) ?? w.warnings;
         summary.windowsLoaded++;

@@ -16,7 +16,7 @@ import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
 import { runOwnerColumns } from './runs.js';
-import type { Executor } from './database.js';
+import { databaseReason, type Executor } from './database.js';
 import {
   plural,
   runIsAlive,
@@ -406,13 +406,23 @@ async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
     detail: `${windowLabel(walk)}: discarded a completed walk the database had overtaken`,
   }));
   if (claimed.toLoad.length > 0) {
+    let failed: Awaited<ReturnType<typeof loadSpooledWalks>>['failed'];
     try {
-      await loadSpooledWalks(ctx.store, claimed.toLoad);
+      ({ failed } = await loadSpooledWalks(ctx.store, claimed.toLoad));
     } finally {
       // Not loaded: the walks stay in the spool, free for the next run of this process.
       for (const c of claimed.toLoad) c.spooled.release();
     }
-    for (const c of claimed.toLoad) {
+    for (const { walk: c, error } of failed) {
+      // Pages DuckDB cannot read (damaged on disk) are no use kept: the next export fetches the window again.
+      c.spooled.remove();
+      fixed.push({
+        check: 'spool',
+        status: 'fixed',
+        detail: `${windowLabel(c.walk)}: discarded a completed walk whose pages cannot be loaded (the next export fetches the window again): ${databaseReason(error)}`,
+      });
+    }
+    for (const c of claimed.toLoad.filter((c) => !failed.some((f) => f.walk === c))) {
       c.spooled.remove();
       fixed.push({
         check: 'spool',

@@ -86,26 +86,63 @@ export function windowLoadOf(c: SpooledCompletion): WindowLoad {
   return { walk: c.walk, file: c.spooled.pagesFile };
 }
 
+/** What a load of spooled walks did: the warnings recorded per window, and the walks that could not be loaded. */
+export interface SpooledLoad<T extends SpooledCompletion = SpooledCompletion> {
+  warnings: Map<CompletedWalk, string[]>;
+  /** Walks whose own pages DuckDB refuses (the error names their file), left in the spool. */
+  failed: { walk: T; error: unknown }[];
+}
+
+const errorText = (error: unknown): string => {
+  const parts: string[] = [];
+  for (let at: unknown = error; at instanceof Error && parts.length < 5; at = at.cause) parts.push(at.message);
+  return parts.join(' ');
+};
+
+/** Whether a load's error is a held file or a stop: the same for every walk, and no fault of any. */
+const stopsTheLoad = (error: unknown): boolean => error instanceof DatabaseBusyError || error instanceof InterruptedError;
+
 /**
  * Loads completed walks in one short write; returns the warnings recorded per window. DuckDB's
  * JSON reader refuses some bodies that JSON.parse, which the walk checked each page with,
  * takes: a lone surrogate escape (text cut in the middle of a character), a key given twice.
  * One such page fails its whole batch, and would fail it again in every later run (the walk
  * stays in the spool, loaded first). So a load that fails for any reason but a held file or
- * an interruption is tried once more, its walk files rewritten as JSON.parse read them.
+ * an interruption is tried once more, its walk files rewritten as JSON.parse read them. A load
+ * that still fails on a walk's own pages (DuckDB names the file: a page damaged on disk, say)
+ * loads every other walk of the batch alone, each in its write, and gives the failing ones
+ * back: one walk never blocks the windows spooled beside it. Any other failure (a full disk)
+ * is thrown, as it would fail every walk alike.
  */
-export async function loadSpooledWalks(store: Store, walks: readonly SpooledCompletion[]): Promise<Map<CompletedWalk, string[]>> {
-  const load = (): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, walks.map(windowLoadOf)));
+export async function loadSpooledWalks<T extends SpooledCompletion>(store: Store, walks: readonly T[]): Promise<SpooledLoad<T>> {
+  const load = (some: readonly T[]): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, some.map(windowLoadOf)));
+  let error: unknown;
   try {
-    return await load();
-  } catch (error) {
-    if (error instanceof DatabaseBusyError || error instanceof InterruptedError) throw error;
+    return { warnings: await load(walks), failed: [] };
+  } catch (first) {
+    if (stopsTheLoad(first)) throw first;
     try {
       for (const { spooled } of walks) spooled.rewriteAsParsed();
     } catch {
       // A full disk fails the rewrite too: the load's own error says what is wrong.
-      throw error;
+      throw first;
     }
-    return await load();
+    try {
+      return { warnings: await load(walks), failed: [] };
+    } catch (second) {
+      error = second;
+    }
   }
+  const names = (e: unknown, walk: T): boolean => errorText(e).includes(walk.spooled.pagesFile);
+  if (stopsTheLoad(error) || !walks.some((w) => names(error, w))) throw error;
+  const result: SpooledLoad<T> = { warnings: new Map(), failed: [] };
+  for (const walk of walks) {
+    try {
+      for (const [w, lines] of await load([walk])) result.warnings.set(w, lines);
+    } catch (alone) {
+      if (stopsTheLoad(alone) || !names(alone, walk)) throw alone;
+      result.failed.push({ walk, error: alone });
+    }
+  }
+  return result;
 }

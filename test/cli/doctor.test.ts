@@ -4,7 +4,7 @@
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
 import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -556,6 +556,36 @@ describe('docpipe doctor', () => {
     ).toEqual([{ pages: 0n, totals: 0n }]);
     // The other windows are untouched.
     expect(await queryDb(h, `SELECT count(*) AS n FROM visitor_totals`)).toEqual([{ n: 2n }]);
+  });
+
+  it('a completed walk whose pages DuckDB cannot read blocks no other load; doctor --fix discards it and the next export fetches the window again', async () => {
+    await spoolCompletedWalk(h, { start: '2026-03-03', end: '2026-03-04' }, h.clock.now() - 3_600_000);
+    const damaged = { start: '2026-03-04', end: '2026-03-05' };
+    await spoolCompletedWalk(h, damaged, h.clock.now() - 3_600_000);
+    // A page damaged on disk: a count that is no number (the walk checked it was one).
+    const file = new Spool(spoolDirFor(h.db)).walk({ metric: 'visitors', projectId: 'docs' }, damaged).pagesFile;
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf('"visitors":[');
+    writeFileSync(file, text.slice(0, at) + text.slice(at).replace(/"human":\d+/, '"human":"x"'));
+    const views = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    expect(views.code, views.stderr).toBe(1);
+    // The views and the other walk are loaded all the same; the damaged walk is named, and stays.
+    expect(summaryOf(views)).toMatchObject({ windowsLoaded: 3, windowsFromSpool: 1, windowsFailed: 1, requests: 4 });
+    const failed = logLines(views).filter((l) => l.event === 'window failed');
+    expect(failed).toEqual([expect.objectContaining({ metric: 'visitors', window_start: '2026-03-04', error: expect.stringMatching(/^its spooled pages cannot be loaded \(docpipe doctor --fix discards them, and the next run fetches the window again\): .*JSON/) })]);
+    expect(await queryDb(h, `SELECT metric, strftime(window_start, '%Y-%m-%d') AS day FROM loaded_windows ORDER BY ALL`)).toEqual([
+      { metric: 'views', day: '2026-03-01' },
+      { metric: 'views', day: '2026-03-02' },
+      { metric: 'visitors', day: '2026-03-03' },
+    ]);
+    expect(existsSync(file)).toBe(true);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(rowsOf(fixed).map((r) => r.detail)).toContainEqual(
+      expect.stringMatching(/^visitors docs \[2026-03-04, 2026-03-05\): discarded a completed walk whose pages cannot be loaded \(the next export fetches the window again\): /),
+    );
+    expect(existsSync(file)).toBe(false);
+    expect((await doctor(h)).code).toBe(0);
   });
 
   it('a walk of another series that an export loads from the spool is counted as planned and loaded (planned = skipped + loaded)', async () => {

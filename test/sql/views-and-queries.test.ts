@@ -465,7 +465,7 @@ describe('sql/queries', () => {
     ]);
     expect(rows[0]).toMatchObject({ completed: 3, failed: 1, archived: 1 });
     // Every prompt is in one bucket: the follow-up and the undocumented status are running.
-    const [r] = rows as Record<string, number>[];
+    const [r] = rows as { running: number; unresolved: number; finished: number; prompts: number }[];
     expect(r!.running).toBe(count((j) => !['completed', 'failed', 'archived', 'rejected', 'unknown', 'timed_out'].includes(String(j.status))));
     expect(r!.running).toBeGreaterThanOrEqual(2);
     expect(r!.running + r!.unresolved + r!.finished).toBe(r!.prompts);

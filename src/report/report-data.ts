@@ -22,9 +22,10 @@ export interface DailyPoint {
 export interface TopPage {
   rank: number;
   path: string;
-  visitors: number;
-  human: number;
-  ai: number;
+  /** Null where the API gave no count (stored NULL, flagged): shown as missing, never as 0. */
+  visitors: number | null;
+  human: number | null;
+  ai: number | null;
   aiShare: number | null;
   views: number | null;
 }
@@ -172,9 +173,9 @@ async function readTopPages(db: Executor, project: string, from: string, to: str
     pages: rows.map((r: Raw) => ({
       rank: Number(r.rank),
       path: str(r.path),
-      visitors: Number(r.visitors),
-      human: Number(r.human),
-      ai: Number(r.ai),
+      visitors: num(r.visitors),
+      human: num(r.human),
+      ai: num(r.ai),
       aiShare: num(r.ai_share),
       views: num(r.views),
     })),

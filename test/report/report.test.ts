@@ -114,6 +114,23 @@ describe('docpipe report', () => {
     expect(page).not.toContain('Top pages of 2026-03-02');
   });
 
+  it('a top page whose count the API did not give (stored NULL, flagged) shows it as missing, not as 0', async () => {
+    const copy = join(h.dir, 'null-count.duckdb');
+    copyFileSync(h.db, copy);
+    const [top] = await select(h, `SELECT path FROM latest_top_pages WHERE grain = 'week' AND rank = 1`);
+    const edit = await h.run(['query', '--write', '--db', copy,
+      `UPDATE page_visitors SET human = NULL, flags = 'count_missing' WHERE path = '${String(top!.path)}' AND window_start = '2026-03-02' AND window_end = '2026-03-09'`]);
+    expect(edit.code, edit.stderr).toBe(0);
+    const out = join(h.dir, 'null-count.html');
+    const result = await h.run(['report', '--db', copy, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const saved = html;
+    html = readFileSync(out, 'utf8');
+    const row = tableOf('top-pages').find((r) => r[1] === String(top!.path))!;
+    html = saved;
+    expect(row[3]).toBe('–');
+  });
+
   it('a range in the past gets its own newest complete window\'s top pages, though newer windows of that grain are loaded', async () => {
     const out = join(h.dir, 'week-of-feb-9.html');
     const result = await h.run(['report', '--from', '2026-02-09', '--to', '2026-02-16', '--out', out]);

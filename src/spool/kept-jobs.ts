@@ -10,7 +10,7 @@
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentJob } from '../api/schemas.js';
-import { encodeSegment, writeFileAtomic } from './spool.js';
+import { decodedSegment, encodeSegment, writeFileAtomic } from './spool.js';
 import { makeFolders } from '../core/files.js';
 
 /** `created`: a prompt's job; `sent`: a follow-up message's answer. */
@@ -69,7 +69,10 @@ export function readAllKeptJobs(root: string, kind: KeptKind): KeptJob[] {
   } catch {
     return [];
   }
-  return projects.flatMap((folder) => readKeptJobs(root, kind, decodeURIComponent(folder)).map((k) => k.kept));
+  return projects.flatMap((folder) => {
+    const projectId = decodedSegment(folder);
+    return projectId === undefined ? [] : readKeptJobs(root, kind, projectId).map((k) => k.kept);
+  });
 }
 
 /** Removes a kept answer (it is in the ledger now). */

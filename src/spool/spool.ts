@@ -96,6 +96,19 @@ export function encodeSegment(value: string): string {
   return encodeURIComponent(value).replace(/\./g, '%2E').replace(/\*/g, '%2A');
 }
 
+/**
+ * A name encodeSegment wrote, decoded; undefined for one it cannot have written (a `%` not
+ * followed by two hex digits: a folder or file someone else put in the spool), which the
+ * reader passes over instead of failing on.
+ */
+export function decodedSegment(name: string): string | undefined {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Writes a file so that it appears whole or not at all. */
 export function writeFileAtomic(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -804,17 +817,20 @@ export class Spool {
     return new SpoolWalk(join(this.root, 'walks', series.metric, encodeSegment(series.projectId)), series, window, this.root);
   }
 
-  /** Every window walk in the spool (a 0.2.0 folder and a walk file of the same window count once). */
+  /** Every window walk in the spool (a 0.2.0 folder and a walk file of the same window count once). Folders it did not name are passed over. */
   walks(): SpoolWalk[] {
     const found = new Map<string, SpoolWalk>();
     for (const metric of METRICS) {
       const metricDir = join(this.root, 'walks', metric);
       for (const project of entries(metricDir)) {
         if (!project.isDirectory()) continue;
+        // A folder docpipe did not name (a `%` not followed by two hex digits) holds no walk of its.
+        const projectId = decodedSegment(project.name);
+        if (projectId === undefined) continue;
         for (const entry of entries(join(metricDir, project.name))) {
           const match = WALK_NAME.exec(entry.name);
           if (!match || (match[3] === undefined) !== entry.isDirectory()) continue;
-          const series = { metric, projectId: decodeURIComponent(project.name) };
+          const series = { metric, projectId };
           const window = { start: match[1]!, end: match[2]! };
           found.set(`${metric}/${project.name}/${window.start}_${window.end}`, this.walk(series, window));
         }

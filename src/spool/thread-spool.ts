@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeSegment, isLiveOther, SpoolClaim, type Spool } from './spool.js';
+import { decodedSegment, encodeSegment, isLiveOther, SpoolClaim, type Spool } from './spool.js';
 import type { ProcessRef } from '../core/process-identity.js';
 
 export interface SpooledThread {
@@ -63,7 +63,8 @@ export function scanThreads(spool: Spool, projects: readonly string[]): ThreadSc
       }
       if (!name.endsWith('.jsonl')) continue;
       const file = join(dir, name);
-      const threadId = decodeURIComponent(name.slice(0, -'.jsonl'.length));
+      const threadId = decodedSegment(name.slice(0, -'.jsonl'.length));
+      if (threadId === undefined) continue;
       spooled.add(threadId);
       const claim = claimOf(spool, file);
       if (claim.take()) scan.mine.push({ projectId, threadId, file, claim });
@@ -86,7 +87,7 @@ export function threadProjects(spool: Spool): string[] {
   try {
     return readdirSync(join(spool.root, 'threads'), { withFileTypes: true })
       .filter((d) => d.isDirectory())
-      .map((d) => decodeURIComponent(d.name));
+      .flatMap((d) => decodedSegment(d.name) ?? []);
   } catch {
     return [];
   }
@@ -112,7 +113,8 @@ export function surveyThreads(spool: Spool): SpooledThreadFacts[] {
       } catch {
         holder = null; // no claim, or one being written
       }
-      found.push({ projectId, threadId: decodeURIComponent(base), held: isLiveOther(holder, spool.root) });
+      const threadId = decodedSegment(base);
+      if (threadId !== undefined) found.push({ projectId, threadId, held: isLiveOther(holder, spool.root) });
     }
   }
   return found;

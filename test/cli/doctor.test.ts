@@ -588,6 +588,18 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('a folder docpipe did not name (a bad % escape) in the spool is passed over, not a crash of doctor, export and status', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    const stray = join(spoolDirFor(h.db), 'walks', 'visitors', 'docs 100%');
+    mkdirSync(stray, { recursive: true });
+    writeFileSync(join(stray, '2026-03-01_2026-03-02.jsonl'), '');
+    for (const args of [['doctor'], ['doctor', '--fix'], ['status'], [...EXPORT, '--refresh']]) {
+      const result = await h.run(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).not.toMatch(/URI malformed/);
+    }
+  });
+
   it('a walk of another series that an export loads from the spool is counted as planned and loaded (planned = skipped + loaded)', async () => {
     await spoolCompletedWalk(h, { start: '2026-03-03', end: '2026-03-04' }, h.clock.now() - 3_600_000);
     const result = await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);

@@ -12,6 +12,7 @@ import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
 import { DUMP_TABLES, copyGroups, copySql, projectSizesSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 import { makeFolders } from '../core/files.js';
+import { UsageError } from '../core/errors.js';
 
 export interface DumpOptions {
   out: string;
@@ -99,9 +100,29 @@ export async function runDump(db: Executor, options: DumpOptions): Promise<Dumpe
   }
 }
 
+/**
+ * A lake holds one format: a dump in the other would replace only the partitions of its scope,
+ * and a reader of either format would then see part of the rows, without a word. Refused
+ * before anything changes.
+ */
+function refuseOtherFormat(out: string, format: DumpFormat): void {
+  const other: DumpFormat = format === 'parquet' ? 'csv' : 'parquet';
+  for (const table of DUMP_TABLES) {
+    const tableDir = join(out, table.name);
+    for (const part of listPartitions(tableDir)) {
+      const file = readdirSync(join(tableDir, part.dir)).find((name) => name.endsWith(`.${other}`));
+      if (file === undefined) continue;
+      throw new UsageError(
+        `${out} holds ${other} files (${join(table.name, part.dir, file)}): a lake is written in one format; dump it with --format ${other}, or into another folder`,
+      );
+    }
+  }
+}
+
 async function dumpLocked(db: Executor, options: DumpOptions, stagingName: string): Promise<DumpedTable[]> {
   const staging = join(options.out, stagingName);
   recoverEarlierDumps(options.out, stagingName);
+  refuseOtherFormat(options.out, options.format);
   rmSync(staging, { recursive: true, force: true });
   makeFolders(staging);
   const results: DumpedTable[] = [];

@@ -186,6 +186,12 @@ describe('docpipe dump', () => {
     expect(result.code, result.stderr).toBe(0);
     const expected = await dbCounts(`project_id = '${PROJECT}'`);
     expect(await lakeCounts(out, 'csv')).toEqual(expected);
+    // A lake is in one format: a Parquet dump into it (the default) is refused before anything changes.
+    const parquet = await h.run(['dump', '--out', out, '--last', '7d']);
+    expect(parquet.code).toBe(2);
+    // The range it chose (a log line), then the one error line.
+    expect(asText(parquet.stderr).trim().split('\n').at(-1)).toMatch(/holds csv files \(.*\.csv\): a lake is written in one format; dump it with --format csv, or into another folder$/);
+    expect(await lakeCounts(out, 'csv')).toEqual(expected);
   });
 
   it.each([

@@ -19,6 +19,9 @@ function describeStatus(status: number, badBody: boolean): string {
   return status === 0 ? 'no response (timeout or connection error)' : `HTTP ${status}`;
 }
 
+/** What a stop of an analytics run keeps, as its message says. */
+const KEEPS_BUDGET = "stopped to keep the rest of the hour's request budget for the next run";
+
 export class FailureBreaker {
   private failures = 0;
   private lastStatus = 0;
@@ -27,7 +30,7 @@ export class FailureBreaker {
   constructor(
     readonly limit: number = DEFAULT_FAILURE_LIMIT,
     /** What stopping keeps, for the message. */
-    private readonly keeps = "stopped to keep the rest of the hour's request budget for the next run",
+    private readonly keeps = KEEPS_BUDGET,
   ) {}
 
   /** Failed attempts in a row so far. */
@@ -84,7 +87,7 @@ export class FailedInRow {
     this.count++;
     if (this.count < this.limit) return undefined;
     return new ApiFailingError(
-      `${this.count} ${this.what} in a row failed (last: ${error}); stopped to keep the rest of the hour's request budget for the next run`,
+      `${this.count} ${this.what} in a row failed (last: ${error}); ${KEEPS_BUDGET}`,
     );
   }
 }

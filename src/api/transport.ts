@@ -148,17 +148,18 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
             };
             const status = response.statusCode ?? 0;
             const raw = Buffer.concat(chunks);
+            const ok = status >= 200 && status <= 299;
+            const what = `${request.method} ${url.pathname}${url.search}`;
             // The status decides first: an error answer (a 429's empty body marked gzip) whose
             // body cannot be decoded is still that error, with its body as sent.
             let body: Buffer;
             try {
-              body = raw.length === 0 ? raw : decodeBody(raw, header('content-encoding'), maxBodyBytes, `${request.method} ${url.pathname}${url.search}`);
+              body = raw.length === 0 ? raw : decodeBody(raw, header('content-encoding'), maxBodyBytes, what);
             } catch (error) {
-              if (status >= 200 && status <= 299) throw error;
+              if (ok) throw error;
               body = raw;
             }
-            const ok = status >= 200 && status <= 299;
-            resolve({ status, header, text: bodyText(body, header('content-type'), ok, `${request.method} ${url.pathname}${url.search}`) });
+            resolve({ status, header, text: bodyText(body, header('content-type'), ok, what) });
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }

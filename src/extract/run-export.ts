@@ -245,14 +245,13 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       const batch = queued.filter((q) => q.spooled.stillOwned());
       for (const q of queued.filter((q) => !batch.includes(q))) handOver(q.walk, 'another docpipe run took over this walk before it was loaded');
       if (batch.length === 0) return;
-      const { warnings, failed } = await loadSpooledWalks(store, batch);
+      const { loaded, warnings, failed } = await loadSpooledWalks(store, batch);
       // A walk whose pages cannot be loaded stays in the spool (doctor --fix discards it, and
       // the window is fetched again); the others are loaded all the same.
       for (const { walk: q, error } of failed) {
         summary.windowsFailed++;
         options.onWindow?.({ kind: 'failed', metric: q.walk.metric, projectId: q.walk.projectId, window: q.walk.window, requests: 0, error: `its spooled pages cannot be loaded (docpipe doctor --fix discards them, and the next run fetches the window again): ${databaseReason(error)}` });
       }
-      const loaded = batch.filter((q) => !failed.some((f) => f.walk === q));
       await Promise.all(loaded.map((q) => q.spooled.removeAsync()));
       for (const q of loaded) {
         const w = q.walk;

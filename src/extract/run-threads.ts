@@ -187,9 +187,9 @@ async function fetchThreads(options: ThreadsOptions, summary: ThreadsSummary, sc
   /** A spooled body's receive time, by the run's clock (assistant_threads.fetched_at). */
   const receivedAt = (): string => `,"receivedAt":${JSON.stringify(new Date(options.now()).toISOString())}`;
   let done = 0;
-  /** Fetches the planned threads in turn, each into the spool, loading them in batches. */
   // Every thread failing alike (a changed schema) stops the run.
   const failedInRow = new FailedInRow('threads');
+  /** Fetches the planned threads in turn, each into the spool, loading them in batches. */
   const fetchAll = async (): Promise<void> => {
     for (const { projectId, threadId } of plan) {
       if (options.signal?.aborted) {

@@ -31,7 +31,7 @@ import {
   type WalkFacts,
   type WindowFacts,
 } from './doctor.js';
-import { claimCompletedWalks, findCompletedWalks, loadSpooledWalks } from './spool-recovery.js';
+import { claimCompletedWalks, findCompletedWalks, loadSpooledWalks, type SpooledLoad } from './spool-recovery.js';
 import { sqlString } from './sql-files.js';
 import type { Store } from './store.js';
 import { METRIC_TABLES, readLoadedWindows } from './window-store.js';
@@ -406,14 +406,14 @@ async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
     detail: `${windowLabel(walk)}: discarded a completed walk the database had overtaken`,
   }));
   if (claimed.toLoad.length > 0) {
-    let failed: Awaited<ReturnType<typeof loadSpooledWalks>>['failed'];
+    let result: SpooledLoad;
     try {
-      ({ failed } = await loadSpooledWalks(ctx.store, claimed.toLoad));
+      result = await loadSpooledWalks(ctx.store, claimed.toLoad);
     } finally {
       // Not loaded: the walks stay in the spool, free for the next run of this process.
       for (const c of claimed.toLoad) c.spooled.release();
     }
-    for (const { walk: c, error } of failed) {
+    for (const { walk: c, error } of result.failed) {
       // Pages DuckDB cannot read (damaged on disk) are no use kept: the next export fetches the window again.
       c.spooled.remove();
       fixed.push({
@@ -422,7 +422,7 @@ async function recoverWalks(ctx: RepairContext): Promise<Finding[]> {
         detail: `${windowLabel(c.walk)}: discarded a completed walk whose pages cannot be loaded (the next export fetches the window again): ${databaseReason(error)}`,
       });
     }
-    for (const c of claimed.toLoad.filter((c) => !failed.some((f) => f.walk === c))) {
+    for (const c of result.loaded) {
       c.spooled.remove();
       fixed.push({
         check: 'spool',

@@ -86,8 +86,9 @@ export function windowLoadOf(c: SpooledCompletion): WindowLoad {
   return { walk: c.walk, file: c.spooled.pagesFile };
 }
 
-/** What a load of spooled walks did: the warnings recorded per window, and the walks that could not be loaded. */
+/** What a load of spooled walks did: the walks loaded, the warnings recorded per window, and the walks that could not be loaded. */
 export interface SpooledLoad<T extends SpooledCompletion = SpooledCompletion> {
+  loaded: T[];
   warnings: Map<CompletedWalk, string[]>;
   /** Walks whose own pages DuckDB refuses (the error names their file), left in the spool. */
   failed: { walk: T; error: unknown }[];
@@ -118,7 +119,7 @@ export async function loadSpooledWalks<T extends SpooledCompletion>(store: Store
   const load = (some: readonly T[]): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, some.map(windowLoadOf)));
   let error: unknown;
   try {
-    return { warnings: await load(walks), failed: [] };
+    return { loaded: [...walks], warnings: await load(walks), failed: [] };
   } catch (first) {
     if (stopsTheLoad(first)) throw first;
     try {
@@ -128,17 +129,18 @@ export async function loadSpooledWalks<T extends SpooledCompletion>(store: Store
       throw first;
     }
     try {
-      return { warnings: await load(walks), failed: [] };
+      return { loaded: [...walks], warnings: await load(walks), failed: [] };
     } catch (second) {
       error = second;
     }
   }
   const names = (e: unknown, walk: T): boolean => errorText(e).includes(walk.spooled.pagesFile);
   if (stopsTheLoad(error) || !walks.some((w) => names(error, w))) throw error;
-  const result: SpooledLoad<T> = { warnings: new Map(), failed: [] };
+  const result: SpooledLoad<T> = { loaded: [], warnings: new Map(), failed: [] };
   for (const walk of walks) {
     try {
       for (const [w, lines] of await load([walk])) result.warnings.set(w, lines);
+      result.loaded.push(walk);
     } catch (alone) {
       if (stopsTheLoad(alone) || !names(alone, walk)) throw alone;
       result.failed.push({ walk, error: alone });

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { ENDPOINTS } from '../api/endpoints.js';
-import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
+import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
@@ -38,29 +38,38 @@ import { METRIC_TABLES, readLoadedWindows } from './window-store.js';
 
 const toNumber = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
 
-/** A keyless table of a window's rows: the loader keeps its grain (project_id, window_start, window_end, key). */
-interface GrainTable {
+/**
+ * The table of a window's rows, by metric. The keyless ones (the page tables, searches,
+ * feedback by page) rely on the loader for their grain (project_id, window_start, window_end,
+ * key); the others have a primary key, and are checked for their bookkeeping and orphans.
+ */
+interface WindowTable {
   table: string;
-  /** The column that tells a window's rows apart, and what the report calls it. */
+  /** The column (or, for a table of one row a window, a constant) that tells a window's rows apart. */
   key: string;
+  /** What the report calls a key. */
   keyName: string;
   /** The window's totals table, if the metric has one. */
   totals: string | null;
+  /**
+   * Events (keyed by the API's id) are filed under the window they were fetched in, and a
+   * later window's load moves an event it fetched again: a window may hold fewer than its
+   * walk saw, never more.
+   */
+  eventsMayMoveOut?: boolean;
 }
 
-const GRAIN_TABLES: Partial<Record<Metric, GrainTable>> = {
-  ...Object.fromEntries(
+const WINDOW_TABLES: Record<Metric, WindowTable> = {
+  ...(Object.fromEntries(
     PAGE_METRICS.map((m) => [m, { table: METRIC_TABLES[m].pages, key: 'path', keyName: 'path', totals: METRIC_TABLES[m].totals }]),
-  ),
+  ) as Record<PageMetric, WindowTable>),
   searches: { table: ENDPOINTS.searches.table, key: 'search_query', keyName: 'search query', totals: 'search_totals' },
   'feedback-by-page': { table: ENDPOINTS['feedback-by-page'].table, key: 'path', keyName: 'path', totals: null },
+  feedback: { table: ENDPOINTS.feedback.table, key: 'id', keyName: 'feedback id', totals: null, eventsMayMoveOut: true },
+  assistant: { table: ENDPOINTS.assistant.table, key: 'id', keyName: 'conversation id', totals: null, eventsMayMoveOut: true },
+  // One row a window (the walk counts it as one row).
+  'caller-stats': { table: ENDPOINTS['caller-stats'].table, key: `'caller-stats'`, keyName: 'row', totals: null },
 };
-
-function grainTableOf(metric: Metric): GrainTable {
-  const table = GRAIN_TABLES[metric];
-  if (!table) throw new Error(`no keyless row table for ${metric}`);
-  return table;
-}
 
 /**
  * Days of windows (by window_start) checked at a time. The grain check counts each window's
@@ -70,13 +79,13 @@ function grainTableOf(metric: Metric): GrainTable {
 const FACTS_CHUNK_DAYS = 92;
 
 /**
- * Every window of every metric with a keyless row table that any of loaded_windows, the
- * totals table or the row table knows of, with what each holds of it. One pass over each
+ * Every window of every metric that any of loaded_windows, the totals table or the row table
+ * knows of, with what each holds of it. One pass over each
  * row table, a quarter of windows at a time.
  */
 export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   const facts: WindowFacts[] = [];
-  for (const [metric, tables] of Object.entries(GRAIN_TABLES) as [Metric, GrainTable][]) {
+  for (const [metric, tables] of Object.entries(WINDOW_TABLES) as [Metric, WindowTable][]) {
     const sources = [`SELECT window_start FROM ${tables.table}`, `SELECT window_start FROM loaded_windows WHERE metric = $metric`];
     if (tables.totals !== null) sources.push(`SELECT window_start FROM ${tables.totals}`);
     const chunks = await db.all<{ from: string }>(
@@ -95,7 +104,7 @@ export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
 }
 
 /** readWindowFacts for the windows that start in the FACTS_CHUNK_DAYS from `from`. */
-async function windowFactsFrom(db: Executor, metric: Metric, tables: GrainTable, from: string): Promise<WindowFacts[]> {
+async function windowFactsFrom(db: Executor, metric: Metric, tables: WindowTable, from: string): Promise<WindowFacts[]> {
   const inRange = `window_start >= $from::DATE AND window_start < $from::DATE + ${FACTS_CHUNK_DAYS}`;
   const rows = await db.all<{
     project_id: string;
@@ -139,6 +148,7 @@ async function windowFactsFrom(db: Executor, metric: Metric, tables: GrainTable,
     rowCount: toNumber(r.row_count),
     fetchedAt: toNumber(r.fetched_ms),
     hasTotalsTable: tables.totals !== null,
+    ...(tables.eventsMayMoveOut ? { eventsMayMoveOut: true } : {}),
     totals: r.totals,
     key: tables.keyName,
     table: tables.table,
@@ -317,7 +327,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
           done.push({
             check: 'grain',
             status: 'fixed',
-            detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per ${grainTableOf(r.metric).keyName} (safe: each deleted row repeated the grain of a row kept)`,
+            detail: `${windowLabel(r)}: deleted ${plural(deleted, 'extra copy', 'extra copies')}, kept one row per ${WINDOW_TABLES[r.metric].keyName} (safe: each deleted row repeated the grain of a row kept)`,
           });
         }
         for (const r of orphans) {
@@ -362,7 +372,7 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
 }
 
 async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<number> {
-  const { table, key } = grainTableOf(r.metric);
+  const { table, key } = WINDOW_TABLES[r.metric];
   // Which copy stays does not matter to the grain; the first stored is kept, as the loader
   // keeps the first copy of a key a walk saw twice.
   const deleted = await tx.all(
@@ -377,7 +387,7 @@ async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<nu
 }
 
 async function deleteOrphans(tx: Executor, r: Targeted<'delete-orphans'>): Promise<{ pages: number; totals: number }> {
-  const tables = grainTableOf(r.metric);
+  const tables = WINDOW_TABLES[r.metric];
   // Checked again here: a window loaded since the check is not an orphan any more.
   const orphan = (table: string): string => `(project_id, window_start, window_end) IN (${windowTuple(r)})
     AND NOT EXISTS (SELECT 1 FROM loaded_windows l

@@ -7,9 +7,11 @@
  * - grain: a keyless row table holds each (project_id, window_start, window_end, key) once:
  *   the page tables (key `path`), `searches` (`search_query`) and `feedback_by_page`
  *   (`path`). The tables have no key on purpose (DESIGN §4); the loader keeps the grain.
- * - windows: every `loaded_windows` row has its totals row (where the metric has a totals
- *   table), and its `row_count` is the number of keys its row table holds for the window.
- * - orphans: no page or totals row belongs to a window without a `loaded_windows` row (the
+ * - windows: every `loaded_windows` row, of every endpoint, has its totals row (where the
+ *   metric has a totals table), and its `row_count` is the number of keys its row table holds
+ *   for the window (for events, at most that: a later window takes over an event it fetched
+ *   again; for caller stats, its one row).
+ * - orphans: no row of a window table belongs to a window without a `loaded_windows` row (the
  *   loader replaces only windows it knows of, so an orphan would be doubled by the next load).
  * - spool: no walk is left over (completed but not loaded, or abandoned), and no request
  *   journal of an ended process waits to be moved into `request_log`.
@@ -67,6 +69,11 @@ export interface WindowFacts {
   fetchedAt: number | null;
   /** Whether the metric has a totals table. @default true */
   hasTotalsTable?: boolean;
+  /**
+   * Events (feedback, assistant conversations) move to the window that fetched them last: the
+   * row table may hold fewer keys than row_count, never more. @default false
+   */
+  eventsMayMoveOut?: boolean;
   /** Whether the totals table has the window. */
   totals: boolean;
   /** What a row's key is, as the report names it. @default 'path' */
@@ -212,11 +219,14 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
       loaded++;
       if (!w.totals && (w.hasTotalsTable ?? true)) bookkeeping.push({ check: 'windows', status: 'finding', detail: `${label}: loaded, but has no totals row; ${refreshHint(w)}` });
       // Keys, not rows: a doubled row is the grain check's finding, not a miscount.
-      if (w.rowCount !== null && w.rowCount !== w.paths) {
+      const miscounted = w.rowCount !== null && (w.eventsMayMoveOut ? w.paths > w.rowCount : w.paths !== w.rowCount);
+      if (miscounted) {
         bookkeeping.push({
           check: 'windows',
           status: 'finding',
-          detail: `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}; ${refreshHint(w)}`,
+          detail:
+            `${label}: loaded_windows.row_count is ${w.rowCount}, ${table} holds ${plural(w.paths, key)}` +
+            `${w.eventsMayMoveOut ? ' (more than its walk saw)' : ''}; ${refreshHint(w)}`,
         });
       }
     } else if (w.rows > 0 || w.totals) {
@@ -231,8 +241,8 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
   }
   const ok = (check: Check, detail: string): Finding[] => [{ check, status: 'ok', detail }];
   return [
-    ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'row')} in keyless tables, each key once per window`)),
-    ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')} of the keyless tables (pages, searches, feedback by page), each with its totals and row count`)),
+    ...(grain.length > 0 ? grain : ok('grain', `${plural(rows, 'row')} in the window tables, each key once per window`)),
+    ...(bookkeeping.length > 0 ? bookkeeping : ok('windows', `${plural(loaded, 'loaded window')} of every endpoint, each with its totals and row count`)),
     ...(orphans.length > 0 ? orphans : ok('orphans', 'no rows outside a loaded window')),
   ];
 }

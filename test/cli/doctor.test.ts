@@ -230,6 +230,58 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('checks the windows of feedback, assistant conversations and caller stats too: their row counts (an event may move out, never in) and orphans', async () => {
+    for (const metric of ['feedback', 'assistant', 'caller-stats']) {
+      const run = await h.run(['export', metric, '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const clean = await doctor(h);
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(rowsOf(clean).find((r) => r.check === 'windows')?.detail).toMatch(/^6 loaded windows of every endpoint/);
+    const counts = await queryDb<{ metric: string; s: string; row_count: bigint; held: bigint }>(
+      h,
+      `SELECT metric, strftime(window_start, '%Y-%m-%d') AS s, row_count,
+              CASE metric WHEN 'feedback' THEN (SELECT count(*) FROM feedback f WHERE f.window_start = l.window_start)
+                          WHEN 'assistant' THEN (SELECT count(*) FROM assistant_conversations a WHERE a.window_start = l.window_start)
+                          ELSE (SELECT count(*) FROM assistant_caller_stats c WHERE c.window_start = l.window_start) END AS held
+         FROM loaded_windows l ORDER BY metric, s`,
+    );
+    // The sandbox has events on both days, so that the damage below is to real rows.
+    expect(counts.every((c) => c.held === c.row_count && c.held > 0n), JSON.stringify(counts, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).toBe(true);
+
+    // A conversation fewer than its walk saw is what a later window's load leaves when it takes
+    // an event over: not a finding.
+    await exec(h, `DELETE FROM assistant_conversations WHERE window_start = '2026-03-02' AND id = (SELECT min(id) FROM assistant_conversations WHERE window_start = '2026-03-02')`);
+    expect((await doctor(h)).code).toBe(0);
+    // One more feedback event than the walk saw, a caller-stats window without its row, and
+    // feedback rows of a window that is not loaded are.
+    await exec(h, `INSERT INTO feedback (project_id, id, window_start, window_end) VALUES ('docs', 'not-from-the-api', DATE '2026-03-01', DATE '2026-03-02')`);
+    await exec(h, `DELETE FROM assistant_caller_stats WHERE window_start = '2026-03-02'`);
+    await exec(h, `DELETE FROM loaded_windows WHERE metric = 'feedback' AND window_start = '2026-03-02'`);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const found = rowsOf(checked).filter((r) => r.status === 'finding').map((r) => `${r.check}: ${r.detail}`);
+    expect(found).toEqual([
+      expect.stringMatching(/^windows: feedback docs \[2026-03-01, 2026-03-02\): loaded_windows\.row_count is \d+, feedback holds \d+ feedback ids \(more than its walk saw\); to fetch it again: docpipe export feedback --project docs --from 2026-03-01 --to 2026-03-02 --window day --refresh$/),
+      expect.stringMatching(/^windows: caller-stats docs \[2026-03-02, 2026-03-03\): loaded_windows\.row_count is 1, assistant_caller_stats holds 0 rows; to fetch it again: docpipe export caller-stats /),
+      expect.stringMatching(/^orphans: feedback docs \[2026-03-02, 2026-03-03\): \d+ rows? in feedback but no loaded_windows row$/),
+    ]);
+    const fixed = await doctor(h, '--fix');
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual([
+      expect.stringMatching(/^feedback docs \[2026-03-02, 2026-03-03\): deleted \d+ rows? and 0 totals rows that no loaded window owned/),
+    ]);
+    expect(await queryDb(h, `SELECT count(*) AS n FROM feedback WHERE window_start = '2026-03-02'`)).toEqual([{ n: 0n }]);
+    // The miscounted windows are left to the command each names; run, they mend them.
+    for (const f of rowsOf(fixed).filter((r) => r.check === 'windows' && r.status === 'finding')) {
+      const run = await h.run(/to fetch it again: docpipe (.*)$/.exec(f.detail)![1]!.split(' '));
+      expect(run.code, run.stderr).toBe(0);
+    }
+    // And the orphaned window, fetched again, is whole.
+    expect((await h.run(['export', 'feedback', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'])).code).toBe(0);
+    const after = await doctor(h);
+    expect(after.code, after.stdout).toBe(0);
+  });
+
   it('finds runs a crash left running; --fix marks them crashed and leaves a live one alone', async () => {
     await h.run(EXPORT);
     await exec(

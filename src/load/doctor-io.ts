@@ -71,6 +71,9 @@ const WINDOW_TABLES: Record<Metric, WindowTable> = {
   'caller-stats': { table: ENDPOINTS['caller-stats'].table, key: `'caller-stats'`, keyName: 'row', totals: null },
 };
 
+/** A row's data, for telling copies apart: every column but the run that loaded it. */
+const rowData = 'struct_pack(*COLUMNS(* EXCLUDE (run_id)))';
+
 /**
  * Days of windows (by window_start) checked at a time. The grain check counts each window's
  * keys, a hash table as large as the rows it reads: on a ten-year database of daily windows of
@@ -118,11 +121,15 @@ async function windowFactsFrom(db: Executor, metric: Metric, tables: WindowTable
     paths: number | bigint;
     dup_paths: number | bigint;
     dup_example: string | null;
+    differing: number | bigint;
+    differing_example: string | null;
   }>(
     `WITH pages AS (
        SELECT project_id, window_start, window_end, count(*) AS paths, sum(n) AS rows,
-              count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example
-         FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n FROM ${tables.table} WHERE ${inRange} GROUP BY ALL)
+              count(*) FILTER (WHERE n > 1) AS dup_paths, min(k) FILTER (WHERE n > 1) AS dup_example,
+              count(*) FILTER (WHERE versions > 1) AS differing, min(k) FILTER (WHERE versions > 1) AS differing_example
+         FROM (SELECT project_id, window_start, window_end, ${tables.key} AS k, count(*) AS n, count(DISTINCT ${rowData}) AS versions
+                 FROM ${tables.table} WHERE ${inRange} GROUP BY ALL)
         GROUP BY ALL),
      bookkeeping AS (
        SELECT project_id, window_start, window_end, row_count, epoch_ms(fetched_at) AS fetched_ms, true AS loaded
@@ -134,7 +141,8 @@ async function windowFactsFrom(db: Executor, metric: Metric, tables: WindowTable
      })
      SELECT project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e,
             coalesce(loaded, false) AS loaded, row_count, fetched_ms, coalesce(totals, false) AS totals,
-            coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example
+            coalesce(rows, 0) AS rows, coalesce(paths, 0) AS paths, coalesce(dup_paths, 0) AS dup_paths, dup_example,
+            coalesce(differing, 0) AS differing, differing_example
        FROM bookkeeping
        FULL JOIN totals USING (project_id, window_start, window_end)
        FULL JOIN pages USING (project_id, window_start, window_end)`,
@@ -156,6 +164,8 @@ async function windowFactsFrom(db: Executor, metric: Metric, tables: WindowTable
     paths: Number(r.paths),
     duplicatePaths: Number(r.dup_paths),
     duplicateExample: r.dup_example,
+    differingPaths: Number(r.differing),
+    differingExample: r.differing_example,
   }));
 }
 
@@ -372,13 +382,13 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
 }
 
 async function deleteDuplicates(tx: Executor, r: Targeted<'dedupe'>): Promise<number> {
-  const { table, key } = WINDOW_TABLES[r.metric];
-  // Which copy stays does not matter to the grain; the first stored is kept, as the loader
-  // keeps the first copy of a key a walk saw twice.
+  const { table } = WINDOW_TABLES[r.metric];
+  // Only copies of the same data go (whichever run loaded them): the first stored stays. Copies
+  // that differ are left for a refresh of the window (doctor.ts plans no repair for them).
   const deleted = await tx.all(
     `DELETE FROM ${table} WHERE rowid IN (
        SELECT rowid FROM (
-         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, ${key} ORDER BY rowid) AS copy
+         SELECT rowid, row_number() OVER (PARTITION BY project_id, window_start, window_end, ${rowData} ORDER BY rowid) AS copy
            FROM ${table} WHERE (project_id, window_start, window_end) IN (${windowTuple(r)}))
         WHERE copy > 1)
      RETURNING project_id`,

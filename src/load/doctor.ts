@@ -88,6 +88,10 @@ export interface WindowFacts {
   duplicatePaths: number;
   /** One of those keys, to name in the report. */
   duplicateExample: string | null;
+  /** Of those keys, the ones whose copies differ (in any column but run_id). @default 0 */
+  differingPaths?: number;
+  /** One of those, to name in the report. */
+  differingExample?: string | null;
 }
 
 /** A `runs` row with status `running`, and whether its process is alive (null: cannot tell). */
@@ -206,14 +210,21 @@ export function windowFindings(windows: readonly WindowFacts[]): Finding[] {
     const table = w.table ?? 'the page table';
     rows += w.rows;
     if (w.duplicatePaths > 0) {
-      grain.push({
-        check: 'grain',
-        status: 'finding',
-        detail:
-          `${label}: ${plural(w.rows - w.paths, 'extra row')} for ${plural(w.duplicatePaths, key)} held more than once` +
-          (w.duplicateExample === null ? '' : ` (e.g. ${w.duplicateExample})`),
-        repair: { kind: 'dedupe', metric, projectId, window },
-      });
+      const found = `${label}: ${plural(w.rows - w.paths, 'extra row')} for ${plural(w.duplicatePaths, key)} held more than once` +
+        (w.duplicateExample === null ? '' : ` (e.g. ${w.duplicateExample})`);
+      const differing = w.differingPaths ?? 0;
+      // Deleting a copy that differs would pick one version of the data by guess: the window
+      // is fetched again instead, which replaces it whole.
+      grain.push(
+        differing === 0
+          ? { check: 'grain', status: 'finding', detail: found, repair: { kind: 'dedupe', metric, projectId, window } }
+          : {
+              check: 'grain',
+              status: 'finding',
+              detail: `${found}; the copies of ${plural(differing, key)} differ` +
+                `${w.differingExample ? ` (e.g. ${w.differingExample})` : ''}, so --fix keeps them all; ${refreshHint(w)}`,
+            },
+      );
     }
     if (w.loaded) {
       loaded++;

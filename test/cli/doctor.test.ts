@@ -163,6 +163,45 @@ describe('docpipe doctor', () => {
     expect((await doctor(h)).code).toBe(0);
   });
 
+  it('copies of a row that differ (not only in the run that loaded them) are found but not deleted: --fix would guess which is right; the refresh it names mends them', async () => {
+    await h.run(EXPORT);
+    const first = "(SELECT min(path) FROM page_visitors WHERE window_start = '2026-03-02')";
+    const last = "(SELECT max(path) FROM page_visitors WHERE window_start = '2026-03-02')";
+    // A copy loaded by another run is the same data; a copy with another count is not.
+    await exec(h, `INSERT INTO page_visitors SELECT * REPLACE ('another-run' AS run_id) FROM page_visitors WHERE window_start = '2026-03-02' AND path = ${first}`);
+    await exec(h, `INSERT INTO page_visitors SELECT * REPLACE (human + 7 AS human, total + 7 AS total) FROM page_visitors WHERE window_start = '2026-03-02' AND path = ${last}`);
+    const [{ path: differing } = { path: '' }] = await queryDb<{ path: string }>(h, `SELECT ${last} AS path`);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    const grain = rowsOf(checked).filter((r) => r.check === 'grain');
+    expect(grain).toHaveLength(1);
+    expect(grain[0]!.detail).toBe(
+      `visitors docs [2026-03-02, 2026-03-03): 2 extra rows for 2 paths held more than once (e.g. ${(await queryDb<{ p: string }>(h, `SELECT ${first} AS p`))[0]!.p}); ` +
+        `the copies of 1 path differ (e.g. ${differing}), so --fix keeps them all; ` +
+        'to fetch it again: docpipe export visitors --project docs --from 2026-03-02 --to 2026-03-03 --window day --refresh',
+    );
+    const before = await queryDb(h, `SELECT path, human, run_id FROM page_visitors WHERE window_start = '2026-03-02' ORDER BY ALL`);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(1);
+    expect(summaryOf(fixed)).toMatchObject({ fixed: 0 });
+    expect(await queryDb(h, `SELECT path, human, run_id FROM page_visitors WHERE window_start = '2026-03-02' ORDER BY ALL`)).toEqual(before);
+    // Fetched again, the window is whole: one row a path, as the API counts it.
+    expect((await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03', '--window', 'day', '--refresh'])).code).toBe(0);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
+  it('a path with both an exact copy and one that differs: --fix deletes neither', async () => {
+    await h.run(EXPORT);
+    const path = "(SELECT min(path) FROM page_visitors WHERE window_start = '2026-03-02')";
+    await exec(h, `INSERT INTO page_visitors SELECT * FROM page_visitors WHERE window_start = '2026-03-02' AND path = ${path}`);
+    await exec(h, `INSERT INTO page_visitors SELECT * REPLACE (ai + 1 AS ai, total + 1 AS total) FROM page_visitors WHERE window_start = '2026-03-02' AND path = ${path} LIMIT 1`);
+    // Both kinds of copy of one path: the finding names the difference and plans no deletion.
+    const checked = await doctor(h);
+    expect(rowsOf(checked).find((r) => r.check === 'grain')?.detail).toMatch(/2 extra rows for 1 path held more than once .*the copies of 1 path differ/);
+    expect(summaryOf(await doctor(h, '--fix'))).toMatchObject({ fixed: 0 });
+    expect(await queryDb(h, `SELECT count(*) AS n FROM page_visitors WHERE window_start = '2026-03-02' AND path = ${path}`)).toEqual([{ n: 3n }]);
+  });
+
   it('checks windows a quarter at a time, and finds what is wrong in any quarter of years of windows', async () => {
     await h.run(EXPORT);
     // The same windows again 100, 200 and 400 days earlier: four quarters apart.

@@ -94,7 +94,9 @@ function buildParser(ctx: CliContext, argv: readonly string[]) {
     .option('api-key', { type: 'string', describe: withEnv('api-key', 'admin API key (prefer the variable: a flag shows in the process list)') })
     .option('api-key-file', { type: 'string', describe: withEnv('api-key-file', 'read the API key from this file') })
     .option('base-url', { type: 'string', default: DEFAULT_BASE_URL, describe: withEnv('base-url', 'API base URL') })
-    .option('project', { type: 'string', array: true, describe: withEnv('project', 'project id (repeatable, or comma-separated)') })
+    // One value per --project (nargs): an array option takes every word after it, so the SQL of
+    // `query --project docs "SELECT 1"` was taken for a second project.
+    .option('project', { type: 'string', array: true, nargs: 1, describe: withEnv('project', 'project id (repeatable, or comma-separated)') })
     .option('db', { type: 'string', default: DEFAULT_DB_PATH, describe: withEnv('db', 'DuckDB database file'), coerce: (raw: unknown) => checkDbPath(raw) })
     .option('log-format', { choices: LOG_FORMATS, describe: withEnv('log-format', 'text on a terminal, json otherwise') })
     .option(

@@ -30,6 +30,16 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(lines.find((l) => l.startsWith('caused by: '))).toMatch(/not a valid DuckDB database file/);
   });
 
+  it('--project takes one value each time it is typed: the SQL after it is the SQL, not a second project', async () => {
+    const result = await h.run(['query', '--project', 'docs', 'SELECT 41 + 1 AS answer']);
+    expect(result.code, asText(result.stderr)).toBe(0);
+    expect(result.stdout).toMatch(/^answer\n-+\n\s*42\n\(1 row\)\n$/);
+    // Repeated and comma-separated, it still names several (status lists each project it reads).
+    const status = await h.run(['status', '--project', 'docs', '--project', 'guides,api', '--format', 'json']);
+    expect(status.code, asText(status.stderr)).toBe(0);
+    for (const project of ['docs', 'guides', 'api']) expect(status.stdout).toContain(`"${project}"`);
+  });
+
   it('prints a table, CSV or JSON lines', async () => {
     const sql = `SELECT strftime(window_start, '%Y-%m-%d') AS day, total FROM view_totals ORDER BY day`;
     const table = await h.run(['query', sql]);

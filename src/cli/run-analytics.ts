@@ -52,7 +52,8 @@ export function formatSummary(s: AnalyticsResult): string {
   const stopMessage = neutralise(s.stopMessage ?? '');
   const tail =
     s.stopped === 'budget'
-      ? `\nstopped early on the request budget (${stopMessage}); ${windows(s.windowsLeft)} left for the next run`
+      ? // The budget, or the API asking for quiet (429, or 503 with a long Retry-After): the message says which.
+        `\nstopped early: ${stopMessage}; ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'failing'
         ? `\nstopped: ${stopMessage}; ${windows(s.windowsLeft)} left for the next run`
       : s.stopped === 'locked'

@@ -213,7 +213,17 @@ describe('stopping on the budget, and an API that enforces its limits', () => {
     );
     const text = await h.run([...DAYS, '--max-requests', '1', '--log-format', 'text']);
     expect(text.code).toBe(75);
-    expect(text.stdout).toMatch(/stopped early on the request budget \(request cap for this run reached \(1 requests\); raise --max-requests to allow more requests in one run\)/);
+    expect(text.stdout).toMatch(/\nstopped early: request cap for this run reached \(1 requests\); raise --max-requests to allow more requests in one run; 4 windows left for the next run\n$/);
+  });
+
+  it('a 503 with a long Retry-After (maintenance) stops the run with exit 75 in words that say so, not in those of the request budget', async () => {
+    h = await startHarness(NOW, { site: { paths: 20 } });
+    h.sandbox.addFault({ kind: 'server-error', status: 503, retryAfter: '3600', match: { path: '/visitors' }, times: Infinity });
+    const run = await h.run([...DAYS, '--log-format', 'text']);
+    expect(run.code).toBe(75);
+    const tail = run.stdout.trim().split('\n').at(-1)!;
+    expect(tail).toMatch(/^stopped early: GET \/v1\/analytics\/docs\/visitors\?\S+ failed with HTTP 503: .*\(the API asks to retry in 3600 s\); \d+ windows? left for the next run$/);
+    expect(tail).not.toMatch(/budget/);
   });
 
   it("stops with exit 75 on the sandbox's own hourly limit, saying when to retry", async () => {

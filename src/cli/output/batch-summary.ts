@@ -15,9 +15,9 @@ export function stopLine(run: { stopped: string | null; stopMessage: string | nu
   const stopMessage = neutralise(run.stopMessage ?? '');
   switch (run.stopped) {
     case 'budget':
-      // The run's request cap stops submitting; a server asking for quiet (a poll's 429 past a
-      // minute) stops following too: the words fit both.
-      return `\nstopped on the request budget (${stopMessage}); run again to continue`;
+      // The run's request cap or hourly budget, or the API asking for quiet (a 429, a 503 with a
+      // long Retry-After: maintenance): the message says which, so the line does not guess.
+      return `\nstopped early: ${stopMessage}; run again to continue`;
     case 'interrupted':
       return '\ninterrupted; everything so far is saved, run again to resume';
     case 'fatal':

@@ -102,6 +102,7 @@ export function provesKey(status: number): boolean {
 export function createSession(options: SessionOptions): Session {
   const { store, journal } = options.workspace;
   const log = new RequestLog(store, journal, options.newDatabase ?? false);
+  log.sweepStaleLock();
   const stats = { retries: 0, attempts: 0 };
   const budgeted = options.budgeted ?? (() => true);
   // The scope names the API host, so that a sandbox run never eats the real budget.

@@ -5,7 +5,7 @@
  */
 import type { RequestHistory } from '../api/request-budget.js';
 import { dirname, join } from 'node:path';
-import { takeShortLock } from '../spool/short-lock.js';
+import { sweepStaleLock, takeShortLock } from '../spool/short-lock.js';
 import type { RequestJournal } from '../spool/request-journal.js';
 import type { Store } from './store.js';
 
@@ -22,6 +22,14 @@ export class RequestLog implements RequestHistory {
     /** The database was created by this run and holds no request yet: the first read needs only the journal. */
     private newDatabase = false,
   ) {}
+
+  /**
+   * Removes a slot lock a killed run left (see sweepStaleLock), as this run's own change to
+   * the folder: a run that spends requests calls it at its start.
+   */
+  sweepStaleLock(): void {
+    this.journal.ownChange(() => sweepStaleLock(join(this.journal.dir, SLOT_LOCK), dirname(this.journal.dir)));
+  }
 
   async requestTimes(scope: string, sinceMs: number): Promise<number[]> {
     const skipDatabase = this.newDatabase;

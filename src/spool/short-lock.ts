@@ -26,6 +26,32 @@ function youngerThan(path: string, ms: number): boolean {
   }
 }
 
+/** Whether the lock file (`text`, as read) is held by nobody: a process that is gone holds nothing. */
+function isStale(path: string, text: string, root: string): boolean {
+  let owner: ProcessRef | null;
+  try {
+    owner = (JSON.parse(text) as { owner?: ProcessRef }).owner ?? null;
+  } catch {
+    owner = null;
+  }
+  return owner !== null ? !isLiveOther(owner, root) : !youngerThan(path, BEING_WRITTEN_MS);
+}
+
+/**
+ * Removes the lock at `path` if a process that is gone left it (kill -9 while it held it).
+ * Taking the lock does that too, but a run alone takes it only when it needs it: without
+ * this, such a file stayed in the spool until runs next overlapped. Never throws.
+ */
+export function sweepStaleLock(path: string, root: string): void {
+  const text = readText(path);
+  if (text === null || inProcess.has(path)) return;
+  try {
+    if (isStale(path, text, root)) removeIfUnchanged(path, text);
+  } catch {
+    // a spool that cannot be changed now: taking the lock deals with the file later
+  }
+}
+
 /**
  * Takes the lock at `path` (`root`: the spool, where processes elsewhere keep their heartbeat)
  * and resolves to its release.
@@ -60,16 +86,9 @@ export async function takeShortLock(path: string, root: string, signal?: AbortSi
       }
       const text = readText(path);
       if (text === null) continue; // let go meanwhile
-      let owner: ProcessRef | null = null;
-      try {
-        owner = (JSON.parse(text) as { owner?: ProcessRef }).owner ?? null;
-      } catch {
-        owner = null;
-      }
       // This process holds nothing now (its holders take turns above): a file naming it is
-      // one a holder of this process could not remove. A process that is gone holds nothing.
-      const stale = owner !== null ? !isLiveOther(owner, root) : !youngerThan(path, BEING_WRITTEN_MS);
-      if (stale) {
+      // one a holder of this process could not remove.
+      if (isStale(path, text, root)) {
         removeIfUnchanged(path, text);
         continue;
       }

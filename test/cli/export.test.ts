@@ -253,6 +253,16 @@ describe('docpipe export', () => {
     expect(third.code).toBe(75);
   });
 
+  it('removes the slot lock a killed run left in the spool, though it runs alone (the kill -9 soak found it left over)', async () => {
+    const lock = join(new Spool(spoolDirFor(h.db)).requestsDir, 'budget.lock');
+    mkdirSync(join(lock, '..'), { recursive: true });
+    // The holder, a run on this host that is gone (no such pid).
+    writeFileSync(lock, JSON.stringify({ owner: { pid: 999_999, host: hostname() } }));
+    const run = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03']);
+    expect(run.code, asText(run.stderr)).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+  });
+
   it('on a new database (made while the first requests go out) still counts the requests of the hour its journal holds', async () => {
     // Four requests of this hour that reached no database: a run killed before its first write,
     // whose file was then deleted. Written by the journal itself, as that run would have.

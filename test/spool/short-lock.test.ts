@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
-import { takeShortLock } from '../../src/spool/short-lock.js';
+import { sweepStaleLock, takeShortLock } from '../../src/spool/short-lock.js';
 
 describe('takeShortLock', () => {
   let dir: string;
@@ -57,6 +57,29 @@ describe('takeShortLock', () => {
     })();
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ owner: thisProcess() });
     release();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('sweepStaleLock removes only a lock whose holder is gone: a live process\'s stays, and so does one this process holds', async () => {
+    mkdirSync(join(dir, 'requests'), { recursive: true });
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    await once(child, 'spawn');
+    const theirs = JSON.stringify({ owner: { pid: child.pid, host: hostname(), start: processStart(child.pid!) } });
+    try {
+      writeFileSync(path, theirs);
+      sweepStaleLock(path, dir);
+      expect(readFileSync(path, 'utf8')).toBe(theirs);
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    sweepStaleLock(path, dir);
+    expect(existsSync(path)).toBe(false);
+    const mine = await takeShortLock(path, dir);
+    sweepStaleLock(path, dir);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ owner: thisProcess() });
+    mine();
+    sweepStaleLock(path, dir); // nothing there: nothing to do
     expect(existsSync(path)).toBe(false);
   });
 });

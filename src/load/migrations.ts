@@ -107,6 +107,37 @@ async function refuseHandMadeOnPageTables(db: Executor): Promise<void> {
   );
 }
 
+/** Pure: the tables a migration's SQL creates that must not exist yet (CREATE TABLE without IF NOT EXISTS). */
+export function tablesCreated(sql: string): string[] {
+  return [...sql.matchAll(/^\s*CREATE\s+TABLE\s+(?!IF\s+NOT\s+EXISTS\b)"?(\w+)"?/gim)].map((m) => m[1]!.toLowerCase());
+}
+
+/**
+ * A table or view of the analyst's own with a name a pending migration creates would fail the
+ * upgrade with DuckDB's bare "already exists", on every command. Refused first, naming the
+ * object, the migration and the fix; nothing changes.
+ */
+async function refuseNameTaken(db: Executor, from: number, pending: readonly Migration[]): Promise<void> {
+  const wanted = new Map<string, Migration>();
+  for (const m of pending) for (const name of tablesCreated(readSqlFile(`migrations/${m.file}`))) if (!wanted.has(name)) wanted.set(name, m);
+  if (wanted.size === 0) return;
+  const names = [...wanted.keys()].map(sqlString).join(', ');
+  const taken = await db.all<{ kind: string; name: string }>(
+    `SELECT 'table' AS kind, table_name AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND lower(table_name) IN (${names})
+     UNION ALL
+     SELECT 'view', view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND lower(view_name) IN (${names})
+     ORDER BY 2`,
+  );
+  const [first] = taken;
+  if (!first) return;
+  const migration = wanted.get(first.name.toLowerCase())!;
+  throw new DatabaseError(
+    `cannot upgrade this database from schema version ${from}: it has a ${first.kind} ${first.name} of its own, and the upgrade ` +
+      `(sql/migrations/${migration.file}) makes a table of that name${taken.length > 1 ? ` (so for ${taken.slice(1).map((t) => t.name).join(', ')})` : ''}: ` +
+      `rename it with any DuckDB client (ALTER ${first.kind === 'view' ? 'VIEW' : 'TABLE'} ${first.name} RENAME TO my_${first.name}) and run again`,
+  );
+}
+
 function refuseNewer(found: number): void {
   const known = currentSchemaVersion();
   if (found > known) {
@@ -203,6 +234,59 @@ export interface MigrationResult {
 }
 
 /**
+ * Pure: SQL text cut into its statements at the semicolons outside strings, quoted names
+ * and comments (each statement without its semicolon; blank ones dropped).
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let start = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      // A doubled quote inside ('it''s') is the end of one run and the start of the next.
+      i = end === -1 ? sql.length : end;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end === -1 ? sql.length : end;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end === -1 ? sql.length : end + 1;
+    } else if (c === ';') {
+      statements.push(sql.slice(start, i));
+      start = i + 1;
+    }
+  }
+  statements.push(sql.slice(start));
+  return statements.filter((st) => st.replace(/--[^\n]*/g, '').trim() !== '');
+}
+
+/** Pure: the view a statement of views.sql makes or describes (CREATE VIEW, COMMENT ON VIEW or on its column), lower case. */
+export function viewOfStatement(statement: string): string | undefined {
+  const text = statement.replace(/--[^\n]*/g, ' ');
+  const match = /^\s*(?:CREATE\s+OR\s+REPLACE\s+VIEW\s+(\w+)|COMMENT\s+ON\s+VIEW\s+(\w+)|COMMENT\s+ON\s+COLUMN\s+(\w+)\.)/i.exec(text);
+  const name = match?.[1] ?? match?.[2] ?? match?.[3];
+  return name?.toLowerCase();
+}
+
+/**
+ * views.sql as this database can take it: a view whose name a table of the analyst's holds
+ * (a view materialised in its place; see viewCountSql) is left out with its comments, since
+ * CREATE OR REPLACE VIEW fails on a table: every command failed on such a file once views.sql
+ * changed. The table stands in for the view, as it does between upgrades.
+ */
+async function viewsToMake(db: Executor, views: string): Promise<string> {
+  const names = [...views.matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => sqlString(m[1]!.toLowerCase()));
+  if (names.length === 0) return views;
+  const tables = await db.all<{ name: string }>(
+    `SELECT lower(table_name) AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND lower(table_name) IN (${names.join(', ')})`,
+  );
+  if (tables.length === 0) return views;
+  const standIns = new Set(tables.map((t) => t.name));
+  return splitStatements(views).filter((st) => !standIns.has(viewOfStatement(st) ?? '')).join(';\n') + ';\n';
+}
+
+/**
  * Brings the schema up to this release's version in one transaction, and (re)creates the
  * views when sql/views.sql changed since they were last applied. Cheap when there is nothing
  * to do: one statement reads the version and the views' checksum.
@@ -218,6 +302,8 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
   const views = readSqlFile(VIEWS_FILE);
   const sha = viewsChecksum();
   const pending = listMigrations().filter((m) => m.version > from);
+  await refuseNameTaken(db, from, pending);
+  const viewsSql = await viewsToMake(db, views);
   return db.transaction(async (tx) => {
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_version (
@@ -234,7 +320,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
         name: migration.name,
       });
     }
-    await tx.exec(views, `sql/${VIEWS_FILE}`);
+    await tx.exec(viewsSql, `sql/${VIEWS_FILE}`);
     await tx.run(
       `INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       { key: VIEWS_KEY, value: sha },

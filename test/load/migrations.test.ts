@@ -19,7 +19,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/core/errors.js';
 import { Database, type Row } from '../../src/load/database.js';
-import { currentSchemaVersion, listMigrations, parseMigrationList } from '../../src/load/migrations.js';
+import { currentSchemaVersion, listMigrations, parseMigrationList, splitStatements, tablesCreated, viewOfStatement } from '../../src/load/migrations.js';
 import { startHarness, summaryOf, type Harness, asText } from '../cli/harness.js';
 
 const FIXTURE = new URL('../fixtures/db-0.1.0/docpipe.duckdb.gz', import.meta.url);
@@ -303,6 +303,22 @@ describe('a database written by docpipe 0.1.0', () => {
     await expect(open).rejects.toThrow('would drop what was added to them by hand: column page_visitors.note, index my_idx on page_views;');
     const [kept] = await plain(db, (c) => rowsOf(c, `SELECT count(*) FILTER (WHERE note = 'mine') AS n, (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version') AS versioned FROM page_visitors`));
     expect(kept).toEqual({ n: 2090n, versioned: 0n });
+  });
+
+  it('is refused, unchanged and naming the fix, when a table of the analyst\'s own has a name the upgrade makes a table of', async () => {
+    await plain(db, (c) => c.run(`CREATE TABLE feedback (note VARCHAR); INSERT INTO feedback VALUES ('mine')`));
+    const open = Database.open(db);
+    await expect(open).rejects.toBeInstanceOf(DatabaseError);
+    await expect(open).rejects.toThrow(
+      'cannot upgrade this database from schema version 1: it has a table feedback of its own, and the upgrade (sql/migrations/0006-all-endpoints.sql) ' +
+        'makes a table of that name: rename it with any DuckDB client (ALTER TABLE feedback RENAME TO my_feedback) and run again',
+    );
+    const [kept] = await plain(db, (c) => rowsOf(c, `SELECT (SELECT note FROM feedback) AS note, (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version') AS versioned`));
+    expect(kept).toEqual({ note: 'mine', versioned: 0n });
+    // Renamed as it says, the upgrade goes through and the table is kept.
+    await plain(db, (c) => c.run(`ALTER TABLE feedback RENAME TO my_feedback`));
+    await withDb(db, () => Promise.resolve());
+    expect(await plain(db, (c) => rowsOf(c, `SELECT note FROM my_feedback`))).toEqual([{ note: 'mine' }]);
   });
 
   it('ends up with exactly the schema a fresh database gets', async () => {
@@ -664,12 +680,61 @@ describe('schema versions', () => {
     await plain(db, (c) => c.run('ALTER TABLE page_visitors ADD COLUMN note VARCHAR; DROP VIEW flagged_rows'));
     expect(await withDb(db, views)).toContain('flagged_rows');
 
+    // Changed views (another checksum) with a table in a view's place: the other views are made
+    // again, the table and its rows stay. CREATE OR REPLACE VIEW failed on it, and every command with it.
+    await plain(db, (c) => c.run(`CREATE TABLE ds AS FROM daily_site; INSERT INTO ds (day) VALUES (DATE '2026-01-01'); DROP VIEW daily_site; ALTER TABLE ds RENAME TO daily_site`));
+    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'; DROP VIEW weekly_site`));
+    const after = await withDb(db, views);
+    expect(after).toContain('weekly_site');
+    expect(after).not.toContain('daily_site');
+    expect(await plain(db, recorded)).toEqual([{ value: sha }]);
+    expect(await plain(db, (c) => rowsOf(c, `SELECT strftime(day, '%Y-%m-%d') AS day FROM daily_site`))).toEqual([{ day: '2026-01-01' }]);
+    await plain(db, (c) => c.run(`DROP TABLE daily_site`));
+
     // A different checksum (as after an upgrade that changed views.sql): the views are re-applied.
     await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'`));
     expect(await withDb(db, views)).toContain('daily_site');
     expect(await plain(db, recorded)).toEqual([{ value: sha }]);
     const [site] = await withDb(db, (d) => d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_site'));
     expect(site!.n).toBe(0n);
+  });
+});
+
+describe('splitting views.sql and reading migrations (pure)', () => {
+  it('splitStatements cuts at semicolons outside strings, quoted names and comments', async () => {
+    const sql = `CREATE VIEW a AS SELECT 'x;y' AS "c;d"; -- a comment; with a semicolon
+COMMENT ON VIEW a IS 'it''s; fine';
+/* a block; comment */ SELECT 1;
+-- only a comment
+`;
+    expect(splitStatements(sql).map((st) => st.trim())).toEqual([
+      `CREATE VIEW a AS SELECT 'x;y' AS "c;d"`,
+      `-- a comment; with a semicolon\nCOMMENT ON VIEW a IS 'it''s; fine'`,
+      `/* a block; comment */ SELECT 1`,
+    ]);
+    // views.sql as it ships: the statements DuckDB's parser finds, each whole.
+    const shipped = readFileSync(VIEWS_SQL, 'utf8');
+    const instance = await DuckDBInstance.create(':memory:');
+    const c = await instance.connect();
+    try {
+      const pieces = splitStatements(shipped);
+      expect(pieces.length).toBe((await c.extractStatements(shipped)).count);
+      for (const piece of pieces) expect((await c.extractStatements(piece)).count).toBe(1);
+    } finally {
+      c.closeSync();
+      instance.closeSync();
+    }
+  });
+
+  it('viewOfStatement names the view a statement makes or comments on', () => {
+    expect(viewOfStatement('-- note\nCREATE OR REPLACE VIEW Daily_Site AS SELECT 1')).toBe('daily_site');
+    expect(viewOfStatement("COMMENT ON VIEW weekly_site IS 'x'")).toBe('weekly_site');
+    expect(viewOfStatement("COMMENT ON COLUMN weekly_site.total IS 'x'")).toBe('weekly_site');
+    expect(viewOfStatement('CREATE OR REPLACE MACRO window_complete(a) AS a')).toBeUndefined();
+  });
+
+  it('tablesCreated lists the tables a migration makes anew, not those it makes if missing', () => {
+    expect(tablesCreated('CREATE TABLE searches (a INT);\ncreate table "Feedback" (b INT);\nCREATE TABLE IF NOT EXISTS runs (c INT);')).toEqual(['searches', 'feedback']);
   });
 });
 

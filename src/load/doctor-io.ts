@@ -31,6 +31,7 @@ import {
   type WalkFacts,
   type WindowFacts,
 } from './doctor.js';
+import { missingViewObjects, remakeViews } from './migrations.js';
 import { claimCompletedWalks, findCompletedWalks, loadSpooledWalks, type SpooledLoad } from './spool-recovery.js';
 import { sqlString } from './sql-files.js';
 import type { Store } from './store.js';
@@ -297,7 +298,8 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
 export async function readDoctorFacts(db: Executor, spool: Spool): Promise<DoctorFacts> {
   const windows = await readWindowFacts(db);
   const runs = await readRunFacts(db);
-  return { windows, runs, ...surveySpool(spool) };
+  const missingViews = await missingViewObjects(db);
+  return { windows, runs, missingViews, ...surveySpool(spool) };
 }
 
 const date = (day: string): string => `DATE ${sqlString(day)}`;
@@ -327,8 +329,9 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
   const orphans = of('delete-orphans');
   const crashed = of('mark-crashed');
   const journal = of('ingest-journal');
+  const views = of('remake-views');
   let keptRecorded: string[] = [];
-  if (dedupe.length + orphans.length + crashed.length + journal.length > 0) {
+  if (dedupe.length + orphans.length + crashed.length + journal.length + views.length > 0) {
     fixed.push(
       ...(await ctx.store.write(async (tx) => {
         const done: Finding[] = [];
@@ -347,6 +350,10 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
             status: 'fixed',
             detail: `${windowLabel(r)}: deleted ${plural(deleted.pages, 'row')} and ${plural(deleted.totals, 'totals row')} that no loaded window owned (the next export of the window fetches it again)`,
           });
+        }
+        if (views.length > 0) {
+          await remakeViews(tx);
+          done.push({ check: 'views', status: 'fixed', detail: 'made the views and macros of sql/views.sql again' });
         }
         const kept = readRunEnds(ctx.spool.root);
         keptRecorded = crashed.map((r) => r.runId).filter((id) => kept.has(id));

@@ -15,6 +15,8 @@
  *   loader replaces only windows it knows of, so an orphan would be doubled by the next load).
  * - spool: no walk is left over (completed but not loaded, or abandoned), and no request
  *   journal of an ended process waits to be moved into `request_log`.
+ * - views: every view and macro of sql/views.sql is there (the open that writes makes a
+ *   dropped view again, not a dropped macro).
  * - runs: no run is left `running` by a process that is gone.
  */
 import type { ProcessRef } from '../core/process-identity.js';
@@ -22,7 +24,7 @@ import { grainOf, windowKey, type Metric, type Window } from '../core/domain.js'
 import { isSuperseded } from './spool-recovery.js';
 import type { SpooledThreadFacts } from '../spool/thread-spool.js';
 
-export const CHECKS = ['grain', 'windows', 'orphans', 'spool', 'journal', 'runs'] as const;
+export const CHECKS = ['grain', 'windows', 'orphans', 'views', 'spool', 'journal', 'runs'] as const;
 export type Check = (typeof CHECKS)[number];
 
 /** `finding`: an invariant is broken; `info`: worth knowing, not a fault; `fixed`: repaired by --fix. */
@@ -45,6 +47,8 @@ export type Repair =
   | { kind: 'discard-walk'; metric: Metric; projectId: string; window: Window }
   /** Move the request journals of ended processes into request_log. */
   | { kind: 'ingest-journal' }
+  /** Make the views and macros of sql/views.sql again. */
+  | { kind: 'remake-views' }
   /** Load the assistant thread bodies in the spool that no live run holds. */
   | { kind: 'load-threads' };
 
@@ -155,6 +159,19 @@ export interface DoctorFacts {
   threads?: readonly SpooledThreadFacts[];
   /** Answers of created jobs and sent messages kept in the spool. @default none */
   keptAnswers?: readonly KeptAnswerFacts[];
+  /** The views and macros of sql/views.sql the database lacks, e.g. `macro window_complete`. @default none */
+  missingViews?: readonly string[];
+}
+
+/** The views and macros of sql/views.sql: one dropped by hand breaks the report and the views that use it. */
+export function viewFindings(missing: readonly string[]): Finding[] {
+  if (missing.length === 0) return [{ check: 'views', status: 'ok', detail: 'every view and macro of sql/views.sql is there' }];
+  return [{
+    check: 'views',
+    status: 'finding',
+    detail: `${missing.join(', ')} missing (dropped by hand?): the views that use ${missing.length === 1 ? 'it' : 'them'} and docpipe report fail; --fix makes the views and macros of sql/views.sql again`,
+    repair: { kind: 'remake-views' },
+  }];
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -395,6 +412,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const loaded = (w: WalkFacts): WindowFacts | undefined => byWindow.get(`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`);
   const all = [
     ...windowFindings(facts.windows),
+    ...viewFindings(facts.missingViews ?? []),
     ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.keptAnswers),
     ...runFindings(facts.runs),
   ];

@@ -127,7 +127,7 @@ describe('docpipe doctor', () => {
     const json = await doctor(h);
     expect(json.code).toBe(0);
     const rows = rowsOf(json);
-    expect(rows.map((r) => r.check)).toEqual(['grain', 'windows', 'orphans', 'spool', 'journal', 'runs']);
+    expect(rows.map((r) => r.check)).toEqual(['grain', 'windows', 'orphans', 'views', 'spool', 'journal', 'runs']);
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
     expect(summaryOf(json)).toMatchObject({ event: 'summary', finding: 0, fixed: 0, exitCode: 0 });
   });
@@ -319,6 +319,30 @@ describe('docpipe doctor', () => {
     expect((await h.run(['export', 'feedback', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03'])).code).toBe(0);
     const after = await doctor(h);
     expect(after.code, after.stdout).toBe(0);
+  });
+
+  it('finds a view or macro of sql/views.sql dropped by hand (the open that writes makes views again, not macros); --fix makes them again', async () => {
+    await h.run(EXPORT);
+    expect(rowsOf(await doctor(h)).find((r) => r.check === 'views')).toMatchObject({ status: 'ok' });
+    await exec(h, 'DROP MACRO window_complete');
+    // The views that use it fail, and so does the report.
+    const broken = await h.run(['query', 'SELECT count(*) FROM window_status']);
+    expect(broken.code).not.toBe(0);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).filter((r) => r.status === 'finding')).toEqual([
+      {
+        check: 'views',
+        status: 'finding',
+        detail: 'macro window_complete missing (dropped by hand?): the views that use it and docpipe report fail; --fix makes the views and macros of sql/views.sql again',
+      },
+    ]);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual(['made the views and macros of sql/views.sql again']);
+    const works = await h.run(['query', 'SELECT count(*) AS n FROM window_status']);
+    expect(works.code, asText(works.stderr)).toBe(0);
+    expect((await h.run(['report', '--out', join(h.dir, 'report.html'), '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-04'])).code).toBe(0);
   });
 
   it('finds runs a crash left running; --fix marks them crashed and leaves a live one alone', async () => {
@@ -891,12 +915,12 @@ describe('doctor findings (pure)', () => {
       journals: [],
     };
     const findings = diagnose(facts, fetched + DAY);
-    expect(findings.map((f) => f.check)).toEqual(['grain', 'windows', 'orphans', 'spool', 'spool', 'journal', 'runs']);
-    expect(findings[3]?.detail).toMatch(/overtaken: --fix discards it/);
-    expect(findings[4]?.detail).toMatch(/not loaded: --fix loads it/);
+    expect(findings.map((f) => f.check)).toEqual(['grain', 'windows', 'orphans', 'views', 'spool', 'spool', 'journal', 'runs']);
+    expect(findings[4]?.detail).toMatch(/overtaken: --fix discards it/);
+    expect(findings[5]?.detail).toMatch(/not loaded: --fix loads it/);
     expect(planRepairs(findings)).toEqual([{ kind: 'recover-walks' }, { kind: 'mark-crashed', runId: 'r' }]);
     expect(hasFindings(findings)).toBe(true);
-    expect(countByStatus(findings)).toEqual({ ok: 4, finding: 3, fixed: 0, info: 0 });
+    expect(countByStatus(findings)).toEqual({ ok: 5, finding: 3, fixed: 0, info: 0 });
     expect(hasFindings(findings.filter((f) => f.status !== 'finding'))).toBe(false);
   });
 });

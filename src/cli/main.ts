@@ -21,6 +21,7 @@ import { dumpCommand } from './commands/dump.js';
 import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from '../lib/session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
+import { packageVersion } from '../core/version.js';
 import { numberOption } from './options.js';
 import { neutralise } from '../core/neutralise.js';
 
@@ -59,12 +60,6 @@ function errorLine(error: Error): string {
   }
   // One line, and inert on a terminal: an error may carry the API's words.
   return neutralise(text.replace(/\s*\n\s*/g, ' '));
-}
-
-/** The version of this package, read from package.json (beside both src/ and dist/). */
-export function packageVersion(): string {
-  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
 }
 
 const COMMANDS = 'export, sync, status, query, report, dump, jobs, sandbox or doctor';

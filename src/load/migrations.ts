@@ -12,6 +12,7 @@ import { DatabaseBusyError, DatabaseError } from '../core/errors.js';
 import type { Executor } from './database.js';
 import { readRunFacts } from './doctor-io.js';
 import { readSqlFile, sqlDir, sqlString } from './sql-files.js';
+import { compareVersions, packageVersion } from '../core/version.js';
 
 export interface Migration {
   version: number;
@@ -189,6 +190,8 @@ export async function checkReadable(db: Executor): Promise<void> {
 
 const VIEWS_FILE = 'views.sql';
 const VIEWS_KEY = 'views_sha256';
+/** The docpipe release that made the views: a database whose views a newer one made keeps them. */
+const VIEWS_RELEASE_KEY = 'views_release';
 
 let viewsSha: string | undefined;
 
@@ -314,10 +317,28 @@ export async function missingViewObjects(db: Executor): Promise<string[]> {
 /** Makes the views and macros of sql/views.sql again, in the caller's transaction (doctor --fix). */
 export async function remakeViews(tx: Executor): Promise<void> {
   await tx.exec(await viewsToMake(tx, readSqlFile(VIEWS_FILE)), `sql/${VIEWS_FILE}`);
-  await tx.run(
-    `INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    { key: VIEWS_KEY, value: viewsChecksum() },
-  );
+  for (const [key, value] of [[VIEWS_KEY, viewsChecksum()], [VIEWS_RELEASE_KEY, packageVersion()]] as const) {
+    await tx.run(
+      `INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      { key, value },
+    );
+  }
+}
+
+/**
+ * Whether a newer docpipe made the views this database has (same schema, views.sql changed
+ * since this release): they are left as they are. This release re-made them at every open,
+ * and the newer release back at its next: with two installs on one file (the cron box's and an
+ * analyst's), the views switched with whichever ran last, and the newer one's queries failed
+ * on the older views in between.
+ */
+async function viewsAreNewer(db: Executor): Promise<boolean> {
+  try {
+    const [row] = await db.all<{ value: string | null }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_RELEASE_KEY });
+    return row?.value != null && compareVersions(row.value, packageVersion()) > 0;
+  } catch {
+    return false; // no docpipe_meta yet: an older database
+  }
 }
 
 /**
@@ -333,6 +354,7 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
   if (from < currentSchemaVersion()) await refuseUnderLiveRuns(db, from);
   if (from === 1) await refuseHandMadeOnPageTables(db);
   // Not current: older, or this release's schema with another release's views.
+  if (from === currentSchemaVersion() && (await viewsAreNewer(db))) return { from, to: from };
   const pending = listMigrations().filter((m) => m.version > from);
   await refuseNameTaken(db, from, pending);
   return db.transaction(async (tx) => {

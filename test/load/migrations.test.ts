@@ -18,6 +18,7 @@ import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/core/errors.js';
+import { compareVersions, packageVersion } from '../../src/core/version.js';
 import { Database, type Row } from '../../src/load/database.js';
 import { currentSchemaVersion, listMigrations, parseMigrationList, splitStatements, tablesCreated, viewOfStatement } from '../../src/load/migrations.js';
 import { startHarness, summaryOf, type Harness, asText } from '../cli/harness.js';
@@ -691,6 +692,20 @@ describe('schema versions', () => {
     expect(await plain(db, (c) => rowsOf(c, `SELECT strftime(day, '%Y-%m-%d') AS day FROM daily_site`))).toEqual([{ day: '2026-01-01' }]);
     await plain(db, (c) => c.run(`DROP TABLE daily_site`));
 
+    // Views a newer docpipe made (same schema, its views.sql) stay as they are: this release
+    // would undo them at every open, and the newer one redo them at its next.
+    expect(await plain(db, (c) => rowsOf(c, `SELECT value FROM docpipe_meta WHERE key = 'views_release'`))).toEqual([{ value: packageVersion() }]);
+    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = CASE key WHEN 'views_release' THEN '99.0.0' ELSE 'newer' END WHERE key IN ('views_sha256', 'views_release');
+                                  CREATE OR REPLACE VIEW daily_site AS SELECT 1 AS from_the_newer_release`));
+    await withDb(db, () => Promise.resolve());
+    expect(await plain(db, (c) => rowsOf(c, `SELECT * FROM daily_site`))).toEqual([{ from_the_newer_release: 1 }]);
+    expect(await plain(db, recorded)).toEqual([{ value: 'newer' }]);
+    // Made by an older one: made again, and recorded as this release's.
+    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = '0.2.0' WHERE key = 'views_release'`));
+    await withDb(db, () => Promise.resolve());
+    expect(await plain(db, recorded)).toEqual([{ value: sha }]);
+    expect(await plain(db, (c) => rowsOf(c, `SELECT count(*) AS n FROM daily_site`))).toEqual([{ n: 0n }]);
+
     // A different checksum (as after an upgrade that changed views.sql): the views are re-applied.
     await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'`));
     expect(await withDb(db, views)).toContain('daily_site');
@@ -735,6 +750,15 @@ COMMENT ON VIEW a IS 'it''s; fine';
 
   it('tablesCreated lists the tables a migration makes anew, not those it makes if missing', () => {
     expect(tablesCreated('CREATE TABLE searches (a INT);\ncreate table "Feedback" (b INT);\nCREATE TABLE IF NOT EXISTS runs (c INT);')).toEqual(['searches', 'feedback']);
+  });
+});
+
+describe('compareVersions', () => {
+  it('orders versions as semver does: numbers as numbers, a pre-release before its release, text that is no version first', () => {
+    const sorted = ['0.10.0', '0.2.0', '0.3.0-dev', '0.3.0', '1.0.0-rc.10', '1.0.0-rc.2', '1.0.0-alpha', '1.0.0', 'garbage', '0.3.0-dev.1'];
+    expect([...sorted].sort(compareVersions)).toEqual(['garbage', '0.2.0', '0.3.0-dev', '0.3.0-dev.1', '0.3.0', '0.10.0', '1.0.0-alpha', '1.0.0-rc.2', '1.0.0-rc.10', '1.0.0']);
+    expect(compareVersions('0.3.0-dev', '0.3.0-dev')).toBe(0);
+    expect(compareVersions('99.0.0', packageVersion())).toBeGreaterThan(0);
   });
 });
 

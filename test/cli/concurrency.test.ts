@@ -618,7 +618,7 @@ describe('concurrency: real processes, a real sandbox, real DuckDB files', () =>
     expect(first?.job_id).toBe(sandbox.jobs()[0]!.id);
     expect(existsSync(join(`${db}.spool`, 'created'))).toBe(true);
     expect(readdirSync(join(`${db}.spool`, 'created', 'docs'))).toEqual([]);
-  });
+  }, 90_000); // ten docpipe processes one after another: 28 s on a quiet machine
 
   it('a message sent while the file is held past --lock-timeout is kept in the spool; the next run records it as sent and follows its job, without sending it again', async () => {
     await start({ jobs: { pollsToFinish: 2 }, faults: [{ kind: 'slow', match: { method: 'POST' }, delayMs: 500, times: Infinity }] });

@@ -198,8 +198,11 @@ FROM ranked r
 LEFT JOIN window_status vs
   ON vs.metric = 'views' AND vs.project_id = r.project_id AND vs.window_start = r.window_start
   AND vs.window_end = r.window_end AND vs.complete
+-- On vs's columns, NULL where no complete views window matched: equalities alone, so that
+-- DuckDB hashes the join (with `vs.complete AND ...` it compared every top page with every
+-- row of page_views, a time that grew with the square of the number of projects).
 LEFT JOIN page_views pv
-  ON vs.complete AND pv.project_id = r.project_id AND pv.window_start = r.window_start AND pv.window_end = r.window_end
+  ON pv.project_id = vs.project_id AND pv.window_start = vs.window_start AND pv.window_end = vs.window_end
   AND pv.path = r.path
 WHERE r.rank <= 10;
 

@@ -21,7 +21,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
+import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, listValue, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, DatabasePathError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
@@ -112,6 +112,15 @@ const TEMPORAL_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
   DuckDBTypeId.TIMESTAMP_TZ,
 ]);
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+
+/**
+ * Strings as one LIST parameter, for one statement about several ids (`list_contains($ids, id)`).
+ * Never empty: the driver cannot bind a list whose item type it cannot see.
+ */
+export function textList(items: readonly string[]): DuckDBValue {
+  if (items.length === 0) throw new Error('textList: an empty list cannot be bound');
+  return listValue(items);
+}
 
 /** Date and timestamp types whose `infinity` and `-infinity` the client would print as far-off dates. */
 const MAY_BE_INFINITE = [DuckDBDateValue, DuckDBTimestampValue, DuckDBTimestampSecondsValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue] as const;

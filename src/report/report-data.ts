@@ -2,8 +2,13 @@
  * What the report shows, read from the database's views and ready-made queries (sql/), so
  * that the page and an analyst's SQL agree: daily_site, top_pages_within (latest_top_pages), weekly_site through
  * sql/queries/week-over-week.sql, and sql/queries/job-success-rate.sql.
+ *
+ * Each kind of data is read in one statement for all the report's projects, then parted by
+ * project here: the views and queries compute every project before a filter on one can apply
+ * (DuckDB does not push it through their window functions), so a statement per project made
+ * the report's time grow with the square of the number of projects.
  */
-import type { Executor } from '../load/database.js';
+import { textList, type Executor } from '../load/database.js';
 import { addDays, alignUp, planWindows } from '../extract/windows.js';
 import { readSqlFile } from '../load/sql-files.js';
 
@@ -90,15 +95,39 @@ async function listProjects(db: Executor): Promise<string[]> {
   return rows.map((r) => str(r.project_id));
 }
 
-async function readDaily(db: Executor, project: string, from: string, to: string): Promise<DailyPoint[]> {
+/** The rows of one statement about several projects, parted by project_id (each project's in the order read). */
+class ByProject {
+  private readonly groups = new Map<string, Raw[]>();
+
+  constructor(rows: readonly Raw[]) {
+    for (const row of rows) {
+      const project = str(row.project_id);
+      const group = this.groups.get(project);
+      if (group) group.push(row);
+      else this.groups.set(project, [row]);
+    }
+  }
+
+  /** The project's rows; none for a project with none. */
+  of(project: string): Raw[] {
+    return this.groups.get(project) ?? [];
+  }
+}
+
+async function readDaily(db: Executor, projects: readonly string[], from: string, to: string): Promise<ByProject> {
   const rows = await db.all(
-    `SELECT strftime(day, '%Y-%m-%d') AS day, visitors_human, visitors_ai, visitors_total,
+    `SELECT project_id, strftime(day, '%Y-%m-%d') AS day, visitors_human, visitors_ai, visitors_total,
             CAST(ai_share AS DOUBLE) AS ai_share, views_total, complete
      FROM daily_site
-     WHERE project_id = $project AND day >= CAST($from AS DATE) AND day < CAST($to AS DATE)
-     ORDER BY day`,
-    { project, from, to },
+     WHERE list_contains($projects, project_id) AND day >= CAST($from AS DATE) AND day < CAST($to AS DATE)
+     ORDER BY project_id, day`,
+    { projects: textList(projects), from, to },
   );
+  return new ByProject(rows);
+}
+
+/** One project's rows of daily_site (by day) as its daily points, the days missing between them put in. */
+function dailyOf(rows: readonly Raw[]): DailyPoint[] {
   return withGaps(
     rows.map((r: Raw) => ({
       day: str(r.day),
@@ -146,24 +175,29 @@ export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
 }
 
 /**
- * The newest complete window's top pages, of a window within the report's range [from, to)
- * (top_pages_within, the macro latest_top_pages is made of); a longer window is preferred to a
- * single day. None when the range holds no complete visitors window.
+ * Each project's newest complete window's top pages, of a window within the report's range
+ * [from, to) (top_pages_within, the macro latest_top_pages is made of); a longer window is
+ * preferred to a single day. None for a project whose range holds no complete visitors window.
  */
-async function readTopPages(db: Executor, project: string, from: string, to: string): Promise<TopPages | null> {
+async function readTopPages(db: Executor, projects: readonly string[], from: string, to: string): Promise<ByProject> {
   const rows = await db.all(
     `WITH top AS MATERIALIZED (
-       SELECT * FROM top_pages_within($from::DATE, $to::DATE) WHERE project_id = $project
+       SELECT * FROM top_pages_within($from::DATE, $to::DATE) WHERE list_contains($projects, project_id)
      ), pick AS (
-       SELECT DISTINCT grain, window_start, window_end FROM top
-       QUALIFY row_number() OVER (ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
+       SELECT DISTINCT project_id, grain, window_start, window_end FROM top
+       QUALIFY row_number() OVER (PARTITION BY project_id ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
      )
-     SELECT t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
+     SELECT t.project_id, t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
             t.rank, t.path, t.visitors, t.human, t.ai, CAST(t.ai_share AS DOUBLE) AS ai_share, t.views
-     FROM top t JOIN pick USING (grain, window_start, window_end)
-     ORDER BY t.rank`,
-    { project, from, to },
+     FROM top t JOIN pick USING (project_id, grain, window_start, window_end)
+     ORDER BY t.project_id, t.rank`,
+    { projects: textList(projects), from, to },
   );
+  return new ByProject(rows);
+}
+
+/** One project's top pages rows (one window's, by rank) as its top pages; null for none. */
+function topPagesOf(rows: readonly Raw[]): TopPages | null {
   const first = rows[0];
   if (!first) return null;
   return {
@@ -182,16 +216,21 @@ async function readTopPages(db: Executor, project: string, from: string, to: str
   };
 }
 
-async function readWeeks(db: Executor, project: string, from: string, to: string): Promise<WeekPoint[]> {
+async function readWeeks(db: Executor, projects: readonly string[], from: string, to: string): Promise<ByProject> {
   const rows = await db.all(
-    `SELECT strftime(week_start, '%Y-%m-%d') AS week_start, strftime(week_end, '%Y-%m-%d') AS week_end,
+    `SELECT project_id, strftime(week_start, '%Y-%m-%d') AS week_start, strftime(week_end, '%Y-%m-%d') AS week_end,
             visitors_total, CAST(visitors_change_pct AS DOUBLE) AS visitors_change_pct,
             CAST(ai_share AS DOUBLE) AS ai_share, complete, note
      FROM (${queryFile('week-over-week.sql')})
-     WHERE project_id = $project AND week_end > CAST($from AS DATE) AND week_start < CAST($to AS DATE)
-     ORDER BY week_start`,
-    { project, from, to },
+     WHERE list_contains($projects, project_id) AND week_end > CAST($from AS DATE) AND week_start < CAST($to AS DATE)
+     ORDER BY project_id, week_start`,
+    { projects: textList(projects), from, to },
   );
+  return new ByProject(rows);
+}
+
+/** One project's rows of week-over-week.sql (by week_start), with the weeks of `range` not among them as missing. */
+function weeksOf(rows: readonly Raw[], range: readonly { start: string; end: string }[]): WeekPoint[] {
   const loaded: WeekPoint[] = rows.map((r: Raw) => ({
     weekStart: str(r.week_start),
     weekEnd: str(r.week_end),
@@ -203,7 +242,7 @@ async function readWeeks(db: Executor, project: string, from: string, to: string
   }));
   // The week-over-week query lists the gaps between loaded weeks; the weeks of the range
   // before the first or after the last loaded one are missing too.
-  const missing = wholeWeeks(from, to)
+  const missing = range
     .filter((w) => !loaded.some((l) => l.weekStart === w.start))
     .map((w) => ({ weekStart: w.start, weekEnd: w.end, visitorsTotal: null, visitorsChangePct: null, aiShare: null, complete: null, note: MISSING_WEEK }));
   return [...loaded, ...missing].sort((a, b) => (a.weekStart < b.weekStart ? -1 : 1));
@@ -218,17 +257,22 @@ export function wholeWeeks(from: string, to: string): { start: string; end: stri
   return weeks.filter((w) => w.end <= to);
 }
 
-async function readJobs(db: Executor, project: string): Promise<JobOutcomes> {
-  const byStatus = await db.all(
-    `SELECT status, count(*) AS jobs, count(pr_link) AS with_pr FROM agent_jobs WHERE project_id = $project
-     GROUP BY status ORDER BY jobs DESC, status`,
-    { project },
-  );
-  const [rate] = await db.all(
-    `SELECT CAST(success_rate AS DOUBLE) AS success_rate, CAST(pr_rate AS DOUBLE) AS pr_rate, finished
-     FROM (${queryFile('job-success-rate.sql')}) WHERE project_id = $project`,
-    { project },
-  );
+async function readJobs(db: Executor, projects: readonly string[]): Promise<{ byStatus: ByProject; rates: ByProject }> {
+  const byStatus = new ByProject(await db.all(
+    `SELECT project_id, status, count(*) AS jobs, count(pr_link) AS with_pr FROM agent_jobs WHERE list_contains($projects, project_id)
+     GROUP BY project_id, status ORDER BY project_id, jobs DESC, status`,
+    { projects: textList(projects) },
+  ));
+  const rates = new ByProject(await db.all(
+    `SELECT project_id, CAST(success_rate AS DOUBLE) AS success_rate, CAST(pr_rate AS DOUBLE) AS pr_rate, finished
+     FROM (${queryFile('job-success-rate.sql')}) WHERE list_contains($projects, project_id)`,
+    { projects: textList(projects) },
+  ));
+  return { byStatus, rates };
+}
+
+/** One project's jobs per status (most frequent first) and its row of job-success-rate.sql, if any. */
+function jobsOf(byStatus: readonly Raw[], rate: Raw | undefined): JobOutcomes {
   return {
     byStatus: byStatus.map((r: Raw) => ({ status: str(r.status), jobs: Number(r.jobs), withPr: Number(r.with_pr) })),
     successRate: num(rate?.success_rate),
@@ -243,14 +287,22 @@ export async function readReportData(
 ): Promise<ReportData> {
   const projects = options.projects.length > 0 ? [...options.projects] : await listProjects(db);
   const reports: ProjectReport[] = [];
-  for (const projectId of projects) {
-    reports.push({
-      projectId,
-      daily: await readDaily(db, projectId, options.from, options.to),
-      topPages: await readTopPages(db, projectId, options.from, options.to),
-      weeks: await readWeeks(db, projectId, options.from, options.to),
-      jobs: await readJobs(db, projectId),
-    });
+  // Each kind of data in one statement for all the projects (none without projects: nothing to show).
+  if (projects.length > 0) {
+    const daily = await readDaily(db, projects, options.from, options.to);
+    const topPages = await readTopPages(db, projects, options.from, options.to);
+    const weeks = await readWeeks(db, projects, options.from, options.to);
+    const jobs = await readJobs(db, projects);
+    const range = wholeWeeks(options.from, options.to);
+    for (const projectId of projects) {
+      reports.push({
+        projectId,
+        daily: dailyOf(daily.of(projectId)),
+        topPages: topPagesOf(topPages.of(projectId)),
+        weeks: weeksOf(weeks.of(projectId), range),
+        jobs: jobsOf(jobs.byStatus.of(projectId), jobs.rates.of(projectId)[0]),
+      });
+    }
   }
   return {
     from: options.from,

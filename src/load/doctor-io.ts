@@ -84,8 +84,8 @@ const FACTS_CHUNK_DAYS = 92;
 
 /**
  * Every window of every metric that any of loaded_windows, the totals table or the row table
- * knows of, with what each holds of it. One pass over each
- * row table, a quarter of windows at a time.
+ * knows of, with what each holds of it. One pass over each row table, a quarter of windows at
+ * a time.
  */
 export async function readWindowFacts(db: Executor): Promise<WindowFacts[]> {
   const facts: WindowFacts[] = [];

@@ -64,6 +64,16 @@ export async function readSchemaVersion(db: Executor): Promise<number> {
   return (await tableExists(db, 'loaded_windows')) ? 1 : 0;
 }
 
+let viewsObjects: { views: string[]; macros: string[] } | undefined;
+/** The views and macros sql/views.sql makes, by name (lower case). */
+function viewsSqlObjects(): { views: string[]; macros: string[] } {
+  if (viewsObjects) return viewsObjects;
+  const text = readSqlFile(VIEWS_FILE);
+  const named = (kind: string): string[] => [...text.matchAll(new RegExp(`CREATE OR REPLACE ${kind} (\\w+)`, 'g'))].map((m) => m[1]!.toLowerCase());
+  viewsObjects = { views: named('VIEW'), macros: named('MACRO') };
+  return viewsObjects;
+}
+
 /**
  * SQL counting the views sql/views.sql makes that the database has, and how many it makes: a
  * database lacking one gets them all again. A name someone gave a table of their own (a view
@@ -74,7 +84,7 @@ export async function readSchemaVersion(db: Executor): Promise<number> {
 let viewCount: { sql: string; expected: number } | undefined;
 function viewCountSql(): { sql: string; expected: number } {
   if (viewCount) return viewCount;
-  const names = [...readSqlFile(VIEWS_FILE).matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => `'${m[1]!.toLowerCase()}'`);
+  const names = viewsSqlObjects().views.map(sqlString);
   const inMain = (column: string): string =>
     `schema_name = 'main' AND database_name = current_database() AND lower(${column}) IN (${names.join(', ')})`;
   const sql = `SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${inMain('view_name')}
@@ -279,7 +289,7 @@ export function viewOfStatement(statement: string): string | undefined {
  * changed. The table stands in for the view, as it does between upgrades.
  */
 async function viewsToMake(db: Executor, views: string): Promise<string> {
-  const names = [...views.matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => sqlString(m[1]!.toLowerCase()));
+  const names = viewsSqlObjects().views.map(sqlString);
   if (names.length === 0) return views;
   const tables = await db.all<{ name: string }>(
     `SELECT lower(table_name) AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND lower(table_name) IN (${names.join(', ')})`,
@@ -296,11 +306,11 @@ async function viewsToMake(db: Executor, views: string): Promise<string> {
  * functions at every open costs 15-20 ms, so `docpipe doctor` looks for them instead.
  */
 export async function missingViewObjects(db: Executor): Promise<string[]> {
-  const text = readSqlFile(VIEWS_FILE);
-  const list = (pattern: RegExp): string => [...text.matchAll(pattern)].map((m) => sqlString(m[1]!.toLowerCase())).join(', ') || 'NULL';
+  const { views, macros } = viewsSqlObjects();
+  const list = (names: readonly string[]): string => names.map(sqlString).join(', ') || 'NULL';
   const rows = await db.all<{ name: string }>(
     `WITH wanted(kind, name) AS (
-       SELECT 'view', unnest([${list(/CREATE OR REPLACE VIEW (\w+)/g)}]) UNION ALL SELECT 'macro', unnest([${list(/CREATE OR REPLACE MACRO (\w+)/g)}])),
+       SELECT 'view', unnest([${list(views)}]) UNION ALL SELECT 'macro', unnest([${list(macros)}])),
      have(name) AS (
        SELECT lower(view_name) FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main'
        UNION ALL SELECT lower(table_name) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'),
@@ -333,12 +343,9 @@ export async function remakeViews(tx: Executor): Promise<void> {
  * on the older views in between.
  */
 async function viewsAreNewer(db: Executor): Promise<boolean> {
-  try {
-    const [row] = await db.all<{ value: string | null }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_RELEASE_KEY });
-    return row?.value != null && compareVersions(row.value, packageVersion()) > 0;
-  } catch {
-    return false; // no docpipe_meta yet: an older database
-  }
+  // Asked of a database at this release's schema only: docpipe_meta is there.
+  const [row] = await db.all<{ value: string | null }>(`SELECT value FROM docpipe_meta WHERE key = $key`, { key: VIEWS_RELEASE_KEY });
+  return row?.value != null && compareVersions(row.value, packageVersion()) > 0;
 }
 
 /**

@@ -26,14 +26,18 @@ function youngerThan(path: string, ms: number): boolean {
   }
 }
 
+/** The holder a lock file's text names; null for none (being written, or not a lock file). */
+function ownerOf(text: string): ProcessRef | null {
+  try {
+    return (JSON.parse(text) as { owner?: ProcessRef }).owner ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the lock file (`text`, as read) is held by nobody: a process that is gone holds nothing. */
 function isStale(path: string, text: string, root: string): boolean {
-  let owner: ProcessRef | null;
-  try {
-    owner = (JSON.parse(text) as { owner?: ProcessRef }).owner ?? null;
-  } catch {
-    owner = null;
-  }
+  const owner = ownerOf(text);
   return owner !== null ? !isLiveOther(owner, root) : !youngerThan(path, BEING_WRITTEN_MS);
 }
 
@@ -102,12 +106,9 @@ export async function takeShortLock(path: string, root: string, signal?: AbortSi
   return () => {
     if (held) {
       const text = readText(path);
-      try {
-        const owner = text === null ? null : ((JSON.parse(text) as { owner?: ProcessRef }).owner ?? null);
-        if (owner !== null && isThisProcess(owner)) rmSync(path, { force: true });
-      } catch {
-        // not a lock file this process wrote: not its to remove
-      }
+      // Only a file naming this process is its to remove.
+      const owner = text === null ? null : ownerOf(text);
+      if (owner !== null && isThisProcess(owner)) rmSync(path, { force: true });
     }
     releaseInProcess();
   };

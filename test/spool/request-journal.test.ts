@@ -1,6 +1,6 @@
 /** The request journal's lines on a real temp dir: a start line before each attempt, its end line soon after. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -238,6 +238,39 @@ describe('RequestJournal', () => {
       { path: '/sent', scope, status: 200 },
     ]);
     expect(await log.requestTimes(scope, 0)).toEqual([1_000]);
+  });
+
+  it('moves what a crash left into request_log as it was written: torn and foreign lines are left out, an end line in another file than its start fills it in', async () => {
+    const { db, store } = loggedRun(dir, 'run-c');
+    const requests = join(dir, 'requests');
+    mkdirSync(requests, { recursive: true });
+    const line = (id: string, fields: Record<string, unknown> = {}): string =>
+      JSON.stringify({ id, run_id: 'dead', scope: 'analytics@http://127.0.0.1', method: 'GET', path: `/${id}?a='b'`, started_ms: 5_000, status: null, duration_ms: null, ...fields });
+    // A dead run's journal, moved in two parts: the end of `split` is in the file written after
+    // the first was taken; the second file ends in a line cut short by kill -9.
+    const gone = 999_999_999;
+    writeFileSync(join(requests, `${gone}-dead.jsonl.1.ingesting`), [line('done'), line('done', { status: 200, duration_ms: 7 }), line('split'), ''].join('\n'));
+    writeFileSync(
+      join(requests, `${gone}-dead.jsonl`),
+      [
+        line('split', { status: 503, duration_ms: 9 }),
+        line('typed', { started_ms: '5000' }), // not a journal's line: a start time as text
+        line('nulls', { scope: null }),
+        '[1, 2]',
+        line('torn').slice(0, 40),
+      ].join('\n'),
+    );
+    await store.write(async () => undefined);
+    const rows = await Database.with(db, {}, (d) =>
+      d.all<{ id: string; path: string; status: number | null; ms: number; at: number }>(
+        'SELECT request_id AS id, path, status, duration_ms AS ms, epoch_ms(started_at)::INTEGER AS at FROM request_log ORDER BY id',
+      ),
+    );
+    expect(rows).toEqual([
+      { id: 'done', path: "/done?a='b'", status: 200, ms: 7, at: 5_000 },
+      { id: 'split', path: "/split?a='b'", status: 503, ms: 9, at: 5_000 },
+    ]);
+    expect(readdirSync(requests)).toEqual([]);
   });
 
   it('tells another run journalling into the folder: a live process\'s file, or another run\'s of this process', () => {

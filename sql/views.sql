@@ -206,6 +206,21 @@ LEFT JOIN page_views pv
   AND pv.path = r.path
 WHERE r.rank <= 10;
 
+-- The one window of top_pages_within each project's top pages are shown for (by `report`, and
+-- sql/queries/top-pages.sql): the newest, a longer window before a single day, then the longest.
+-- `projects`: a list of project ids to keep (NULL: every project).
+CREATE OR REPLACE MACRO top_pages_shown(range_start, range_end, projects := NULL) AS TABLE
+WITH top AS MATERIALIZED (
+  SELECT * FROM top_pages_within(range_start, range_end)
+  WHERE projects IS NULL OR list_contains(projects, project_id)
+), pick AS (
+  SELECT DISTINCT project_id, grain, window_start, window_end
+  FROM top
+  QUALIFY row_number() OVER (PARTITION BY project_id
+                             ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
+)
+SELECT t.* FROM top t JOIN pick USING (project_id, grain, window_start, window_end);
+
 -- The top 10 pages of the newest complete visitors window of each grain, per project.
 CREATE OR REPLACE VIEW latest_top_pages AS
 SELECT * FROM top_pages_within(DATE '-infinity', DATE 'infinity');

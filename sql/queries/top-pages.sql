@@ -4,14 +4,7 @@
 -- window itself (never summed from days). For "last week" use
 --   SELECT * FROM latest_top_pages WHERE grain = 'week' ORDER BY project_id, rank;
 -- May not: sum `visitors` over pages or windows (uniques are not additive).
-WITH pick AS (
-  SELECT DISTINCT project_id, grain, window_start, window_end
-  FROM latest_top_pages
-  QUALIFY row_number() OVER (PARTITION BY project_id
-                             ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
-)
-SELECT t.project_id, t.grain, t.window_start, t.window_end, t.rank, t.path, t.visitors, t.human, t.ai,
-       round(100.0 * t.ai_share, 1) AS ai_pct, t.views
-FROM latest_top_pages t
-JOIN pick USING (project_id, grain, window_start, window_end)
-ORDER BY t.project_id, t.rank;
+SELECT project_id, grain, window_start, window_end, rank, path, visitors, human, ai,
+       round(100.0 * ai_share, 1) AS ai_pct, views
+FROM top_pages_shown(DATE '-infinity', DATE 'infinity')
+ORDER BY project_id, rank;

@@ -176,21 +176,16 @@ export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
 
 /**
  * Each project's newest complete window's top pages, of a window within the report's range
- * [from, to) (top_pages_within, the macro latest_top_pages is made of); a longer window is
- * preferred to a single day. None for a project whose range holds no complete visitors window.
+ * [from, to) (top_pages_shown: the window sql/queries/top-pages.sql shows over all time); a
+ * longer window is preferred to a single day. None for a project whose range holds no complete
+ * visitors window.
  */
 async function readTopPages(db: Executor, projects: readonly string[], from: string, to: string): Promise<ByProject> {
   const rows = await db.all(
-    `WITH top AS MATERIALIZED (
-       SELECT * FROM top_pages_within($from::DATE, $to::DATE) WHERE list_contains($projects, project_id)
-     ), pick AS (
-       SELECT DISTINCT project_id, grain, window_start, window_end FROM top
-       QUALIFY row_number() OVER (PARTITION BY project_id ORDER BY grain = 'day', window_end DESC, window_end - window_start DESC) = 1
-     )
-     SELECT t.project_id, t.grain, strftime(t.window_start, '%Y-%m-%d') AS window_start, strftime(t.window_end, '%Y-%m-%d') AS window_end,
-            t.rank, t.path, t.visitors, t.human, t.ai, CAST(t.ai_share AS DOUBLE) AS ai_share, t.views
-     FROM top t JOIN pick USING (project_id, grain, window_start, window_end)
-     ORDER BY t.project_id, t.rank`,
+    `SELECT project_id, grain, strftime(window_start, '%Y-%m-%d') AS window_start, strftime(window_end, '%Y-%m-%d') AS window_end,
+            rank, path, visitors, human, ai, CAST(ai_share AS DOUBLE) AS ai_share, views
+     FROM top_pages_shown($from::DATE, $to::DATE, projects := $projects)
+     ORDER BY project_id, rank`,
     { projects: textList(projects), from, to },
   );
   return new ByProject(rows);

@@ -2,6 +2,7 @@
  * One measured phase of the benchmark, in its own process so that its peak RSS is its own.
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
+ *   dump DB OUT              `docpipe dump` of a database into a Parquet lake
  * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?}.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -60,6 +61,17 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
   return { rows: summary.rows, requests: summary.requests, dbBytes };
 }
 
+/** `docpipe dump` of a database into a Parquet lake: the rows of page_visitors it wrote. */
+async function dumpAll(db: string, out: string): Promise<{ rows: number; requests: number }> {
+  let text = '';
+  const code = await runCli(['dump', '--out', out, '--db', db, '--log-format', 'json'], {
+    io: { stdout: (t) => void (text += t), stderr: () => undefined, isTTY: false, clock: systemClock },
+  });
+  if (code !== 0) throw new Error(`dump exited ${code}: ${text}`);
+  const summary = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as { tables: { table: string; rows: number }[] };
+  return { rows: summary.tables.find((t) => t.table === 'page_visitors')?.rows ?? 0, requests: 0 };
+}
+
 /**
  * The main thread's time on a CPU and its time runnable but waiting for one, from the
  * kernel's schedstat since the thread started (Linux; undefined elsewhere). The main thread
@@ -76,14 +88,17 @@ function mainThreadSched(): { mainCpuMs: number; mainWaitMs: number } | undefine
   }
 }
 
-const [phase, url, from, to, db] = process.argv.slice(2);
-if (!url || !from || !to || (phase !== 'fetch' && phase !== 'export') || (phase === 'export' && !db)) {
-  console.error('usage: bench-worker fetch|export URL FROM TO [DB]');
+const [phase, ...rest] = process.argv.slice(2);
+const [url, from, to, db] = rest;
+const usable = phase === 'dump' ? rest.length === 2 : url && from && to && (phase === 'fetch' || (phase === 'export' && db));
+if (!usable) {
+  console.error('usage: bench-worker fetch|export URL FROM TO [DB]  |  bench-worker dump DB OUT');
   process.exit(2);
 }
 const schedBefore = mainThreadSched();
 const started = performance.now();
-const result = phase === 'fetch' ? await fetchOnly(url, from, to) : await exportAll(url, from, to, db as string);
+const result =
+  phase === 'fetch' ? await fetchOnly(url!, from!, to!) : phase === 'export' ? await exportAll(url!, from!, to!, db!) : await dumpAll(rest[0]!, rest[1]!);
 const ms = performance.now() - started;
 const schedAfter = mainThreadSched();
 // Over the timed phase only, as `ms` is.

@@ -3,7 +3,8 @@
  * sandbox, and in the same run fetch and parse the same pages without loading them, in
  * alternating rounds. Prints rows/s for each phase, each round's ratio and their median
  * (target >= 0.8), then exports 365 daily windows into another database. For both exports: peak RSS (target <= 300 MB, and it must not grow with the
- * length of the run) and bytes on disk per page row (target <= 20). The sandbox runs in its
+ * length of the run) and bytes on disk per page row (target <= 20); then dumps the 365-window
+ * database to Parquet (peak RSS, target <= 300 MB, as the export's). The sandbox runs in its
  * own process, as would a remote API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -106,6 +107,8 @@ try {
     fetches.push(await runPhase(['fetch', url, from, to], child.pid));
   }
   const long = LONG_DAYS > 0 ? await runPhase(['export', url, addDays(to, -LONG_DAYS), to, join(dir, 'bench-long.duckdb')], child.pid) : undefined;
+  // The longest database, dumped to Parquet: the dump's memory must not grow with the history either.
+  const dumped = LONG_DAYS > 0 ? await runPhase(['dump', join(dir, 'bench-long.duckdb'), join(dir, 'lake')]) : undefined;
   const ratios = exports.map((e, i) => perSecond(e) / ((perSecond(fetches[i]!) + perSecond(fetches[i + 1]!)) / 2));
   const ratio = median(ratios);
   const seconds = (ms: number | undefined): string => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
@@ -118,6 +121,7 @@ try {
     if (e) console.log(row(`export ${i + 1} to DuckDB`, e));
   }
   if (long) console.log(row(`export ${LONG_DAYS} windows`, long));
+  if (dumped) console.log(row(`dump ${LONG_DAYS} windows`, dumped));
   const verdict = (ok: boolean): string => (ok ? 'OK' : 'MISSED');
   console.log(`ratio export/fetch-only rows/s, per round: ${ratios.map((r) => r.toFixed(3)).join(', ')}`);
   console.log(`ratio export/fetch-only rows/s (median of ${ROUNDS}): ${ratio.toFixed(3)} (target >= 0.8) ${verdict(ratio >= 0.8)}`);
@@ -128,6 +132,7 @@ try {
     console.log(`export ${name}: peak RSS ${r.maxRssMb} MB (target <= 300) ${verdict(r.maxRssMb <= 300)}; ` +
       `${perRow.toFixed(1)} bytes per page row on disk (target <= 20) ${verdict(perRow <= 20)}`);
   }
+  if (dumped) console.log(`dump ${LONG_DAYS} windows to Parquet: peak RSS ${dumped.maxRssMb} MB (target <= 300) ${verdict(dumped.maxRssMb <= 300)}`);
   const waits = (phases: PhaseResult[]): string => {
     const known = phases.flatMap((p) => (p.mainWaitMs === undefined ? [] : [p.mainWaitMs]));
     return known.length === phases.length ? seconds(median(known)) : '-';

@@ -80,14 +80,15 @@ export function widenToOverlap(filter: DumpFilter, first: string | null | undefi
   return { ...filter, range: { from: first, to: filter.range.to } };
 }
 
-/** The rows of one table that a dump writes, with its partition columns. */
-export function selectSql(table: DumpTable, filter: DumpFilter): string {
+/** The rows of one table that a dump writes, with its partition columns; only those of `group` when given. */
+export function selectSql(table: DumpTable, filter: DumpFilter, group?: CopyGroup): string {
   const where: string[] = [];
   if (filter.projects.length > 0) where.push(`project_id IN (${filter.projects.map(sqlString).join(', ')})`);
   if (filter.range) {
     const span = monthSpan(filter.range);
     where.push(`${table.dateSql} >= DATE ${sqlString(span.from)} AND ${table.dateSql} < DATE ${sqlString(span.to)}`);
   }
+  if (group) where.push(groupSql(table, group));
   return (
     `SELECT * EXCLUDE (docpipe_day), year(docpipe_day) AS year, month(docpipe_day) AS month ` +
     `FROM (SELECT *, ${table.dateSql} AS docpipe_day FROM ${table.name}${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`
@@ -95,45 +96,105 @@ export function selectSql(table: DumpTable, filter: DumpFilter): string {
 }
 
 /**
- * Partitions one COPY writes at most, unless a single project has more. DuckDB keeps a writer
- * (and its buffers) for each partition a COPY writes: one COPY of 400 projects over 3 years
- * (14,400 partitions, 2.2 million rows) peaked at 3 GB, against 172 MB one project at a time.
+ * Partitions one COPY writes at most. DuckDB keeps a writer (and its buffers) for each
+ * partition a COPY writes: one COPY of 400 projects over 3 years (14,400 partitions, 2.2
+ * million rows) peaked at 3 GB, against 172 MB one project at a time.
  */
 export const MAX_PARTITIONS_PER_COPY = 120;
 
-/** The rows and the partitions (months) each project has in what a dump writes of a table. */
-export function projectSizesSql(table: DumpTable, filter: DumpFilter): string {
-  return `SELECT project_id, count(*) AS n, count(DISTINCT year * 100 + month) AS partitions FROM (${selectSql(table, filter)}) GROUP BY project_id ORDER BY project_id`;
+/**
+ * Rows one COPY writes at most, unless a single partition has more. Each partition's writer
+ * buffers up to a Parquet row group, so a COPY of many large months holds many row groups at
+ * once: one project's 3 years of daily windows of 6,000 paths (36 months of 180,000 rows) in
+ * one COPY peaked at 474-484 MB.
+ */
+export const MAX_ROWS_PER_COPY = 1_000_000;
+
+/** The rows of one partition (a project's month) that a dump writes; a row without a date has no month. */
+export interface PartitionSize {
+  projectId: string;
+  year: number | null;
+  month: number | null;
+  rows: number;
 }
 
 /**
- * Pure: the projects in groups of at most `max` partitions together (in the order given), a
- * project with more in a group of its own. Each group is one COPY.
+ * What one COPY writes: projects whole (every month of theirs the dump writes), and the months
+ * `[from, to)` of each project it writes in part (a project split across COPYs).
  */
-export function copyGroups(sizes: readonly { projectId: string; partitions: number }[], max = MAX_PARTITIONS_PER_COPY): string[][] {
-  const groups: string[][] = [];
-  let current: string[] = [];
-  let partitions = 0;
-  for (const size of sizes) {
-    if (current.length > 0 && partitions + size.partitions > max) {
-      groups.push(current);
+export interface CopyGroup {
+  whole: string[];
+  parts: { projectId: string; from: string; to: string }[];
+}
+
+/** The rows of each partition in what a dump writes of a table, by project and month. */
+export function partitionSizesSql(table: DumpTable, filter: DumpFilter): string {
+  return `SELECT project_id, year, month, count(*) AS n FROM (${selectSql(table, filter)}) GROUP BY ALL ORDER BY ALL`;
+}
+
+const monthStart = (year: number, month: number): string => `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-01`;
+
+/**
+ * Pure: the partitions, in the order given (by project, then month), cut into COPYs of at most
+ * `maxPartitions` partitions and `maxRows` rows; a partition larger than that goes in a COPY of
+ * its own. A project with rows that have no date (a job row with no time, which no month
+ * holds) is never split: it goes whole.
+ */
+export function copyGroups(sizes: readonly PartitionSize[], maxPartitions = MAX_PARTITIONS_PER_COPY, maxRows = MAX_ROWS_PER_COPY): CopyGroup[] {
+  const byProject = new Map<string, PartitionSize[]>();
+  for (const size of sizes) byProject.set(size.projectId, [...(byProject.get(size.projectId) ?? []), size]);
+  // What can be cut apart: a month, or a project that has undated rows.
+  const units = [...byProject.values()].flatMap((months) => (months.some((m) => m.year === null || m.month === null) ? [months] : months.map((m) => [m])));
+  const cuts: PartitionSize[][] = [];
+  let current: PartitionSize[] = [];
+  let rows = 0;
+  for (const unit of units) {
+    const unitRows = unit.reduce((sum, m) => sum + m.rows, 0);
+    if (current.length > 0 && (current.length + unit.length > maxPartitions || rows + unitRows > maxRows)) {
+      cuts.push(current);
       current = [];
-      partitions = 0;
+      rows = 0;
     }
-    current.push(size.projectId);
-    partitions += size.partitions;
+    current.push(...unit);
+    rows += unitRows;
   }
-  if (current.length > 0) groups.push(current);
-  return groups;
+  if (current.length > 0) cuts.push(current);
+  return cuts.map((cut) => {
+    const group: CopyGroup = { whole: [], parts: [] };
+    for (const projectId of new Set(cut.map((s) => s.projectId))) {
+      const months = cut.filter((s) => s.projectId === projectId);
+      if (months.length === byProject.get(projectId)!.length) {
+        group.whole.push(projectId);
+        continue;
+      }
+      // Split projects have a date on every row (see units).
+      const first = months[0]!;
+      const last = months.at(-1)!;
+      const [year, month] = [last.year!, last.month!];
+      group.parts.push({ projectId, from: monthStart(first.year!, first.month!), to: month === 12 ? monthStart(year + 1, 1) : monthStart(year, month + 1) });
+    }
+    return group;
+  });
+}
+
+/** The condition that keeps the rows of one COPY's group (see copyGroups). */
+function groupSql(table: DumpTable, group: CopyGroup): string {
+  const terms = [
+    ...(group.whole.length > 0 ? [`project_id IN (${group.whole.map(sqlString).join(', ')})`] : []),
+    ...group.parts.map(
+      (p) => `(project_id = ${sqlString(p.projectId)} AND ${table.dateSql} >= DATE ${sqlString(p.from)} AND ${table.dateSql} < DATE ${sqlString(p.to)})`,
+    ),
+  ];
+  return `(${terms.join(' OR ')})`;
 }
 
 /** `COPY ... TO dir`, hive-partitioned; zstd for Parquet. */
-export function copySql(table: DumpTable, filter: DumpFilter, dir: string, format: DumpFormat): string {
+export function copySql(table: DumpTable, filter: DumpFilter, group: CopyGroup, dir: string, format: DumpFormat): string {
   const options =
     format === 'parquet'
       ? `FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${PARTITION_COLUMNS.join(', ')})`
       : `FORMAT csv, HEADER, PARTITION_BY (${PARTITION_COLUMNS.join(', ')})`;
-  return `COPY (${selectSql(table, filter)}) TO ${sqlString(dir)} (${options})`;
+  return `COPY (${selectSql(table, filter, group)}) TO ${sqlString(dir)} (${options})`;
 }
 
 export interface Partition {

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
-import { DUMP_TABLES, MAX_PARTITIONS_PER_COPY } from '../../src/dump/plan-dump.js';
+import { DUMP_TABLES, MAX_PARTITIONS_PER_COPY, MAX_ROWS_PER_COPY } from '../../src/dump/plan-dump.js';
 import { DUMP_LOCK } from '../../src/dump/dump-lock.js';
 import { processStart, thisProcess } from '../../src/core/process-identity.js';
 import type { Harness } from './harness.js';
@@ -131,6 +131,46 @@ describe('docpipe dump', () => {
     expect(listed.filter((f) => f.endsWith('.parquet'))).toHaveLength(260);
     expect(listed).toContain('page_visitors/project_id=p129/year=2026/month=1/data_0.parquet');
     expect(listed.every((f) => !f.startsWith('.'))).toBe(true);
+  });
+
+  it('a project with more rows than one COPY writes is split by months, every row once, a file a month', async () => {
+    // One project, 5 months of 300,000 rows: over MAX_ROWS_PER_COPY, so its months go in more
+    // than one COPY (the memory of a COPY grows with the rows it writes).
+    const long = join(h.dir, 'long.duckdb');
+    const db = await Database.open(long);
+    try {
+      await db.run(`INSERT INTO page_visitors (project_id, window_start, window_end, path, human, ai, total, run_id, flags)
+        SELECT 'docs', d::DATE, (d + INTERVAL 1 DAY)::DATE, '/page-' || x, x % 7, 0, x % 7, 'run', NULL
+          FROM range(DATE '2025-11-01', DATE '2026-04-01', INTERVAL 1 DAY) b(d), range(10000) c(x)
+         WHERE extract(day FROM d) <= 30`);
+    } finally {
+      await db.close();
+    }
+    expect(5 * 300_000).toBeGreaterThan(MAX_ROWS_PER_COPY);
+    const out = join(h.dir, 'long-lake');
+    const result = await h.run(['dump', '--out', out, '--db', long]);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = summaryOf(result) as { tables: { table: string; rows: number; partitions: number }[] };
+    expect(summary.tables.find((t) => t.table === 'page_visitors')).toEqual({ table: 'page_visitors', rows: 28 * 10_000 + 4 * 300_000, partitions: 5 });
+    const reader = await Database.open(':memory:');
+    try {
+      const perMonth = await reader.all<{ year: bigint; month: bigint; n: bigint; days: bigint; paths: bigint }>(
+        `SELECT year, month, count(*) AS n, count(DISTINCT window_start) AS days, count(DISTINCT path) AS paths
+           FROM read_parquet('${out}/page_visitors/**/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL`,
+      );
+      expect(perMonth.map((r) => [Number(r.year), Number(r.month), Number(r.n), Number(r.days), Number(r.paths)])).toEqual([
+        [2025, 11, 300_000, 30, 10_000],
+        [2025, 12, 300_000, 30, 10_000],
+        [2026, 1, 300_000, 30, 10_000],
+        [2026, 2, 280_000, 28, 10_000],
+        [2026, 3, 300_000, 30, 10_000],
+      ]);
+    } finally {
+      await reader.close();
+    }
+    expect(files(out).filter((f) => f.startsWith('page_visitors/'))).toEqual(
+      ['2025/month=11', '2025/month=12', '2026/month=1', '2026/month=2', '2026/month=3'].map((m) => `page_visitors/project_id=docs/year=${m}/data_0.parquet`),
+    );
   });
 
   it('is safe to re-run: it replaces the files, never doubles the rows', async () => {

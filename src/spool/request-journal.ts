@@ -98,7 +98,7 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string';
-const isWhole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /**
  * Pure: the attempts of one journal file's text, a line each. A line torn by a crash, or one
@@ -117,9 +117,9 @@ export function parseJournalText(text: string): JournalLine[] {
     }
     if (typeof value !== 'object' || value === null) continue;
     const l = value as Record<string, unknown>;
-    const wholeOrNull = (v: unknown): v is number | null | undefined => v === undefined || v === null || isWhole(v);
+    const numberOrNull = (v: unknown): v is number | null | undefined => v === undefined || v === null || isNumber(v);
     if (!isText(l.id) || l.id === '' || !isText(l.run_id) || !isText(l.scope) || !isText(l.method) || !isText(l.path)) continue;
-    if (!isWhole(l.started_ms) || !wholeOrNull(l.status) || !wholeOrNull(l.duration_ms)) continue;
+    if (!isNumber(l.started_ms) || !numberOrNull(l.status) || !numberOrNull(l.duration_ms)) continue;
     if (l.withdrawn !== undefined && typeof l.withdrawn !== 'boolean') continue;
     lines.push({
       id: l.id,
@@ -470,7 +470,18 @@ export class RequestJournal {
         WHEN NOT MATCHED AND NOT a.withdrawn
           THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
                VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,
-      { attempts: JSON.stringify(attempts.map((a) => ({ ...a, withdrawn: a.withdrawn === true }))) },
+      {
+        attempts: JSON.stringify(
+          attempts.map((a) => ({
+            ...a,
+            // A library caller's clock may give fractions of a millisecond.
+            started_ms: Math.round(a.started_ms),
+            status: a.status === null ? null : Math.round(a.status),
+            duration_ms: a.duration_ms === null ? null : Math.round(a.duration_ms),
+            withdrawn: a.withdrawn === true,
+          })),
+        ),
+      },
     );
   }
 

@@ -197,16 +197,21 @@ export function copySql(table: DumpTable, filter: DumpFilter, group: CopyGroup, 
   return `COPY (${selectSql(table, filter, group)}) TO ${sqlString(dir)} (${options})`;
 }
 
+/** A partition of the lake; a row without a date (a job row with no time) is in the one with no year and month. */
 export interface Partition {
   projectId: string;
-  year: number;
-  month: number;
+  year: number | null;
+  month: number | null;
 }
+
+/** The name DuckDB gives a partition folder whose value is NULL (`year=__HIVE_DEFAULT_PARTITION__`). */
+export const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 /** Whether an existing partition belongs to what this run rewrites (and so is replaced). */
 export function inScope(partition: Partition, filter: DumpFilter): boolean {
   if (filter.projects.length > 0 && !filter.projects.includes(partition.projectId)) return false;
   if (!filter.range) return true;
+  if (partition.year === null || partition.month === null) return false; // in no month of a range
   const span = monthSpan(filter.range);
   const first = `${partition.year}-${String(partition.month).padStart(2, '0')}-01`;
   return first >= span.from && first < span.to;

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
 import { lockLake } from './dump-lock.js';
-import { DUMP_TABLES, copyGroups, copySql, partitionSizesSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
+import { DUMP_TABLES, NULL_PARTITION, copyGroups, copySql, partitionSizesSql, inScope, monthSpan, overlapStartSql, parsePartitionDir, scopeOf, widenToOverlap, type DumpFilter, type DumpFormat, type Partition } from './plan-dump.js';
 import { makeFolders } from '../core/files.js';
 import { UsageError } from '../core/errors.js';
 
@@ -41,6 +41,13 @@ function subdirs(dir: string): string[] {
     .map((d) => d.name);
 }
 
+/** A year or month folder's value: a whole number, or null for rows without a date; undefined for a folder not of a dump. */
+function partitionNumber(value: string | undefined): number | null | undefined {
+  if (value === NULL_PARTITION) return null;
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isInteger(n) ? n : undefined;
+}
+
 /** Every `project_id=/year=/month=` folder under a table folder. */
 function listPartitions(tableDir: string): Found[] {
   const found: Found[] = [];
@@ -48,10 +55,10 @@ function listPartitions(tableDir: string): Found[] {
     const projectId = parsePartitionDir(p, 'project_id');
     if (projectId === undefined) continue;
     for (const y of subdirs(join(tableDir, p))) {
-      const year = Number(parsePartitionDir(y, 'year'));
+      const year = partitionNumber(parsePartitionDir(y, 'year'));
       for (const m of subdirs(join(tableDir, p, y))) {
-        const month = Number(parsePartitionDir(m, 'month'));
-        if (Number.isInteger(year) && Number.isInteger(month)) found.push({ projectId, year, month, dir: join(p, y, m) });
+        const month = partitionNumber(parsePartitionDir(m, 'month'));
+        if (year !== undefined && month !== undefined) found.push({ projectId, year, month, dir: join(p, y, m) });
       }
     }
   }

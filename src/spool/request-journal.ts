@@ -22,6 +22,7 @@ import type { Executor } from '../load/database.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { appendWholeSync, makeFolders } from '../core/files.js';
+import { wellFormed } from './spool.js';
 
 export interface JournalLine {
   id: string;
@@ -471,15 +472,17 @@ export class RequestJournal {
           THEN INSERT (started_at, scope, method, path, status, duration_ms, run_id, request_id)
                VALUES (make_timestamptz(a.started_ms * 1000), a.scope, a.method, a.path, a.status, a.duration_ms, a.run_id, a.id)`,
       {
+        // A lone surrogate (a library caller's project id in a scope) would fail the whole
+        // parameter in DuckDB's JSON reader, and with it every write after this one.
         attempts: JSON.stringify(
-          attempts.map((a) => ({
+          wellFormed(attempts.map((a) => ({
             ...a,
             // A library caller's clock may give fractions of a millisecond.
             started_ms: Math.round(a.started_ms),
             status: a.status === null ? null : Math.round(a.status),
             duration_ms: a.duration_ms === null ? null : Math.round(a.duration_ms),
             withdrawn: a.withdrawn === true,
-          })),
+          }))),
         ),
       },
     );

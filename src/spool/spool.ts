@@ -73,7 +73,8 @@ export function spoolDirFor(dbPath: string): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-function wellFormed(value: unknown): unknown {
+/** A JSON value with every lone surrogate in its strings (and keys) made U+FFFD, which DuckDB's JSON readers refuse. */
+export function wellFormed(value: unknown): unknown {
   if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD');
   if (Array.isArray(value)) return value.map(wellFormed);
   if (value !== null && typeof value === 'object') {

@@ -173,6 +173,39 @@ describe('docpipe dump', () => {
     );
   });
 
+  it('a job row with no time is dumped in the partition without a month, and a re-run replaces it', async () => {
+    const undated = join(h.dir, 'undated.duckdb');
+    const db = await Database.open(undated);
+    try {
+      // Rows of 0.1.0, or of someone's own: no created_at, submitted_at or updated_at.
+      await db.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status) VALUES ('docs', 'k1', 'Fix a', 'completed'), ('docs', 'k2', 'Fix b', 'failed')`);
+      await db.run(`INSERT INTO agent_jobs (project_id, prompt_key, prompt, status, updated_at) VALUES ('docs', 'k3', 'Fix c', 'completed', TIMESTAMPTZ '2026-02-03 10:00:00+00')`);
+    } finally {
+      await db.close();
+    }
+    const out = join(h.dir, 'undated-lake');
+    for (let run = 0; run < 2; run++) {
+      const result = await h.run(['dump', '--out', out, '--db', undated]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = summaryOf(result) as { tables: { table: string; rows: number; partitions: number }[] };
+      expect(summary.tables.find((t) => t.table === 'agent_jobs')).toEqual({ table: 'agent_jobs', rows: 3, partitions: 2 });
+      const reader = await Database.open(':memory:');
+      try {
+        const rows = await reader.all<{ prompt_key: string; year: string; month: string }>(
+          `SELECT prompt_key, year::VARCHAR AS year, month::VARCHAR AS month FROM read_parquet('${out}/agent_jobs/**/*.parquet', hive_partitioning = true, hive_types_autocast = false) ORDER BY prompt_key`,
+        );
+        expect(rows).toEqual([
+          { prompt_key: 'k1', year: null, month: null },
+          { prompt_key: 'k2', year: null, month: null },
+          { prompt_key: 'k3', year: '2026', month: '2' },
+        ]);
+      } finally {
+        await reader.close();
+      }
+    }
+    expect(files(out).every((f) => !f.startsWith('.'))).toBe(true);
+  });
+
   it('is safe to re-run: it replaces the files, never doubles the rows', async () => {
     const out = join(h.dir, 'rerun');
     expect((await h.run(['dump', '--out', out])).code).toBe(0);

@@ -256,6 +256,7 @@ describe('RequestJournal', () => {
         line('split', { status: 503, duration_ms: 9 }),
         line('typed', { started_ms: '5000' }), // not a journal's line: a start time as text
         line('frac', { started_ms: 5_000.4, status: 200, duration_ms: 3.6 }), // a library caller's clock
+        line('lone', { scope: 'agent:\ud800x', status: 200, duration_ms: 1 }), // a lone surrogate in a library caller's project id
         line('nulls', { scope: null }),
         '[1, 2]',
         line('torn').slice(0, 40),
@@ -270,6 +271,7 @@ describe('RequestJournal', () => {
     expect(rows).toEqual([
       { id: 'done', path: "/done?a='b'", status: 200, ms: 7, at: 5_000 },
       { id: 'frac', path: "/frac?a='b'", status: 200, ms: 4, at: 5_000 },
+      { id: 'lone', path: "/lone?a='b'", status: 200, ms: 1, at: 5_000 },
       { id: 'split', path: "/split?a='b'", status: 503, ms: 9, at: 5_000 },
     ]);
     expect(readdirSync(requests)).toEqual([]);

@@ -330,17 +330,14 @@ describe('sandbox analytics at benchmark scale', () => {
     await sandbox.close();
   });
 
-  it('gives every path a row every day with minDailyVisitors, and serves cached pages fast', async () => {
+  it('gives every path a row every day with minDailyVisitors, the same rows when walked again', async () => {
     const day = '2026-02-07'; // a Saturday, the quietest kind of day
     const first = await walkWindow(sandbox, 'visitors', day, addDays(day, 1));
     expect(first.rows).toHaveLength(6000);
     expect(first.pages).toHaveLength(24);
     expect(first.rows.every((r) => r.human >= 3)).toBe(true);
-    const started = performance.now();
+    // From the listing cache (data-model.test.ts); how fast is npm run bench's to say.
     const again = await walkWindow(sandbox, 'visitors', day, addDays(day, 1));
-    const elapsed = performance.now() - started;
     expect(again.rows).toEqual(first.rows);
-    // 24 cached pages of 250 rows, over real HTTP: a few ms each at most.
-    expect(elapsed).toBeLessThan(24 * 25);
   });
 });

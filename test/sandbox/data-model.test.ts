@@ -16,6 +16,16 @@ describe('site model', () => {
     expect(paths.slice(0, 2)).toEqual(['/introduction', '/quickstart']);
   });
 
+  it('computes a window\'s listing once and pages from it: again within the minute, or for good once the window is settled', () => {
+    const data = new AnalyticsData(42, { paths: 200, minDailyVisitors: 0 });
+    const settled = data.listing('visitors', 'acme', TODAY - 40, TODAY - 33, NOW);
+    expect(data.listing('visitors', 'acme', TODAY - 40, TODAY - 33, NOW + 3_600_000)).toBe(settled);
+    const today = data.listing('visitors', 'acme', TODAY, TODAY + 1, NOW);
+    expect(data.listing('visitors', 'acme', TODAY, TODAY + 1, NOW + 1_000)).toBe(today);
+    // Today's data moves: a minute later it is computed again.
+    expect(data.listing('visitors', 'acme', TODAY, TODAY + 1, NOW + 60_000)).not.toBe(today);
+  });
+
   it('reports exactly the day’s pool counts for a one-day window', () => {
     const shape = { paths: 200, minDailyVisitors: 0 };
     const model = buildSiteModel(42, 'acme', shape);

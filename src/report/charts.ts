@@ -125,3 +125,28 @@ export function renderSvg(option: EChartsOption, size: { width?: number; height?
     chart.dispose();
   }
 }
+
+/**
+ * Pure: the ids and class names ECharts gives a chart's SVG elements (`zr<n>-c0`,
+ * `zr<n>-cls-<m>`, where n counts the charts the process has rendered and m the styles it has
+ * made) numbered from 0 by their first appearance in `html`. Each chart of a page keeps names
+ * of its own (inline SVGs share the page's ids and styles), and a page made again in the same
+ * process (a library caller's) is the same text.
+ */
+export function renumberChartIds(html: string): string {
+  const charts = new Map<string, number>();
+  const styles = new Map<string, number>();
+  const next = (map: Map<string, number>, key: string): number => {
+    let k = map.get(key);
+    if (k === undefined) {
+      k = map.size;
+      map.set(key, k);
+    }
+    return k;
+  };
+  // Ids (`id="zr0-c0"`, `url(#zr0-c0)`) and class names (`class="zr0-cls-3"`, `.zr0-cls-3:hover`).
+  return html.replace(/(id="|url\(#|class="|\.)zr(\d+)-(?:(c\d+)|cls-(\d+))\b/g, (_, before: string, n: string, id?: string, style?: string) => {
+    const chart = next(charts, n);
+    return style === undefined ? `${before}zr${chart}-${id}` : `${before}zr${chart}-cls-${next(styles, style)}`;
+  });
+}

@@ -2,7 +2,7 @@
  * The report page: one self-contained HTML file (inline styles, charts as inline SVG, no
  * script, no external request), with a short table under each chart for people who read.
  */
-import { aiShareOption, jobsOption, renderSvg, topPagesOption, viewsVsVisitorsOption, visitorsOption, weeksOption } from './charts.js';
+import { aiShareOption, jobsOption, renderSvg, renumberChartIds, topPagesOption, viewsVsVisitorsOption, visitorsOption, weeksOption } from './charts.js';
 import { missingDayRuns, type DailyPoint, type ProjectReport, type ReportData } from './report-data.js';
 
 /** Rows of the daily tables: the most recent days (the chart has them all). */
@@ -161,7 +161,7 @@ ${charts(p, data)
   .join('\n')}
 </section>`,
   );
-  const body = sections.length > 0 ? sections.join('\n') : '<p class="empty">The database holds no project yet: run docpipe export first.</p>';
+  const body = sections.length > 0 ? renumberChartIds(sections.join('\n')) : '<p class="empty">The database holds no project yet: run docpipe export first.</p>';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -41,6 +41,17 @@ afterAll(async () => {
 });
 
 describe('docpipe report', () => {
+  it('is the same page when made again in the same process, each chart with ids of its own', async () => {
+    const again = join(h.dir, 'out', 'again.html');
+    const result = await h.run(['report', '--out', again]);
+    expect(result.code, result.stderr).toBe(0);
+    const text = readFileSync(again, 'utf8');
+    expect(text).toBe(html);
+    const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids.filter((id) => id?.startsWith('zr')).length).toBeGreaterThan(CHARTS.length - 1);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('is one self-contained page: every chart an inline SVG, no script, nothing fetched', () => {
     for (const chart of CHARTS) {
       expect(html, chart).toMatch(new RegExp(`<figure class="chart" id="${PROJECT}-${chart}"[\\s\\S]*?<svg[\\s\\S]*?</svg>[\\s\\S]*?<table>`));

@@ -3,8 +3,10 @@
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
  *   dump DB OUT              `docpipe dump` of a database into a Parquet lake
- * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?}.
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?,
+ * toFirstRequestMs?, afterLastResponseMs?}.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fetchAnalyticsPage } from '../api/analytics.js';
 import { HttpClient } from '../api/http-client.js';
@@ -47,7 +49,23 @@ async function fetchOnly(url: string, from: string, to: string): Promise<{ rows:
   return { rows, requests };
 }
 
-async function exportAll(url: string, from: string, to: string, db: string): Promise<{ rows: number; requests: number; dbBytes: number }> {
+/**
+ * The export's fixed costs, from node's HTTP client events: its start before the first request
+ * (opening the database, the plan), and its end after the last answer (the last load). Listened
+ * to in every phase alike, so that the events cost the fetch-only phase what they cost the export.
+ */
+let firstRequest: number | undefined;
+let lastResponse: number | undefined;
+subscribe('http.client.request.start', () => void (firstRequest ??= performance.now()));
+subscribe('http.client.response.finish', () => void (lastResponse = performance.now()));
+
+async function exportAll(
+  url: string,
+  from: string,
+  to: string,
+  db: string,
+): Promise<{ rows: number; requests: number; dbBytes: number; toFirstRequestMs?: number; afterLastResponseMs?: number }> {
+  const started = performance.now();
   let out = '';
   const code = await runCli(
     ['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
@@ -58,7 +76,15 @@ async function exportAll(url: string, from: string, to: string, db: string): Pro
   const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number; requests: number };
   // The file as a reader finds it once the run is over (DuckDB checkpoints when it closes).
   const dbBytes = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0);
-  return { rows: summary.rows, requests: summary.requests, dbBytes };
+  const ended = performance.now();
+  return {
+    rows: summary.rows,
+    requests: summary.requests,
+    dbBytes,
+    ...(firstRequest === undefined || lastResponse === undefined
+      ? {}
+      : { toFirstRequestMs: Math.round(firstRequest - started), afterLastResponseMs: Math.round(ended - lastResponse) }),
+  };
 }
 
 /** `docpipe dump` of a database into a Parquet lake: the rows of page_visitors it wrote. */

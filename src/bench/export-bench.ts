@@ -37,6 +37,9 @@ interface PhaseResult {
   sandboxCpuMs?: number;
   /** Size of the database file after an export. */
   dbBytes?: number;
+  /** An export's fixed costs: from its start to its first request, and from its last answer to its end. */
+  toFirstRequestMs?: number;
+  afterLastResponseMs?: number;
 }
 
 /** CPU time used so far by a process, from /proc (Linux); undefined elsewhere. */
@@ -137,6 +140,11 @@ try {
     const known = phases.flatMap((p) => (p.mainWaitMs === undefined ? [] : [p.mainWaitMs]));
     return known.length === phases.length ? seconds(median(known)) : '-';
   };
+  const fixed = exports.flatMap((e) => (e.toFirstRequestMs === undefined || e.afterLastResponseMs === undefined ? [] : [e]));
+  if (fixed.length === exports.length) {
+    console.log(`export's fixed costs (medians): ${Math.round(median(fixed.map((e) => e.toFirstRequestMs!)))} ms before its first request, ` +
+      `${Math.round(median(fixed.map((e) => e.afterLastResponseMs!)))} ms after its last answer (the last load, the run's record)`);
+  }
   console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads; ` +
     `the walk's thread waited for a core ${waits(fetches)} s (fetch-only) and ${waits(exports)} s (export), medians`);
   for (const e of exports) if (e.rows !== fetches[0]!.rows) console.log(`note: row counts differ (export ${e.rows}, fetch ${fetches[0]!.rows})`);

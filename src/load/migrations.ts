@@ -327,12 +327,11 @@ export async function missingViewObjects(db: Executor): Promise<string[]> {
 /** Makes the views and macros of sql/views.sql again, in the caller's transaction (doctor --fix). */
 export async function remakeViews(tx: Executor): Promise<void> {
   await tx.exec(await viewsToMake(tx, readSqlFile(VIEWS_FILE)), `sql/${VIEWS_FILE}`);
-  for (const [key, value] of [[VIEWS_KEY, viewsChecksum()], [VIEWS_RELEASE_KEY, packageVersion()]] as const) {
-    await tx.run(
-      `INSERT INTO docpipe_meta (key, value) VALUES ($key, $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      { key, value },
-    );
-  }
+  await tx.run(
+    `INSERT INTO docpipe_meta (key, value) VALUES ($checksumKey, $checksum), ($releaseKey, $release)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    { checksumKey: VIEWS_KEY, checksum: viewsChecksum(), releaseKey: VIEWS_RELEASE_KEY, release: packageVersion() },
+  );
 }
 
 /**
@@ -375,10 +374,11 @@ export async function migrate(db: Executor & { transaction<T>(work: (tx: Executo
     }
     for (const migration of pending) {
       await tx.exec(readSqlFile(`migrations/${migration.file}`), `sql/migrations/${migration.file}`);
-      await tx.run(`INSERT INTO schema_version (version, name, applied_at) VALUES ($v, $name, now())`, {
-        v: migration.version,
-        name: migration.name,
-      });
+    }
+    // Recorded together, in the same transaction (a statement each took 1.5 ms of a new file's 115).
+    if (pending.length > 0) {
+      const rows = pending.map((m) => `(${Math.trunc(m.version)}, ${sqlString(m.name)}, now())`);
+      await tx.run(`INSERT INTO schema_version (version, name, applied_at) VALUES ${rows.join(', ')}`);
     }
     await remakeViews(tx);
     return { from, to: currentSchemaVersion() };

@@ -98,6 +98,9 @@ const KEY_DEFINITIONS = `SELECT table_name, constraint_type, constraint_text FRO
   WHERE schema_name = 'main' ORDER BY ALL`;
 const TABLES = `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`;
 const VIEWS = `SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY view_name`;
+/** The macros of sql/views.sql (top_pages_within, top_pages_shown, ...): views.sql makes them, no migration. */
+const MACROS = `SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = current_database() AND schema_name = 'main'
+  AND function_type IN ('macro', 'table_macro') ORDER BY function_name`;
 /** Every table's and view's columns with their types, in order: the schema as a reader sees it. */
 const COLUMNS = `SELECT table_name, column_index, column_name, data_type, is_nullable FROM duckdb_columns()
   WHERE schema_name = 'main' AND NOT internal ORDER BY table_name, column_index`;
@@ -325,11 +328,12 @@ describe('a database written by docpipe 0.1.0', () => {
   it('ends up with exactly the schema a fresh database gets', async () => {
     const fresh = join(h.dir, 'fresh.duckdb');
     const schema = (d: Database) =>
-      Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS)]);
+      Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS), d.all(MACROS)]);
     const upgraded = await withDb(db, schema);
     const created = await withDb(fresh, schema);
     expect(upgraded).toEqual(created);
     expect(names(upgraded[0], 'table_name')).toContain('schema_version');
+    expect(names(upgraded[4], 'function_name')).toEqual(expect.arrayContaining(['top_pages_shown', 'top_pages_within']));
   });
 });
 
@@ -442,8 +446,10 @@ describe('a database written by docpipe 0.2.0 (schema version 6)', () => {
 
   it('ends up with exactly the schema a fresh database gets', async () => {
     const fresh = join(h.dir, 'fresh.duckdb');
-    const schema = (d: Database) => Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS)]);
-    expect(await withDb(db, schema)).toEqual(await withDb(fresh, schema));
+    const schema = (d: Database) => Promise.all([d.all(TABLES), d.all(VIEWS), d.all(COLUMNS), d.all(KEY_DEFINITIONS), d.all(MACROS)]);
+    const upgraded = await withDb(db, schema);
+    expect(upgraded).toEqual(await withDb(fresh, schema));
+    expect(names(upgraded[4], 'function_name')).toEqual(expect.arrayContaining(['top_pages_shown', 'top_pages_within']));
     const versions = await plain(db, (c) => rowsOf(c, 'SELECT version FROM schema_version ORDER BY version'));
     expect(versions.map((v) => v.version)).toEqual(listMigrations().map((m) => m.version));
   });
@@ -706,9 +712,11 @@ describe('schema versions', () => {
     expect(await plain(db, recorded)).toEqual([{ value: sha }]);
     expect(await plain(db, (c) => rowsOf(c, `SELECT count(*) AS n FROM daily_site`))).toEqual([{ n: 0n }]);
 
-    // A different checksum (as after an upgrade that changed views.sql): the views are re-applied.
-    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'`));
+    // A different checksum (as after an upgrade that changed views.sql): the views are re-applied,
+    // and a macro the older views.sql did not have (top_pages_shown, added beside the same schema) is made.
+    await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = 'stale' WHERE key = 'views_sha256'; DROP MACRO TABLE top_pages_shown`));
     expect(await withDb(db, views)).toContain('daily_site');
+    expect(names(await withDb(db, (d) => d.all(MACROS)), 'function_name')).toContain('top_pages_shown');
     expect(await plain(db, recorded)).toEqual([{ value: sha }]);
     const [site] = await withDb(db, (d) => d.all<{ n: bigint }>('SELECT count(*) AS n FROM daily_site'));
     expect(site!.n).toBe(0n);

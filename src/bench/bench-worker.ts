@@ -49,6 +49,14 @@ async function fetchOnly(url: string, from: string, to: string): Promise<{ rows:
   return { rows, requests };
 }
 
+/** Runs a docpipe command in this process; its summary (the last line it prints). Throws unless it exits 0. */
+async function cliSummary<T>(args: string[]): Promise<T> {
+  let out = '';
+  const code = await runCli(args, { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock } });
+  if (code !== 0) throw new Error(`${args[0]} exited ${code}: ${out}`);
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as T;
+}
+
 /**
  * The export's fixed costs, from node's HTTP client events: its start before the first request
  * (opening the database, the plan), and its end after the last answer (the last load). Listened
@@ -66,14 +74,10 @@ async function exportAll(
   db: string,
 ): Promise<{ rows: number; requests: number; dbBytes: number; toFirstRequestMs?: number; afterLastResponseMs?: number }> {
   const started = performance.now();
-  let out = '';
-  const code = await runCli(
+  const summary = await cliSummary<{ rows: number; requests: number }>(
     ['export', 'visitors', '--project', PROJECT, '--from', from, '--to', to, '--base-url', url, '--db', db,
       '--api-key', SANDBOX_API_KEY, '--requests-per-hour', '1000000', '--log-format', 'json'],
-    { io: { stdout: (t) => void (out += t), stderr: () => undefined, isTTY: false, clock: systemClock } },
   );
-  if (code !== 0) throw new Error(`export exited ${code}: ${out}`);
-  const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number; requests: number };
   // The file as a reader finds it once the run is over (DuckDB checkpoints when it closes).
   const dbBytes = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0);
   const ended = performance.now();
@@ -89,12 +93,7 @@ async function exportAll(
 
 /** `docpipe dump` of a database into a Parquet lake: the rows of page_visitors it wrote. */
 async function dumpAll(db: string, out: string): Promise<{ rows: number; requests: number }> {
-  let text = '';
-  const code = await runCli(['dump', '--out', out, '--db', db, '--log-format', 'json'], {
-    io: { stdout: (t) => void (text += t), stderr: () => undefined, isTTY: false, clock: systemClock },
-  });
-  if (code !== 0) throw new Error(`dump exited ${code}: ${text}`);
-  const summary = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as { tables: { table: string; rows: number }[] };
+  const summary = await cliSummary<{ tables: { table: string; rows: number }[] }>(['dump', '--out', out, '--db', db, '--log-format', 'json']);
   return { rows: summary.tables.find((t) => t.table === 'page_visitors')?.rows ?? 0, requests: 0 };
 }
 

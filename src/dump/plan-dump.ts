@@ -142,7 +142,11 @@ const monthStart = (year: number, month: number): string => `${String(year).padS
  */
 export function copyGroups(sizes: readonly PartitionSize[], maxPartitions = MAX_PARTITIONS_PER_COPY, maxRows = MAX_ROWS_PER_COPY): CopyGroup[] {
   const byProject = new Map<string, PartitionSize[]>();
-  for (const size of sizes) byProject.set(size.projectId, [...(byProject.get(size.projectId) ?? []), size]);
+  for (const size of sizes) {
+    const months = byProject.get(size.projectId);
+    if (months) months.push(size);
+    else byProject.set(size.projectId, [size]);
+  }
   // What can be cut apart: a month, or a project that has undated rows.
   const units = [...byProject.values()].flatMap((months) => (months.some((m) => m.year === null || m.month === null) ? [months] : months.map((m) => [m])));
   const cuts: PartitionSize[][] = [];
@@ -213,7 +217,7 @@ export function inScope(partition: Partition, filter: DumpFilter): boolean {
   if (!filter.range) return true;
   if (partition.year === null || partition.month === null) return false; // in no month of a range
   const span = monthSpan(filter.range);
-  const first = `${partition.year}-${String(partition.month).padStart(2, '0')}-01`;
+  const first = monthStart(partition.year, partition.month);
   return first >= span.from && first < span.to;
 }
 

@@ -41,6 +41,8 @@ function subdirs(dir: string): string[] {
     .map((d) => d.name);
 }
 
+const orNull = (v: bigint | null): number | null => (v === null ? null : Number(v));
+
 /** A year or month folder's value: a whole number, or null for rows without a date; undefined for a folder not of a dump. */
 function partitionNumber(value: string | undefined): number | null | undefined {
   if (value === NULL_PARTITION) return null;
@@ -157,7 +159,6 @@ async function dumpLocked(db: Executor, options: DumpOptions, stagingName: strin
       const overlap = overlapStartSql(table, scope);
       const filter = overlap === undefined ? scope : widenToOverlap(scope, (await db.all<{ first: string | null }>(overlap))[0]?.first);
       const sizes = await db.all<{ project_id: string; year: bigint | null; month: bigint | null; n: bigint }>(partitionSizesSql(table, filter));
-      const orNull = (v: bigint | null): number | null => (v === null ? null : Number(v));
       const rows = sizes.reduce((sum, s) => sum + Number(s.n), 0);
       // A few partitions at a time (see MAX_PARTITIONS_PER_COPY, MAX_ROWS_PER_COPY), each group into a folder of its own.
       const groups = copyGroups(sizes.map((s) => ({ projectId: s.project_id, year: orNull(s.year), month: orNull(s.month), rows: Number(s.n) })));

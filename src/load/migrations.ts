@@ -64,6 +64,11 @@ export async function readSchemaVersion(db: Executor): Promise<number> {
   return (await tableExists(db, 'loaded_windows')) ? 1 : 0;
 }
 
+/** SQL: the objects of this database's main schema whose `column` (lower case) is one of `names`. */
+function inMainSql(column: string, names: readonly string[]): string {
+  return `database_name = current_database() AND schema_name = 'main' AND lower(${column}) IN (${names.map(sqlString).join(', ')})`;
+}
+
 let viewsObjects: { views: string[]; macros: string[] } | undefined;
 /** The views and macros sql/views.sql makes, by name (lower case). */
 function viewsSqlObjects(): { views: string[]; macros: string[] } {
@@ -84,11 +89,9 @@ function viewsSqlObjects(): { views: string[]; macros: string[] } {
 let viewCount: { sql: string; expected: number } | undefined;
 function viewCountSql(): { sql: string; expected: number } {
   if (viewCount) return viewCount;
-  const names = viewsSqlObjects().views.map(sqlString);
-  const inMain = (column: string): string =>
-    `schema_name = 'main' AND database_name = current_database() AND lower(${column}) IN (${names.join(', ')})`;
-  const sql = `SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${inMain('view_name')}
-                                               UNION ALL SELECT table_name FROM duckdb_tables() WHERE ${inMain('table_name')})`;
+  const names = viewsSqlObjects().views;
+  const sql = `SELECT count(DISTINCT name) FROM (SELECT view_name AS name FROM duckdb_views() WHERE ${inMainSql('view_name', names)}
+                                               UNION ALL SELECT table_name FROM duckdb_tables() WHERE ${inMainSql('table_name', names)})`;
   viewCount = { sql, expected: names.length };
   return viewCount;
 }
@@ -132,11 +135,11 @@ async function refuseNameTaken(db: Executor, from: number, pending: readonly Mig
   const wanted = new Map<string, Migration>();
   for (const m of pending) for (const name of tablesCreated(readSqlFile(`migrations/${m.file}`))) if (!wanted.has(name)) wanted.set(name, m);
   if (wanted.size === 0) return;
-  const names = [...wanted.keys()].map(sqlString).join(', ');
+  const names = [...wanted.keys()];
   const taken = await db.all<{ kind: string; name: string }>(
-    `SELECT 'table' AS kind, table_name AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND lower(table_name) IN (${names})
+    `SELECT 'table' AS kind, table_name AS name FROM duckdb_tables() WHERE ${inMainSql('table_name', names)}
      UNION ALL
-     SELECT 'view', view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND lower(view_name) IN (${names})
+     SELECT 'view', view_name FROM duckdb_views() WHERE ${inMainSql('view_name', names)}
      ORDER BY 2`,
   );
   const [first] = taken;
@@ -289,11 +292,9 @@ export function viewOfStatement(statement: string): string | undefined {
  * changed. The table stands in for the view, as it does between upgrades.
  */
 async function viewsToMake(db: Executor, views: string): Promise<string> {
-  const names = viewsSqlObjects().views.map(sqlString);
+  const names = viewsSqlObjects().views;
   if (names.length === 0) return views;
-  const tables = await db.all<{ name: string }>(
-    `SELECT lower(table_name) AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND lower(table_name) IN (${names.join(', ')})`,
-  );
+  const tables = await db.all<{ name: string }>(`SELECT lower(table_name) AS name FROM duckdb_tables() WHERE ${inMainSql('table_name', names)}`);
   if (tables.length === 0) return views;
   const standIns = new Set(tables.map((t) => t.name));
   return splitStatements(views).filter((st) => !standIns.has(viewOfStatement(st) ?? '')).join(';\n') + ';\n';

@@ -1,6 +1,6 @@
 /**
  * What the report shows, read from the database's views and ready-made queries (sql/), so
- * that the page and an analyst's SQL agree: daily_site, top_pages_within (latest_top_pages), weekly_site through
+ * that the page and an analyst's SQL agree: daily_site, top_pages_shown (as sql/queries/top-pages.sql), weekly_site through
  * sql/queries/week-over-week.sql, and sql/queries/job-success-rate.sql.
  *
  * Each kind of data is read in one statement for all the report's projects, then parted by

@@ -100,6 +100,7 @@ export function otherRunsJournalling(dir: string, runId: string): boolean {
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isNumberOrNull = (value: unknown): value is number | null | undefined => value === undefined || value === null || isNumber(value);
 
 /**
  * Pure: the attempts of one journal file's text, a line each. A line torn by a crash, or one
@@ -118,9 +119,8 @@ export function parseJournalText(text: string): JournalLine[] {
     }
     if (typeof value !== 'object' || value === null) continue;
     const l = value as Record<string, unknown>;
-    const numberOrNull = (v: unknown): v is number | null | undefined => v === undefined || v === null || isNumber(v);
     if (!isText(l.id) || l.id === '' || !isText(l.run_id) || !isText(l.scope) || !isText(l.method) || !isText(l.path)) continue;
-    if (!isNumber(l.started_ms) || !numberOrNull(l.status) || !numberOrNull(l.duration_ms)) continue;
+    if (!isNumber(l.started_ms) || !isNumberOrNull(l.status) || !isNumberOrNull(l.duration_ms)) continue;
     if (l.withdrawn !== undefined && typeof l.withdrawn !== 'boolean') continue;
     lines.push({
       id: l.id,

@@ -21,7 +21,7 @@ import { BoundedPipeline } from '../core/pipeline.js';
 import { databaseReason } from '../load/database.js';
 import type { Store } from '../load/store.js';
 import { otherRunsLive } from '../load/runs.js';
-import { readLoadedWindows } from '../load/window-store.js';
+import { readLoadedWindows, ROW_GROUP_ROWS } from '../load/window-store.js';
 import { claimCompletedWalks, loadSpooledWalks, scanWalks } from '../load/spool-recovery.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
@@ -87,13 +87,12 @@ export interface ExportOptions {
  * less and leave the file to readers for longer.
  */
 const MAX_BATCH_WINDOWS = 64;
-/** DuckDB's row group, in rows. */
-const ROW_GROUP_ROWS = 122_880;
 /**
  * Most rows one load takes (unless one window has more): two of DuckDB's row groups. Each
  * commit starts new row groups, and a checkpoint merges neighbours that fit in fewer,
- * rewriting them; batches of whole row groups, as full as possible, leave nothing to merge.
- * Measured on 90 daily windows of 6,000 paths (64 KiB blocks): batches of 20 windows (one row
+ * rewriting them; batches of whole row groups, as full as possible, leave nothing to merge
+ * (and a batch of a row group or more is no longer merged at all: window-store's vacuumSql).
+ * Measured, before that, on 90 daily windows of 6,000 paths (64 KiB blocks): batches of 20 windows (one row
  * group) took 1.06 s of CPU and 17.2 bytes a row on disk, of 21 windows (just over one) 1.21 s
  * and 19.8 bytes, of 8 windows 2.14 s and 25.8 bytes. With 256 KiB blocks, 16 alternating
  * exports each: two row groups a batch against one cut DuckDB's CPU from 0.87 s to 0.67 s and

@@ -435,6 +435,8 @@ function settingsSql(options: OpenOptions): string {
     global('threads', options.threads === undefined ? undefined : String(Math.max(1, Math.floor(options.threads)))),
     global('memory_limit', options.memoryLimit === undefined ? undefined : `'${options.memoryLimit.replace(/'/g, '')}'`),
     global('checkpoint_threshold', options.checkpointEachCommit && !options.readOnly ? `'0b'` : undefined),
+    // A load may have turned the checkpoint's merging of row groups off (window-store's vacuumSql).
+    global('max_vacuum_tasks', undefined),
   ].join('; ');
 }
 

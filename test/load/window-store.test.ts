@@ -219,6 +219,33 @@ describe('loadWindows', () => {
       { path: '/c', human: 3n },
     ]);
   });
+
+  it('leaves the row groups of a write that appends a row group or more unmerged, and merges after a small write', async () => {
+    // Checkpointed at each commit, as a run's writes are.
+    const file = join(dir, 'groups.duckdb');
+    const groups = await Database.open(file, { checkpointEachCommit: true });
+    try {
+      const day = (i: number): Window => {
+        const at = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
+        return { start: at(i), end: at(i + 1) };
+      };
+      const rowGroups = async (): Promise<number> =>
+        Number((await groups.all<{ n: bigint }>(`SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('page_visitors')`))[0]?.n);
+      const write = (first: number, count: number, size: number) =>
+        groups.transaction((tx) => loadWindows(tx, Array.from({ length: count }, (_, i) => spooled({ window: day(first + i), rows: rows(size) }))));
+      // Two writes of 126,000 rows (21 windows of 6,000): a full row group and 3,120 rows each.
+      // Merged, the four would be three (one rewritten); left alone, they stay four.
+      await write(0, 21, 6000);
+      await write(21, 21, 6000);
+      expect(await rowGroups()).toBe(4);
+      // A small write (a nightly sync's) is merged into its neighbours as usual.
+      await write(42, 1, 100);
+      expect(await rowGroups()).toBeLessThan(5);
+      expect(Number((await groups.all<{ n: bigint }>('SELECT count(*) AS n FROM page_visitors'))[0]?.n)).toBe(252_100);
+    } finally {
+      await groups.close();
+    }
+  });
 });
 
 describe('flagsSql', () => {

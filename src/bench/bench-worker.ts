@@ -4,7 +4,7 @@
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
  *   dump DB OUT              `docpipe dump` of a database into a Parquet lake
  * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?,
- * toFirstRequestMs?, afterLastResponseMs?}.
+ * toFirstRequestMs?, afterLastResponseMs?, betweenMs?, awaitingMs?}.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -64,8 +64,25 @@ async function cliSummary<T>(args: string[]): Promise<T> {
  */
 let firstRequest: number | undefined;
 let lastResponse: number | undefined;
-subscribe('http.client.request.start', () => void (firstRequest ??= performance.now()));
-subscribe('http.client.response.finish', () => void (lastResponse = performance.now()));
+/**
+ * The walk's two halves, request by request: from an answer to the next request (the walk's
+ * thread: parsing, checks, the spool, the journal; and waiting for a core) and from a request
+ * to its answer (the server, and the network). Their totals, in ms.
+ */
+let betweenMs = 0;
+let awaitingMs = 0;
+let sentAt: number | undefined;
+subscribe('http.client.request.start', () => {
+  const now = performance.now();
+  firstRequest ??= now;
+  if (lastResponse !== undefined) betweenMs += now - lastResponse;
+  sentAt = now;
+});
+subscribe('http.client.response.finish', () => {
+  lastResponse = performance.now();
+  if (sentAt !== undefined) awaitingMs += lastResponse - sentAt;
+  sentAt = undefined;
+});
 
 async function exportAll(
   url: string,
@@ -132,4 +149,5 @@ const sched = schedBefore && schedAfter
   : undefined;
 const usage = process.resourceUsage();
 const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
-console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched }));
+const split = phase === 'dump' ? {} : { betweenMs: Math.round(betweenMs), awaitingMs: Math.round(awaitingMs) };
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched, ...split }));

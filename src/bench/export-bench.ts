@@ -40,6 +40,9 @@ interface PhaseResult {
   /** An export's fixed costs: from its start to its first request, and from its last answer to its end. */
   toFirstRequestMs?: number;
   afterLastResponseMs?: number;
+  /** The walk's time from each answer to the next request, and from each request to its answer (totals). */
+  betweenMs?: number;
+  awaitingMs?: number;
 }
 
 /** CPU time used so far by a process, from /proc (Linux); undefined elsewhere. */
@@ -145,6 +148,13 @@ try {
     console.log(`export's fixed costs (medians): ${Math.round(median(fixed.map((e) => e.toFirstRequestMs!)))} ms before its first request, ` +
       `${Math.round(median(fixed.map((e) => e.afterLastResponseMs!)))} ms after its last answer (the last load, the run's record)`);
   }
+  const perRequest = (phases: PhaseResult[], pick: (p: PhaseResult) => number | undefined): string => {
+    const known = phases.flatMap((p) => { const v = pick(p); return v === undefined || p.requests === 0 ? [] : [v / p.requests]; });
+    return known.length === phases.length ? median(known).toFixed(3) : '-';
+  };
+  console.log(`per request (a phase's mean, median of the phases): from an answer to the next request ${perRequest(fetches, (p) => p.betweenMs)} ms in fetch-only, ` +
+    `${perRequest(exports, (p) => p.betweenMs)} ms in the export (the walk's thread: parsing and checks, and the export's spool and journal, with DuckDB's thread beside it); ` +
+    `from a request to its answer ${perRequest(fetches, (p) => p.awaitingMs)} and ${perRequest(exports, (p) => p.awaitingMs)} ms (the sandbox)`);
   console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads; ` +
     `the walk's thread waited for a core ${waits(fetches)} s (fetch-only) and ${waits(exports)} s (export), medians`);
   for (const e of exports) if (e.rows !== fetches[0]!.rows) console.log(`note: row counts differ (export ${e.rows}, fetch ${fetches[0]!.rows})`);

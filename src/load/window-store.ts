@@ -195,6 +195,6 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[]): P
  * appends less (a nightly sync's few windows), is merged as usual, so that small row groups
  * do not pile up over the years. The setting is the process's (DuckDB's); every open resets it.
  */
-export function vacuumSql(appendOnly: boolean, rows: number): string {
+function vacuumSql(appendOnly: boolean, rows: number): string {
   return appendOnly && rows >= ROW_GROUP_ROWS ? 'SET max_vacuum_tasks = 0' : 'RESET max_vacuum_tasks';
 }

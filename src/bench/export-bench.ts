@@ -139,19 +139,15 @@ try {
       `${perRow.toFixed(1)} bytes per page row on disk (target <= 20) ${verdict(perRow <= 20)}`);
   }
   if (dumped) console.log(`dump ${LONG_DAYS} windows to Parquet: peak RSS ${dumped.maxRssMb} MB (target <= 300) ${verdict(dumped.maxRssMb <= 300)}`);
-  const waits = (phases: PhaseResult[]): string => {
-    const known = phases.flatMap((p) => (p.mainWaitMs === undefined ? [] : [p.mainWaitMs]));
-    return known.length === phases.length ? seconds(median(known)) : '-';
-  };
-  const fixed = exports.flatMap((e) => (e.toFirstRequestMs === undefined || e.afterLastResponseMs === undefined ? [] : [e]));
-  if (fixed.length === exports.length) {
-    console.log(`export's fixed costs (medians): ${Math.round(median(fixed.map((e) => e.toFirstRequestMs!)))} ms before its first request, ` +
-      `${Math.round(median(fixed.map((e) => e.afterLastResponseMs!)))} ms after its last answer (the last load, the run's record)`);
+  const waits = (phases: PhaseResult[]): string => seconds(medianOf(phases, (p) => p.mainWaitMs));
+  const toFirst = medianOf(exports, (e) => e.toFirstRequestMs);
+  const afterLast = medianOf(exports, (e) => e.afterLastResponseMs);
+  if (toFirst !== undefined && afterLast !== undefined) {
+    console.log(`export's fixed costs (medians): ${Math.round(toFirst)} ms before its first request, ` +
+      `${Math.round(afterLast)} ms after its last answer (the last load, the run's record)`);
   }
-  const perRequest = (phases: PhaseResult[], pick: (p: PhaseResult) => number | undefined): string => {
-    const known = phases.flatMap((p) => { const v = pick(p); return v === undefined || p.requests === 0 ? [] : [v / p.requests]; });
-    return known.length === phases.length ? median(known).toFixed(3) : '-';
-  };
+  const perRequest = (phases: PhaseResult[], pick: (p: PhaseResult) => number | undefined): string =>
+    medianOf(phases, (p) => { const v = pick(p); return v === undefined || p.requests === 0 ? undefined : v / p.requests; })?.toFixed(3) ?? '-';
   console.log(`per request (a phase's mean, median of the phases): from an answer to the next request ${perRequest(fetches, (p) => p.betweenMs)} ms in fetch-only, ` +
     `${perRequest(exports, (p) => p.betweenMs)} ms in the export (the walk's thread: parsing and checks, and the export's spool and journal, with DuckDB's thread beside it); ` +
     `from a request to its answer ${perRequest(fetches, (p) => p.awaitingMs)} and ${perRequest(exports, (p) => p.awaitingMs)} ms (the sandbox)`);
@@ -161,6 +157,12 @@ try {
 } finally {
   child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The median of what `pick` gives for each phase; undefined unless every phase gives a value. */
+function medianOf(phases: readonly PhaseResult[], pick: (p: PhaseResult) => number | undefined): number | undefined {
+  const known = phases.flatMap((p) => { const v = pick(p); return v === undefined ? [] : [v]; });
+  return known.length > 0 && known.length === phases.length ? median(known) : undefined;
 }
 
 function median(values: readonly number[]): number {

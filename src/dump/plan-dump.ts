@@ -6,6 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { sqlString } from '../load/sql-files.js';
+import { groupBy } from '../core/group-by.js';
 
 export const DUMP_FORMATS = ['parquet', 'csv'] as const;
 export type DumpFormat = (typeof DUMP_FORMATS)[number];
@@ -141,12 +142,7 @@ const monthStart = (year: number, month: number): string => `${String(year).padS
  * holds) is never split: it goes whole.
  */
 export function copyGroups(sizes: readonly PartitionSize[], maxPartitions = MAX_PARTITIONS_PER_COPY, maxRows = MAX_ROWS_PER_COPY): CopyGroup[] {
-  const byProject = new Map<string, PartitionSize[]>();
-  for (const size of sizes) {
-    const months = byProject.get(size.projectId);
-    if (months) months.push(size);
-    else byProject.set(size.projectId, [size]);
-  }
+  const byProject = groupBy(sizes, (s) => s.projectId);
   // What can be cut apart: a month, or a project that has undated rows.
   const units = [...byProject.values()].flatMap((months) => (months.some((m) => m.year === null || m.month === null) ? [months] : months.map((m) => [m])));
   const cuts: PartitionSize[][] = [];
@@ -165,8 +161,7 @@ export function copyGroups(sizes: readonly PartitionSize[], maxPartitions = MAX_
   if (current.length > 0) cuts.push(current);
   return cuts.map((cut) => {
     const group: CopyGroup = { whole: [], parts: [] };
-    for (const projectId of new Set(cut.map((s) => s.projectId))) {
-      const months = cut.filter((s) => s.projectId === projectId);
+    for (const [projectId, months] of groupBy(cut, (s) => s.projectId)) {
       if (months.length === byProject.get(projectId)!.length) {
         group.whole.push(projectId);
         continue;

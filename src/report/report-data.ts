@@ -11,6 +11,7 @@
 import { textList, type Executor } from '../load/database.js';
 import { addDays, alignUp, planWindows } from '../extract/windows.js';
 import { readSqlFile } from '../load/sql-files.js';
+import { groupBy } from '../core/group-by.js';
 
 export interface DailyPoint {
   day: string;
@@ -97,15 +98,10 @@ async function listProjects(db: Executor): Promise<string[]> {
 
 /** The rows of one statement about several projects, parted by project_id (each project's in the order read). */
 class ByProject {
-  private readonly groups = new Map<string, Raw[]>();
+  private readonly groups: Map<string, Raw[]>;
 
   constructor(rows: readonly Raw[]) {
-    for (const row of rows) {
-      const project = str(row.project_id);
-      const group = this.groups.get(project);
-      if (group) group.push(row);
-      else this.groups.set(project, [row]);
-    }
+    this.groups = groupBy(rows, (row) => str(row.project_id));
   }
 
   /** The project's rows; none for a project with none. */

@@ -3,7 +3,7 @@
  *   fetch  URL FROM TO       walk and parse every page of every day window, load nothing
  *   export URL FROM TO DB    `docpipe export visitors` of the same windows into DuckDB
  *   dump DB OUT              `docpipe dump` of a database into a Parquet lake
- * Prints one JSON line: {phase, rows, requests, ms, cpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?,
+ * Prints one JSON line: {phase, rows, requests, ms, cpuMs, phaseCpuMs, maxRssMb, dbBytes?, mainCpuMs?, mainWaitMs?,
  * toFirstRequestMs?, afterLastResponseMs?, betweenMs?, awaitingMs?}.
  */
 import { subscribe } from 'node:diagnostics_channel';
@@ -138,10 +138,13 @@ if (!usable) {
   process.exit(2);
 }
 const schedBefore = mainThreadSched();
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const result =
   phase === 'fetch' ? await fetchOnly(url!, from!, to!) : phase === 'export' ? await exportAll(url!, from!, to!, db!) : await dumpAll(rest[0]!, rest[1]!);
 const ms = performance.now() - started;
+// The process's CPU over the timed phase only (cpuMs below also counts its start: node, the imports).
+const phaseCpu = process.cpuUsage(cpuBefore);
 const schedAfter = mainThreadSched();
 // Over the timed phase only, as `ms` is.
 const sched = schedBefore && schedAfter
@@ -150,4 +153,4 @@ const sched = schedBefore && schedAfter
 const usage = process.resourceUsage();
 const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
 const split = phase === 'dump' ? {} : { betweenMs: Math.round(betweenMs), awaitingMs: Math.round(awaitingMs) };
-console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched, ...split }));
+console.log(JSON.stringify({ phase, ...result, ms: Math.round(ms), cpuMs: Math.round(cpuMs), phaseCpuMs: Math.round((phaseCpu.user + phaseCpu.system) / 1000), maxRssMb: Math.round(usage.maxRSS / 1024), ...sched, ...split }));

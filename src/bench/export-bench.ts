@@ -27,8 +27,10 @@ interface PhaseResult {
   rows: number;
   requests: number;
   ms: number;
-  /** CPU time of the phase's own process (all its threads, DuckDB's included). */
+  /** CPU time of the phase's own process (all its threads, DuckDB's included), its start (node, the imports) too. */
   cpuMs: number;
+  /** The same over the timed phase only. */
+  phaseCpuMs?: number;
   maxRssMb: number;
   /** The main thread's (the walk's) CPU time in the phase, and its time runnable but waiting for a core (Linux only). */
   mainCpuMs?: number;
@@ -151,7 +153,24 @@ try {
   console.log(`per request (a phase's mean, median of the phases): from an answer to the next request ${perRequest(fetches, (p) => p.betweenMs)} ms in fetch-only, ` +
     `${perRequest(exports, (p) => p.betweenMs)} ms in the export (the walk's thread: parsing and checks, and the export's spool and journal, with DuckDB's thread beside it); ` +
     `from a request to its answer ${perRequest(fetches, (p) => p.awaitingMs)} and ${perRequest(exports, (p) => p.awaitingMs)} ms (the sandbox)`);
-  console.log(`machine: ${availableParallelism()} cores shared by the sandbox, the measured process and DuckDB's threads; ` +
+  // What the cores allow: a phase's CPU (its process's over the timed phase, and the sandbox's)
+  // spread over every core, with none idle, is the least time it could take.
+  const cores = availableParallelism();
+  const demandMs = (p: PhaseResult): number | undefined =>
+    p.phaseCpuMs === undefined || p.sandboxCpuMs === undefined ? undefined : p.phaseCpuMs + p.sandboxCpuMs;
+  const inUse = (phases: PhaseResult[]): string =>
+    medianOf(phases, (p) => { const d = demandMs(p); return d === undefined ? undefined : d / p.ms; })?.toFixed(2) ?? '-';
+  const bounds = exports.map((e, i) => {
+    const d = demandMs(e);
+    return d === undefined ? undefined : e.rows / (d / cores / 1000) / ((perSecond(fetches[i]!) + perSecond(fetches[i + 1]!)) / 2);
+  });
+  if (bounds.every((b) => b !== undefined)) {
+    const cpu = (phases: PhaseResult[]): string => seconds(medianOf(phases, demandMs));
+    console.log(`CPU (medians): fetch-only ${cpu(fetches)} s of CPU (its process and the sandbox), ${inUse(fetches)} of ${cores} cores in use; ` +
+      `export ${cpu(exports)} s, ${inUse(exports)} cores. With all ${cores} cores busy all the time, the export's CPU would allow a ratio of at most ` +
+      `${median(bounds as number[]).toFixed(3)}`);
+  }
+  console.log(`machine: ${cores} cores shared by the sandbox, the measured process and DuckDB's threads; ` +
     `the walk's thread waited for a core ${waits(fetches)} s (fetch-only) and ${waits(exports)} s (export), medians`);
   for (const e of exports) if (e.rows !== fetches[0]!.rows) console.log(`note: row counts differ (export ${e.rows}, fetch ${fetches[0]!.rows})`);
 } finally {

@@ -103,6 +103,13 @@ const MAX_BATCH_WINDOWS = 64;
 const FULL_BATCH_ROWS = 2 * ROW_GROUP_ROWS;
 /** How long a batch that is not full waits for more windows. */
 const LOAD_LINGER_MS = 1_000;
+/**
+ * A load that begins within this long of the end of the run's load before it follows it back
+ * to back, and leaves the merging of its row groups to a later write (window-store's
+ * vacuumSql). A fast run's loads are a linger and a load apart; at the API's pace (100
+ * requests an hour) a window takes minutes, and each load is merged as it comes.
+ */
+const BACK_TO_BACK_MS = 10_000;
 
 export interface ExportSummary {
   windowsPlanned: number;
@@ -231,6 +238,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   };
 
   // Completed walks go to the loader; each batch is one short write, then its spool goes.
+  let lastLoadEnded: number | undefined;
   const pipeline = new BoundedPipeline<QueuedLoad>({
     capacity: MAX_BATCH_WINDOWS * 2,
     maxBatch: MAX_BATCH_WINDOWS,
@@ -244,7 +252,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       const batch = queued.filter((q) => q.spooled.stillOwned());
       for (const q of queued.filter((q) => !batch.includes(q))) handOver(q.walk, 'another docpipe run took over this walk before it was loaded');
       if (batch.length === 0) return;
-      const { loaded, warnings, failed } = await loadSpooledWalks(store, batch);
+      const backToBack = lastLoadEnded !== undefined && clock.now() - lastLoadEnded < BACK_TO_BACK_MS;
+      const { loaded, warnings, failed } = await loadSpooledWalks(store, batch, { backToBack });
+      lastLoadEnded = clock.now();
       // A walk whose pages cannot be loaded stays in the spool (doctor --fix discards it, and
       // the window is fetched again); the others are loaded all the same.
       for (const { walk: q, error } of failed) {

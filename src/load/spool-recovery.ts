@@ -9,7 +9,7 @@ import type { LoadedWindow } from '../core/domain.js';
 import { DatabaseBusyError, InterruptedError } from '../core/errors.js';
 import { walkOwnerLive, type CompletedWalk, type Spool, type SpoolWalk } from '../spool/spool.js';
 import type { Store } from './store.js';
-import { loadWindows, type WindowLoad } from './window-store.js';
+import { loadWindows, type LoadOptions, type WindowLoad } from './window-store.js';
 
 /** A completed walk and its folder in the spool. */
 export interface SpooledCompletion {
@@ -115,8 +115,8 @@ const stopsTheLoad = (error: unknown): boolean => error instanceof DatabaseBusyE
  * back: one walk never blocks the windows spooled beside it. Any other failure (a full disk)
  * is thrown, as it would fail every walk alike.
  */
-export async function loadSpooledWalks<T extends SpooledCompletion>(store: Store, walks: readonly T[]): Promise<SpooledLoad<T>> {
-  const load = (some: readonly T[]): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, some.map(windowLoadOf)));
+export async function loadSpooledWalks<T extends SpooledCompletion>(store: Store, walks: readonly T[], options: LoadOptions = {}): Promise<SpooledLoad<T>> {
+  const load = (some: readonly T[]): Promise<Map<CompletedWalk, string[]>> => store.write((tx) => loadWindows(tx, some.map(windowLoadOf), options));
   let error: unknown;
   try {
     return { loaded: [...walks], warnings: await load(walks), failed: [] };

@@ -246,6 +246,36 @@ describe('loadWindows', () => {
       await groups.close();
     }
   });
+
+  it('leaves a small write back to back with the one before unmerged, for the next write after a pause to merge', async () => {
+    const file = join(dir, 'back-to-back.duckdb');
+    const groups = await Database.open(file, { checkpointEachCommit: true });
+    try {
+      const day = (i: number): Window => {
+        const at = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
+        return { start: at(i), end: at(i + 1) };
+      };
+      const rowGroups = async (): Promise<number[]> =>
+        (await groups.all<{ n: bigint }>(`SELECT max(count) AS n FROM pragma_storage_info('page_visitors') GROUP BY row_group_id ORDER BY row_group_id`)).map((r) => Number(r.n));
+      const write = (first: number, count: number, size: number, backToBack?: boolean) =>
+        groups.transaction((tx) =>
+          loadWindows(tx, Array.from({ length: count }, (_, i) => spooled({ window: day(first + i), rows: rows(size) })), backToBack === undefined ? {} : { backToBack }),
+        );
+      // A fast run's loads: a row group and 3,120 rows, twice, then 90,000 rows.
+      await write(0, 21, 6000, true);
+      await write(21, 21, 6000, true);
+      await write(42, 15, 6000, true);
+      // Merged, the part-filled groups would be rewritten into fewer; back to back, they stay.
+      expect(await rowGroups()).toEqual([122_880, 3_120, 122_880, 3_120, 90_000]);
+      // The next small write after a pause (a nightly sync's) merges them.
+      await write(57, 1, 100);
+      const after = await rowGroups();
+      expect(after.length).toBeLessThan(6);
+      expect(after.reduce((a, b) => a + b, 0)).toBe(342_100);
+    } finally {
+      await groups.close();
+    }
+  });
 });
 
 describe('flagsSql', () => {

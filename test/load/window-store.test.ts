@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRow, Counts, Metric, Window } from '../../src/core/domain.js';
 import { DatabaseError } from '../../src/core/errors.js';
 import { Database } from '../../src/load/database.js';
-import { flagsSql, loadWindows, readLoadedWindows, type WindowLoad } from '../../src/load/window-store.js';
+import { flagsSql, loadWindows, readLoadedWindows, type LoadOptions, type WindowLoad } from '../../src/load/window-store.js';
 import { Spool } from '../../src/spool/spool.js';
 
 const window = { start: '2026-02-28', end: '2026-03-01' };
@@ -220,61 +220,53 @@ describe('loadWindows', () => {
     ]);
   });
 
-  it('leaves the row groups of a write that appends a row group or more unmerged, and merges after a small write', async () => {
-    // Checkpointed at each commit, as a run's writes are.
-    const file = join(dir, 'groups.duckdb');
-    const groups = await Database.open(file, { checkpointEachCommit: true });
-    try {
-      const day = (i: number): Window => {
-        const at = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
-        return { start: at(i), end: at(i + 1) };
-      };
-      const rowGroups = async (): Promise<number> =>
-        Number((await groups.all<{ n: bigint }>(`SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('page_visitors')`))[0]?.n);
-      const write = (first: number, count: number, size: number) =>
-        groups.transaction((tx) => loadWindows(tx, Array.from({ length: count }, (_, i) => spooled({ window: day(first + i), rows: rows(size) }))));
+  describe('row groups (writes checkpointed at each commit, as a run\'s are)', () => {
+    let groups: Database;
+    beforeEach(async () => {
+      groups = await Database.open(join(dir, 'groups.duckdb'), { checkpointEachCommit: true });
+    });
+    afterEach(async () => {
+      await groups.close();
+    });
+
+    const day = (i: number): Window => {
+      const at = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
+      return { start: at(i), end: at(i + 1) };
+    };
+    /** The rows of each row group of page_visitors, in order. */
+    const rowGroups = async (): Promise<number[]> =>
+      (await groups.all<{ n: bigint }>(`SELECT max(count) AS n FROM pragma_storage_info('page_visitors') GROUP BY row_group_id ORDER BY row_group_id`)).map(
+        (r) => Number(r.n),
+      );
+    /** One write of `count` daily windows of `size` rows from day `first`. */
+    const write = (first: number, count: number, size: number, options: LoadOptions = {}) =>
+      groups.transaction((tx) => loadWindows(tx, Array.from({ length: count }, (_, i) => spooled({ window: day(first + i), rows: rows(size) })), options));
+    const total = async (): Promise<number> => (await rowGroups()).reduce((a, b) => a + b, 0);
+
+    it('leaves the row groups of a write that appends a row group or more unmerged, and merges after a small write', async () => {
       // Two writes of 126,000 rows (21 windows of 6,000): a full row group and 3,120 rows each.
       // Merged, the four would be three (one rewritten); left alone, they stay four.
       await write(0, 21, 6000);
       await write(21, 21, 6000);
-      expect(await rowGroups()).toBe(4);
+      expect(await rowGroups()).toHaveLength(4);
       // A small write (a nightly sync's) is merged into its neighbours as usual.
       await write(42, 1, 100);
-      expect(await rowGroups()).toBeLessThan(5);
-      expect(Number((await groups.all<{ n: bigint }>('SELECT count(*) AS n FROM page_visitors'))[0]?.n)).toBe(252_100);
-    } finally {
-      await groups.close();
-    }
-  });
+      expect((await rowGroups()).length).toBeLessThan(5);
+      expect(await total()).toBe(252_100);
+    });
 
-  it('leaves a small write back to back with the one before unmerged, for the next write after a pause to merge', async () => {
-    const file = join(dir, 'back-to-back.duckdb');
-    const groups = await Database.open(file, { checkpointEachCommit: true });
-    try {
-      const day = (i: number): Window => {
-        const at = (d: number): string => new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
-        return { start: at(i), end: at(i + 1) };
-      };
-      const rowGroups = async (): Promise<number[]> =>
-        (await groups.all<{ n: bigint }>(`SELECT max(count) AS n FROM pragma_storage_info('page_visitors') GROUP BY row_group_id ORDER BY row_group_id`)).map((r) => Number(r.n));
-      const write = (first: number, count: number, size: number, backToBack?: boolean) =>
-        groups.transaction((tx) =>
-          loadWindows(tx, Array.from({ length: count }, (_, i) => spooled({ window: day(first + i), rows: rows(size) })), backToBack === undefined ? {} : { backToBack }),
-        );
+    it('leaves a small write back to back with the one before unmerged, for the next write after a pause to merge', async () => {
       // A fast run's loads: a row group and 3,120 rows, twice, then 90,000 rows.
-      await write(0, 21, 6000, true);
-      await write(21, 21, 6000, true);
-      await write(42, 15, 6000, true);
+      await write(0, 21, 6000, { backToBack: true });
+      await write(21, 21, 6000, { backToBack: true });
+      await write(42, 15, 6000, { backToBack: true });
       // Merged, the part-filled groups would be rewritten into fewer; back to back, they stay.
       expect(await rowGroups()).toEqual([122_880, 3_120, 122_880, 3_120, 90_000]);
       // The next small write after a pause (a nightly sync's) merges them.
       await write(57, 1, 100);
-      const after = await rowGroups();
-      expect(after.length).toBeLessThan(6);
-      expect(after.reduce((a, b) => a + b, 0)).toBe(342_100);
-    } finally {
-      await groups.close();
-    }
+      expect((await rowGroups()).length).toBeLessThan(6);
+      expect(await total()).toBe(342_100);
+    });
   });
 });
 

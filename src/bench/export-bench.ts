@@ -117,7 +117,9 @@ try {
   const long = LONG_DAYS > 0 ? await runPhase(['export', url, addDays(to, -LONG_DAYS), to, join(dir, 'bench-long.duckdb')], child.pid) : undefined;
   // The longest database, dumped to Parquet: the dump's memory must not grow with the history either.
   const dumped = LONG_DAYS > 0 ? await runPhase(['dump', join(dir, 'bench-long.duckdb'), join(dir, 'lake')]) : undefined;
-  const ratios = exports.map((e, i) => perSecond(e) / ((perSecond(fetches[i]!) + perSecond(fetches[i + 1]!)) / 2));
+  /** Round i's fetch-only rows/s: the mean of the fetch-only phases on either side of its export. */
+  const fetchRate = (i: number): number => (perSecond(fetches[i]!) + perSecond(fetches[i + 1]!)) / 2;
+  const ratios = exports.map((e, i) => perSecond(e) / fetchRate(i));
   const ratio = median(ratios);
   const seconds = (ms: number | undefined): string => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
   const row = (name: string, r: PhaseResult): string =>
@@ -162,7 +164,7 @@ try {
     medianOf(phases, (p) => { const d = demandMs(p); return d === undefined ? undefined : d / p.ms; })?.toFixed(2) ?? '-';
   const bounds = exports.map((e, i) => {
     const d = demandMs(e);
-    return d === undefined ? undefined : e.rows / (d / cores / 1000) / ((perSecond(fetches[i]!) + perSecond(fetches[i + 1]!)) / 2);
+    return d === undefined ? undefined : e.rows / (d / cores / 1000) / fetchRate(i);
   });
   if (bounds.every((b) => b !== undefined)) {
     const cpu = (phases: PhaseResult[]): string => seconds(medianOf(phases, demandMs));

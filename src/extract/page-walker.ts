@@ -30,7 +30,7 @@ import type { CompletedWalk, SpooledPage, WalkState } from '../spool/spool.js';
 export const MAX_IDLE_PAGES = 3;
 
 export interface WalkOptions {
-  /** Re-walks after drift before loading with a warning. @default 3 */
+  /** Re-walks after drift, in one run, before loading with a warning. @default 3 */
   maxRewalks?: number;
   /** Runaway guard: pages in one walk. @default 2_000 (500,000 rows) */
   maxPages?: number;
@@ -246,6 +246,10 @@ export async function walkWindow(
   }
   let spentAtBegin = context.requestsSpent();
   const requestsOfWalk = (): number => spentBefore + context.requestsSpent() - spentAtBegin;
+  // Re-walks are bounded per run: a walk resumed from an earlier run's spool may restart (its
+  // pages are from another day) however many re-walks that run made.
+  const firstWalkOfRun = state.walk;
+  const mayRewalk = (): boolean => state.walk - firstWalkOfRun < maxRewalks;
   const restart = (pagesLost: number): void => {
     state = {
       walk: state.walk + 1,
@@ -271,7 +275,7 @@ export async function walkWindow(
         // A cursor the server no longer takes (it expired while the walk waited in the spool):
         // the walk starts over, like after drift, a bounded number of times.
         const cursorRefused = typeof progress.position === 'string' && error instanceof HttpError && error.status === 400;
-        if (cursorRefused && state.walk <= maxRewalks) {
+        if (cursorRefused && mayRewalk()) {
           restart(0);
           continue;
         }
@@ -297,8 +301,7 @@ export async function walkWindow(
         );
       }
       const drift = progress.driftOf(page);
-      const last = state.walk > maxRewalks;
-      if (drift.length > 0 && !last) {
+      if (drift.length > 0 && mayRewalk()) {
         // Requests are scarce: stop a drifting walk at once and start the next one.
         restart(1);
         continue;

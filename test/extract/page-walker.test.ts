@@ -140,6 +140,21 @@ describe('walkWindow', () => {
     expect(first.totals.human).toBe(11);
   });
 
+  it('restarts a resumed walk whose data moved even if the run that left it used every re-walk', async () => {
+    // An earlier run's last re-walk (walk 4 of 3 re-walks), one page in, when its budget ran out.
+    sink.claim();
+    sink.begin({ walk: 4, startedAt: Date.parse('2026-03-04T00:00:00Z'), pagesBefore: 9, requestsBefore: 9 });
+    const all = rows(600);
+    sink.writePage(0, (await received(totals, all.slice(0, 250), true)).body);
+    sink.release();
+    const moved = listing(all, 250, { ...totals, human: 11 });
+    const result = await walk(moved);
+    // Today's data throughout: the walk starts over, it does not go on after yesterday's page.
+    expect(moved.offsets).toEqual([250, 0, 250, 500]);
+    expect(result).toMatchObject({ rows: 600, walks: 5, warnings: [], repeatedPaths: false });
+    expect(sink.pages().map((p) => (p.body as { totals: Counts }).totals.human)).toEqual([11, 11, 11]);
+  });
+
   it('drops a torn spooled page and every later one, and fetches them again', async () => {
     const all = rows(800);
     let calls = 0;

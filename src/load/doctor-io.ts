@@ -275,6 +275,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
       ownerPid: owner?.pid ?? null,
       completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
       startedAt: w.state()?.startedAt ?? null,
+      idleMs: writtenAgo(w.writtenAt()),
       pages: w.pages().length,
     };
   });
@@ -293,6 +294,9 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
   );
   return { walks, journals, threads: surveyThreads(spool), keptAnswers };
 }
+
+/** How long ago (ms, on the system clock, as file times are) a file was written at `writtenAt`. */
+const writtenAgo = (writtenAt: number | null): number | null => (writtenAt === null ? null : Math.max(0, Date.now() - writtenAt));
 
 /** Everything ./doctor.ts judges: the database's windows and runs, and the spool. */
 export async function readDoctorFacts(db: Executor, spool: Spool): Promise<DoctorFacts> {
@@ -377,6 +381,13 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
     const walk = ctx.spool.walk(r, r.window);
     // Claimed first: a process that took the walk up meanwhile keeps it.
     if (walk.completed() !== null || !walk.claim()) continue;
+    // A run that resumed or restarted the walk after doctor looked (doctor may have waited for
+    // the database meanwhile) paid for what it added: the walk is not abandoned.
+    if (walk.pages().length !== r.pages || (walk.state()?.startedAt ?? null) !== r.startedAt) {
+      walk.release();
+      fixed.push({ check: 'spool', status: 'info', detail: `${windowLabel(r)}: an export wrote to the incomplete walk after doctor looked: left for the next export` });
+      continue;
+    }
     walk.remove();
     fixed.push({ check: 'spool', status: 'fixed', detail: `${windowLabel(r)}: discarded an abandoned incomplete walk` });
   }

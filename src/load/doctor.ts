@@ -31,7 +31,10 @@ export type Check = (typeof CHECKS)[number];
 export const STATUSES = ['ok', 'finding', 'fixed', 'info'] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** An incomplete walk older than this is abandoned: --fix discards it. @default 7 days */
+/**
+ * An incomplete walk that started longer ago than this, and whose file has not been written for
+ * as long (a run may have resumed it since it started), is abandoned: --fix discards it. @default 7 days
+ */
 export const STALE_WALK_MS = 7 * 24 * 3_600_000;
 
 /** A repair `--fix` may make, as data; ./doctor-io.ts carries it out. */
@@ -43,8 +46,11 @@ export type Repair =
   | { kind: 'mark-crashed'; runId: string }
   /** Load the completed walks in the spool (or discard those the database has overtaken). */
   | { kind: 'recover-walks' }
-  /** Remove an abandoned incomplete walk from the spool. */
-  | { kind: 'discard-walk'; metric: Metric; projectId: string; window: Window }
+  /**
+   * Remove an abandoned incomplete walk from the spool, if it is still as doctor found it (its
+   * walk's start and its whole pages): a run that resumed or restarted it since keeps it.
+   */
+  | { kind: 'discard-walk'; metric: Metric; projectId: string; window: Window; startedAt: number | null; pages: number }
   /** Move the request journals of ended processes into request_log. */
   | { kind: 'ingest-journal' }
   /** Make the views and macros of sql/views.sql again. */
@@ -126,6 +132,8 @@ export interface WalkFacts {
   completed: { fetchedAt: number; rows: number } | null;
   /** The walk line's startedAt, ms (null: no walk state). */
   startedAt: number | null;
+  /** How long ago (ms, on the system clock) the walk's file was last written; null if unknown. */
+  idleMs: number | null;
   /** Whole pages in the walk's pages file. */
   pages: number;
 }
@@ -345,13 +353,17 @@ export function spoolFindings(
         repair: { kind: 'recover-walks' },
       };
     }
-    if (w.startedAt === null || now - w.startedAt > STALE_WALK_MS) {
-      const since = w.startedAt === null ? 'with no walk state (nothing to resume)' : `started ${iso(w.startedAt)}, more than 7 days ago`;
+    const idle = w.idleMs === null || w.idleMs > STALE_WALK_MS;
+    if (w.startedAt === null || (now - w.startedAt > STALE_WALK_MS && idle)) {
+      const since =
+        w.startedAt === null
+          ? 'with no walk state (nothing to resume)'
+          : `started ${iso(w.startedAt)}${w.idleMs === null ? '' : ' and not written since'}, more than 7 days ago`;
       return {
         check: 'spool',
         status: 'finding',
         detail: `${label}: an incomplete walk ${since}: --fix discards it`,
-        repair: { kind: 'discard-walk', metric: w.metric, projectId: w.projectId, window: w.window },
+        repair: { kind: 'discard-walk', metric: w.metric, projectId: w.projectId, window: w.window, startedAt: w.startedAt, pages: w.pages },
       };
     }
     return {

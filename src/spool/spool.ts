@@ -618,6 +618,15 @@ export class SpoolWalk {
     return this.fresh ? null : this.read().state;
   }
 
+  /** When the walk's file was last written (its mtime, on the system clock), or null if there is none. */
+  writtenAt(): number | null {
+    for (const file of [this.pagesFile, join(this.legacyDir, 'pages.jsonl'), this.legacyDir]) {
+      const mtime = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+      if (mtime !== undefined) return mtime;
+    }
+    return null;
+  }
+
   /** Starts walk `state.walk` afresh: earlier pages go, the new state is recorded. */
   begin(state: WalkState): void {
     // A restart (drift) must not replace a file another run took over meanwhile.

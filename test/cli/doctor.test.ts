@@ -11,6 +11,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { grainOf, type Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
+import { applyRepairs, readDoctorFacts } from '../../src/load/doctor-io.js';
+import { Store } from '../../src/load/store.js';
 import {
   STALE_WALK_MS,
   countByStatus,
@@ -577,13 +579,44 @@ describe('docpipe doctor', () => {
     expect(new Spool(spoolDirFor(h.db)).walks()).toHaveLength(1);
 
     h.clock.advance(8 * DAY);
+    // Started 8 days ago, but its file was written since (as a run that resumed it would): kept.
+    const resumed = await doctor(h);
+    expect(resumed.code).toBe(0);
+    expect(rowsOf(resumed).find((r) => r.check === 'spool')).toMatchObject({ status: 'info', detail: expect.stringMatching(/the next export of the window resumes it$/) });
+    // Not written for 8 days either: abandoned.
+    const [file] = new Spool(spoolDirFor(h.db)).walks().map((w) => w.pagesFile);
+    const old = new Date(Date.now() - 8 * DAY);
+    utimesSync(file!, old, old);
     const stale = await doctor(h);
     expect(stale.code).toBe(1);
-    expect(rowsOf(stale).find((r) => r.check === 'spool')).toMatchObject({ status: 'finding', detail: expect.stringMatching(/more than 7 days ago: --fix discards it/) });
+    expect(rowsOf(stale).find((r) => r.check === 'spool')).toMatchObject({ status: 'finding', detail: expect.stringMatching(/and not written since, more than 7 days ago: --fix discards it/) });
     const fixed = await doctor(h, '--fix');
     expect(fixed.code).toBe(0);
     expect(rowsOf(fixed).find((r) => r.status === 'fixed')?.detail).toMatch(/2026-03-05.*discarded an abandoned incomplete walk/);
     expect(new Spool(spoolDirFor(h.db)).walks()).toEqual([]);
+  });
+
+  it('--fix keeps an abandoned walk that an export wrote to after doctor looked at it', async () => {
+    const cut = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-08', '--max-requests', '5']);
+    expect(cut.code).toBe(75);
+    h.clock.advance(8 * DAY);
+    const spool = new Spool(spoolDirFor(h.db));
+    const [left] = spool.walks();
+    const old = new Date(Date.now() - 8 * DAY);
+    utimesSync(left!.pagesFile, old, old);
+    // doctor --fix looks, and plans the discard ...
+    const repairs = planRepairs(diagnose(await Database.with(h.db, {}, (db) => readDoctorFacts(db, spool)), h.clock.now()));
+    expect(repairs).toEqual([expect.objectContaining({ kind: 'discard-walk', pages: 1 })]);
+    // ... then, while it waits for the database, an export resumes the walk, pays for a page and stops.
+    const resumed = spool.walk(left!.series, left!.window);
+    expect(resumed.claim()).toBe(true);
+    resumed.writePage(1, JSON.stringify(resumed.pages()[0]!.body));
+    resumed.release();
+    const fixed = await applyRepairs(repairs, { store: new Store(h.db), spool, now: h.clock.now(), runId: 'doctor' });
+    expect(fixed).toEqual([
+      { check: 'spool', status: 'info', detail: 'visitors docs [2026-03-05, 2026-03-06): an export wrote to the incomplete walk after doctor looked: left for the next export' },
+    ]);
+    expect(spool.walks().map((w) => w.pages().length)).toEqual([2]);
   });
 
   it('moves a leftover request journal into request_log with --fix', async () => {
@@ -870,6 +903,7 @@ describe('doctor findings (pure)', () => {
       ownerPid: 9,
       completed: null,
       startedAt: now - DAY,
+      idleMs: DAY,
       pages: 2,
       ...over,
     });
@@ -877,8 +911,10 @@ describe('doctor findings (pure)', () => {
       [
         walk({ ownerLive: true, completed: { fetchedAt: now, rows: 3 } }),
         walk({}),
-        walk({ startedAt: now - STALE_WALK_MS - 1 }),
+        walk({ startedAt: now - STALE_WALK_MS - 1, idleMs: STALE_WALK_MS + 1 }),
         walk({ startedAt: null }),
+        // Started long ago, resumed yesterday: the next export goes on with it.
+        walk({ startedAt: now - STALE_WALK_MS - 1 }),
         walk({ completed: { fetchedAt: now - DAY, rows: 3 } }),
       ],
       [
@@ -894,12 +930,14 @@ describe('doctor findings (pure)', () => {
       'spool:info',
       'spool:finding',
       'spool:finding',
+      'spool:info',
       'spool:finding',
       'journal:finding',
       'journal:info',
     ]);
-    expect(findings.map((f) => f.repair?.kind ?? null)).toEqual([null, null, 'discard-walk', 'discard-walk', 'recover-walks', 'ingest-journal', null]);
-    expect(findings[5]?.detail).toMatch(/^2 request-journal files of ended processes \(pid 2\)/);
+    expect(findings.map((f) => f.repair?.kind ?? null)).toEqual([null, null, 'discard-walk', 'discard-walk', null, 'recover-walks', 'ingest-journal', null]);
+    expect(findings[2]?.detail).toMatch(/started .* and not written since, more than 7 days ago: --fix discards it$/);
+    expect(findings[6]?.detail).toMatch(/^2 request-journal files of ended processes \(pid 2\)/);
     expect(statuses(spoolFindings([], [], () => undefined, now))).toEqual(['spool:ok', 'journal:ok']);
   });
 
@@ -909,8 +947,8 @@ describe('doctor findings (pure)', () => {
       windows: [w({ fetchedAt: fetched })],
       runs: [{ runId: 'r', command: null, startedAt: null, pid: null, host: null, alive: false }],
       walks: [
-        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, pages: 1 },
-        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, pages: 1 },
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-01', end: '2026-03-02' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, idleMs: DAY, pages: 1 },
+        { metric: 'visitors', projectId: 'docs', window: { start: '2026-03-02', end: '2026-03-03' }, ownerLive: false, ownerPid: null, completed: { fetchedAt: fetched, rows: 1 }, startedAt: fetched, idleMs: DAY, pages: 1 },
       ],
       journals: [],
     };

@@ -26,6 +26,7 @@
  * it and everything after it are cut off before the next append. Nothing is fsynced: a killed
  * process loses nothing the kernel has, and a page torn by a power cut is fetched again.
  */
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import {
   closeSync,
@@ -86,10 +87,34 @@ export function wellFormed(value: unknown): unknown {
 /**
  * JSON text as JSON.parse reads it, in a form DuckDB's stricter reader takes too: a key given
  * twice keeps its last value (as JSON.parse does), and a lone surrogate escape (`"\ud800"`,
- * from text cut in the middle of a character) becomes U+FFFD. Throws what JSON.parse throws.
+ * from text cut in the middle of a character) becomes U+FFFD. Every number keeps its text, as
+ * writePage keeps it: a round trip through a JS number would make `1e400` null (a count
+ * missing, not out of range) and round digits beyond a double's. Throws what JSON.parse throws.
  */
 export function wellFormedJson(text: string): string {
-  return JSON.stringify(wellFormed(JSON.parse(text)));
+  JSON.parse(text); // malformed text throws here, as it is
+  const tag = `\uE000${randomUUID()}:`;
+  const read = JSON.stringify(wellFormed(JSON.parse(numbersAsStrings(text, tag))));
+  return read.replace(new RegExp(`"${tag}([^"]*)"`, 'g'), '$1');
+}
+
+/** Pure: valid JSON text with each number (outside strings) written as a string: `tag` and its text. */
+function numbersAsStrings(text: string, tag: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = 0; at < text.length; at++) {
+    const c = text[at]!;
+    if (c === '"') {
+      while (text[++at] !== '"') if (text[at] === '\\') at++;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let end = at + 1;
+      while (end < text.length && /[0-9eE+\-.]/.test(text[end]!)) end++;
+      out += `${text.slice(copied, at)}"${tag}${text.slice(at, end)}"`;
+      copied = end;
+      at = end - 1;
+    }
+  }
+  return out + text.slice(copied);
 }
 
 /** A project id as one safe folder name (ids are the API's, not ours: `/`, `.` and `..` included). */
@@ -561,7 +586,7 @@ export class SpoolWalk {
   }
 
   /**
-   * Rewrites the walk file as JSON.parse read its pages (wellFormedJson), for DuckDB's reader,
+   * Rewrites the walk file as JSON.parse read its pages, numbers as written (wellFormedJson), for DuckDB's reader,
    * which refuses some bodies JSON.parse takes; a line that does not parse stays as it is. A
    * walk another run took over is left alone.
    */

@@ -216,6 +216,22 @@ describe('odd answers from the API', () => {
     expect((await h.run(['doctor'])).code).toBe(0);
   });
 
+  it('keeps a count beyond range out of range when the page is rewritten for DuckDB\'s reader (a lone surrogate beside it)', async () => {
+    const body =
+      '{"totals":{"human":3,"ai":1,"total":3},"visitors":[' +
+      '{"path":"/caf\\ud83d","human":1,"ai":0,"total":1},' +
+      '{"path":"/inf","human":1e400,"ai":1,"total":2},' +
+      '{"path":"/big","human":12345678901234567890,"ai":1,"total":2}],"hasMore":false}';
+    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body, times: 1 });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-02', '--to', '2026-03-03']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(await rows(h, `SELECT path, human, flags FROM page_visitors ORDER BY path`)).toEqual([
+      { path: '/big', human: null, flags: 'count_out_of_range' },
+      { path: '/caf\uFFFD', human: 1n, flags: null },
+      { path: '/inf', human: null, flags: 'count_out_of_range' },
+    ]);
+  });
+
   it('stores counts beyond 64 bits, infinite or null as NULL with a flag, and loads the window (item 11)', async () => {
     const body =
       '{"totals":{"human":1e400,"ai":3,"total":4},"visitors":[' +

@@ -300,9 +300,17 @@ describe('SpoolWalk', () => {
 
   it('wellFormedJson: as JSON.parse reads the text, with lone surrogates (values and keys) as U+FFFD and pairs kept', () => {
     const text = '{"a":"x\\ud800y","a":"last","b":[{"\\udc00k":"\\ud83d\\ude00"}],"n":1e2}';
-    expect(wellFormedJson(text)).toBe('{"a":"last","b":[{"\uFFFDk":"\u{1F600}"}],"n":100}');
+    expect(wellFormedJson(text)).toBe('{"a":"last","b":[{"\uFFFDk":"\u{1F600}"}],"n":1e2}');
     expect(wellFormedJson('{"path":"/caf\\ud83d"}')).toBe('{"path":"/caf\uFFFD"}');
     expect(() => wellFormedJson('{"torn":')).toThrow(SyntaxError);
+    expect(() => wellFormedJson('[-]')).toThrow(SyntaxError);
+  });
+
+  it('wellFormedJson keeps every number as written (out of range, beyond a double\'s digits) and digits inside strings alone', () => {
+    const text = '{"h":1e400,"big":12345678901234567890,"f":2.50,"z":-0,"a":[1,-2E-3,0],"p":"/a1-2\\"3","n":null,"t":true}';
+    expect(wellFormedJson(text)).toBe(text);
+    expect(wellFormedJson(' 7 ')).toBe('7');
+    expect(wellFormedJson('{"k":1e400,"k":"\\ud800"}')).toBe('{"k":"\uFFFD"}');
   });
 
   it('a walk its run let go of can be claimed by another process while this one lives on (a library caller\'s)', () => {

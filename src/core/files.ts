@@ -19,8 +19,9 @@ export function canWrite(path: string): boolean {
  */
 export function makeFolders(path: string): void {
   if (isFolder(path)) return;
-  // A file where the folder goes: as mkdir -p says it.
-  if (existsSync(path)) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', syscall: 'mkdir', path });
+  // A file where the folder goes: as mkdir -p says it (a folder another process made since the
+  // look above is made).
+  if (existsSync(path) && !isFolder(path)) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST', syscall: 'mkdir', path });
   // The path as given, `..` and symbolic links read by the system as it makes each folder
   // (as mkdir -p does): `link/../x` is made beside the link's target.
   const missing: string[] = [];

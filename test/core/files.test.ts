@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +28,34 @@ describe('makeFolders (mkdir -p)', () => {
     writeFileSync(join(dir, 'file'), 'x');
     expect(() => makeFolders(join(dir, 'file', 'sub'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
     expect(() => makeFolders(join(dir, 'file'))).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+
+  it('takes a folder another process makes while it looks as made', () => {
+    const target = join(dir, 'x.duckdb.spool');
+    // The other process makes the folder just after makeFolders' first look finds none.
+    const realStat = fs.statSync;
+    const patched = fs as { statSync: unknown };
+    let armed = true;
+    patched.statSync = (path: string, ...rest: unknown[]): unknown => {
+      try {
+        return (realStat as (...a: unknown[]) => unknown)(path, ...rest);
+      } catch (error) {
+        if (armed && path === target) {
+          armed = false;
+          mkdirSync(target);
+        }
+        throw error;
+      }
+    };
+    syncBuiltinESMExports();
+    try {
+      makeFolders(target);
+    } finally {
+      patched.statSync = realStat;
+      syncBuiltinESMExports();
+    }
+    expect(armed).toBe(false);
+    expect(statSync(target).isDirectory()).toBe(true);
   });
 
   it('reads .. and symbolic links as the system does, folder by folder (as mkdir -p)', () => {

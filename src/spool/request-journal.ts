@@ -360,6 +360,14 @@ export class RequestJournal {
     // request_log (and the line after it). The end lines waiting stay waiting.
     appendWholeSync(this.fd, all);
     this.pending = '';
+    // Stopped within this write long enough to be taken for gone: the file may have been moved
+    // into request_log meanwhile, and the lines have gone after it. They go into a fresh file
+    // too (request_log takes an attempt once, by its id).
+    const stopped = performance.now() - now > RECHECK_AFTER_MS || Date.now() - wall > RECHECK_AFTER_MS;
+    if (stopped && !this.stillMine()) {
+      this.letGo();
+      this.write(all);
+    }
   }
 
   /** Whether the open file is still this run's journal file (not moved by another process). */

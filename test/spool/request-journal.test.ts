@@ -1,6 +1,7 @@
 /** The request journal's lines on a real temp dir: a start line before each attempt, its end line soon after. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -131,6 +132,42 @@ describe('RequestJournal', () => {
       const lines = readFileSync(join(dir, name!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
       expect(lines.map((l) => [l.id, l.status])).toEqual([[first, 200], [second, null]]);
     } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it.each([
+    ['stopped', () => vi.useFakeTimers({ toFake: ['performance'] }), () => vi.advanceTimersByTime(6 * 60_000)],
+    ['suspended', () => vi.useFakeTimers({ toFake: ['Date'] }), () => vi.setSystemTime(Date.now() + 6 * 60_000)],
+  ] as const)('a line written while the run was %s within the write, its file moved in meanwhile, goes into a fresh file too', (_how, fake, sixMinutes) => {
+    fake();
+    const realWrite = fs.writeSync;
+    const patched = fs as { writeSync: unknown };
+    let stopInNextWrite = false;
+    // The run stops after its look at the file and before the write; meanwhile another process
+    // takes the file (rename), moves it into request_log and removes it.
+    patched.writeSync = (...args: unknown[]): unknown => {
+      if (stopInNextWrite) {
+        stopInNextWrite = false;
+        sixMinutes();
+        for (const name of readdirSync(dir)) {
+          renameSync(join(dir, name), join(dir, `${name}.1.ingesting`));
+          rmSync(join(dir, `${name}.1.ingesting`));
+        }
+      }
+      return (realWrite as (...a: unknown[]) => unknown)(...args);
+    };
+    syncBuiltinESMExports();
+    try {
+      journal.begin(attempt('/a'));
+      stopInNextWrite = true;
+      const second = journal.begin(attempt('/b'));
+      // The request is sent now: its start line must be in a file request_log will take.
+      expect(readdirSync(dir)).toHaveLength(1);
+      expect(journal.lines().map((l) => l.id)).toEqual([second]);
+    } finally {
+      patched.writeSync = realWrite;
+      syncBuiltinESMExports();
       vi.useRealTimers();
     }
   });

@@ -57,6 +57,17 @@ export interface RequestHistory {
 /** Slots left (by this run's view) at which a slot is taken under the history's lock. */
 const TIGHT_SLOTS = 2;
 
+/**
+ * A slot whose journal line is written longer than this after the budget last looked (at the
+ * hour, or at whether another run is at work) is taken again: the run was stopped in between
+ * (SIGSTOP, a suspended machine), and another run may have taken the same slot meanwhile (one
+ * that waited for the slot's lock gives up on it after 5 s: ../spool/short-lock.ts).
+ */
+export const STOPPED_MS = 2_000;
+
+/** The moment, on both clocks (a stop moves both, a suspended machine only the wall clock). */
+const lookNow = (): { mono: number; wall: number } => ({ mono: performance.now(), wall: Date.now() });
+
 const noop = (): void => undefined;
 
 export interface RequestBudgetOptions {
@@ -84,6 +95,26 @@ export interface RequestBudgetOptions {
   beforeWait?: (signal: AbortSignal | undefined) => Promise<void>;
 }
 
+/**
+ * A request's slot and its journal line, as one step: `journal` writes the line (on disk when
+ * it returns) while the slot's lock is held. A run stopped between the budget's look and that
+ * line (see STOPPED_MS) withdraws the line (`withdraw`), gives the slot back and takes one
+ * again, after a fresh look: the hour may have no slot left for it now.
+ */
+export async function takeSlot<T>(budget: RequestBudget, journal: () => T, withdraw: (written: T) => void, signal?: AbortSignal): Promise<T> {
+  for (;;) {
+    const release = await budget.acquire(signal);
+    try {
+      const written = journal();
+      if (!budget.stoppedSinceLook()) return written;
+      withdraw(written);
+      budget.takeBack();
+    } finally {
+      release(); // another run's next read of the hour finds this request (or its withdrawal)
+    }
+  }
+}
+
 export class RequestBudget {
   readonly scope: string;
   readonly perHour: number;
@@ -100,6 +131,10 @@ export class RequestBudget {
   private loaded = false;
   private used = 0;
   private queue: Promise<void> = Promise.resolve();
+  /** When the budget last looked (lookNow). */
+  private lookedAt = lookNow();
+  /** When the last slot was taken (this budget's clock), for `takeBack`. */
+  private lastTaken = 0;
 
   constructor(options: RequestBudgetOptions) {
     this.scope = options.scope;
@@ -128,9 +163,23 @@ export class RequestBudget {
   async ready(): Promise<void> {
     if (this.loaded) return;
     const since = this.clock.now() - BUDGET_WINDOW_MS;
+    // What the read finds is as old as its start.
+    const readAt = lookNow();
     this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
     this.head = 0;
     this.loaded = true;
+    this.lookedAt = readAt;
+  }
+
+  /** Whether more than STOPPED_MS passed, on either clock, since the budget last looked. */
+  stoppedSinceLook(): boolean {
+    return performance.now() - this.lookedAt.mono > STOPPED_MS || Date.now() - this.lookedAt.wall > STOPPED_MS;
+  }
+
+  /** Gives back the slot the last acquire took (its attempt was withdrawn unsent), and reads the hour again before the next. */
+  takeBack(): void {
+    this.refund(this.lastTaken);
+    this.loaded = false;
   }
 
   /**
@@ -153,6 +202,7 @@ export class RequestBudget {
     // Another run at work on the same budget (a cron sync beside a backfill): what it spent
     // since this run last read the history counts too, read under the lock (see lockSlot).
     const lockSlot = this.history?.lockSlot?.bind(this.history);
+    this.lookedAt = lookNow();
     const overlapping = this.history?.othersAtWork?.() === true;
     if (overlapping) this.loaded = false;
     let locked = overlapping && lockSlot !== undefined;
@@ -195,7 +245,8 @@ export class RequestBudget {
   }
 
   private take(): void {
-    this.times.push(this.clock.now());
+    this.lastTaken = this.clock.now();
+    this.times.push(this.lastTaken);
     this.used++;
   }
 

@@ -5,7 +5,7 @@
  * The library's runs and the CLI's commands share it.
  */
 import { HttpClient, checkBaseUrl, type HttpClientOptions, type RequestInfo } from '../api/http-client.js';
-import { RequestBudget } from '../api/request-budget.js';
+import { RequestBudget, takeSlot } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
 import { probeKey } from '../api/agent.js';
 import { HttpError } from '../core/errors.js';
@@ -146,14 +146,13 @@ export function createSession(options: SessionOptions): Session {
     clock: options.clock,
     beforeAttempt: async (request, signal) => {
       breaker?.check();
-      const release = counted(request) ? await budget.acquire(signal) : undefined;
-      try {
-        // Journalled before it is sent: the budget stays exact whatever happens next.
+      // Journalled before it is sent: the budget stays exact whatever happens next.
+      const journalled = (): { id: string; attempt: RequestInfo & { scope: string; startedAt: number } } => {
         const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
         return { id: journal.begin(attempt), attempt };
-      } finally {
-        release?.(); // another run's next read of the hour finds this request
-      }
+      };
+      if (!counted(request)) return journalled();
+      return takeSlot(budget, journalled, ({ id, attempt }) => journal.withdraw(id, attempt), signal);
     },
     afterAttempt: (response, token) => {
       const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseRetryAfter } from '../../src/api/retry-after.js';
 import { decideRetry } from '../../src/api/retry-policy.js';
-import { planRequestSlot, RequestBudget, HOUR_MS, SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
+import { planRequestSlot, RequestBudget, HOUR_MS, SLOT_MARGIN_MS, takeSlot } from '../../src/api/request-budget.js';
 import { checkBaseUrl, isErrorBody } from '../../src/api/http-client.js';
 import { ManualClock } from '../../src/core/clock.js';
 import {
@@ -214,6 +214,48 @@ describe('RequestBudget under concurrency', () => {
     const outcomes = await Promise.allSettled([request(run()), request(run())]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(history.log).toHaveLength(10);
+  });
+
+  it.each([
+    ['stopped', () => vi.useFakeTimers({ toFake: ['performance'] }), () => vi.advanceTimersByTime(6_000)],
+    ['suspended', () => vi.useFakeTimers({ toFake: ['Date'] }), () => vi.setSystemTime(Date.now() + 6_000)],
+  ] as const)('a run %s between its read of the hour and its journal line takes its slot again, and finds the hour spent', async (_how, fake, sixSeconds) => {
+    const clock = new ManualClock(NOW);
+    const log = Array.from({ length: 9 }, (_, i) => NOW - 60_000 + i);
+    /** A request's journal line, as the session writes it; a withdrawn one leaves the hour. */
+    const journal = (): number => log.push(clock.now()) - 1;
+    const withdraw = (at: number): void => void log.splice(at, 1);
+    let bWent!: () => void;
+    const bGone = new Promise<void>((resolve) => (bWent = resolve));
+    let reads = 0;
+    const history = {
+      othersAtWork: () => true,
+      lockSlot: () => Promise.resolve(() => undefined),
+      // A's first read finds 9 of 10; A is stopped before its line goes in, and goes on once the other run has sent.
+      requestTimes: async () => {
+        const seen = [...log];
+        if (reads++ === 0) {
+          await bGone;
+          sixSeconds();
+        }
+        return seen;
+      },
+    };
+    fake();
+    try {
+      const a = new RequestBudget({ scope: 's', perHour: 10, clock, maxWaitMs: 0, history });
+      const aTakes = takeSlot(a, journal, withdraw);
+      // The other run waited 5 s for the slot's lock, went on without it, read 9 of 10 and sent.
+      const b = new RequestBudget({ scope: 's', perHour: 10, clock, maxWaitMs: 0, history: { requestTimes: () => Promise.resolve([...log]) } });
+      await takeSlot(b, journal, withdraw);
+      bWent();
+      await expect(aTakes).rejects.toThrow(BudgetExhaustedError);
+      expect(log).toHaveLength(10);
+      expect(a.requestsUsed).toBe(0);
+      expect(reads).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('takes no lock with slots to spare and no other run at work (the common case costs nothing)', async () => {

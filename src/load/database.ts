@@ -724,6 +724,11 @@ export class Database implements Executor {
         let reader: Awaited<ReturnType<typeof prepared.runAndReadAll>>;
         try {
           prepared = await statements.prepare(i);
+          // The file is attached read-only, but the engine could detach it and attach it again
+          // to write (or attach another file): a read-only handle runs neither.
+          if (this.shared.readOnly && ATTACHING.has(prepared.statementType)) {
+            throw new Error('ATTACH and DETACH are not allowed on a database opened in read-only mode');
+          }
           reader = await prepared.runAndReadAll();
         } catch (error) {
           if (signal?.aborted) throw stopped(i);
@@ -832,6 +837,9 @@ export interface QueryOptions {
  * file open for writing: each statement commits on its own, as in the duckdb shell, unless
  * the SQL began a transaction, which the failure rolls back). Its cause is DuckDB's error.
  */
+/** Statements that attach or detach files (COPY FROM DATABASE copies into an attached one). */
+const ATTACHING: ReadonlySet<StatementType> = new Set([StatementType.ATTACH, StatementType.DETACH, StatementType.COPY_DATABASE]);
+
 export class StatementFailure extends DatabaseError {
   constructor(
     readonly index: number,

@@ -116,6 +116,24 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(existsSync(typo)).toBe(false);
   });
 
+  it('read-only, it neither detaches the file to attach it again for writing nor attaches another file', async () => {
+    expect((await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-03'])).code).toBe(0);
+    const count = async (): Promise<string> => (await h.run(['query', 'SELECT count(*) AS n FROM visitor_totals', '--format', 'csv'])).stdout;
+    const before = await count();
+    expect(before).toBe('n\n2\n');
+    const alias = (await h.run(['query', 'SELECT current_database() AS d', '--format', 'csv'])).stdout.split('\n')[1]!;
+    const reattach = await h.run(['query', `USE memory; DETACH ${alias}; ATTACH '${h.db}' AS again; DELETE FROM again.visitor_totals`]);
+    expect(reattach.code).toBe(2);
+    expect(asText(reattach.stderr)).toMatch(/^docpipe: query: the database is opened read-only; pass --write to change it$/m);
+    const other = join(h.dir, 'other.duckdb');
+    const elsewhere = await h.run(['query', `ATTACH '${other}' AS o; CREATE TABLE o.t (x INTEGER)`]);
+    expect(elsewhere.code).toBe(2);
+    expect(existsSync(other)).toBe(false);
+    expect(await count()).toBe(before);
+    // With --write the file is attached to write: attaching another is the user's to do.
+    expect((await h.run(['query', `ATTACH '${other}' AS o; CREATE TABLE o.t (x INTEGER)`, '--write'])).code).toBe(0);
+  });
+
   it('of several statements, a failure names the one that failed, and with --write says that those before it ran', async () => {
     expect((await h.run(['query', 'CREATE TABLE memo (line VARCHAR); INSERT INTO memo (line) VALUES (\'kept\')', '--write'])).code).toBe(0);
     const written = await h.run(['query', "DELETE FROM memo; SELECT 1; SELECT 'a'::INTEGER", '--write']);

@@ -164,14 +164,23 @@ export function markPosting(store: Store, rows: PostRows, at: { projectId: strin
   );
 }
 
-/** Clears a row's POST mark: an answer proved the attempt created nothing (429, 503). */
-export async function clearPosting(store: Store, rows: PostRows, at: { projectId: string; key: string; now: number }): Promise<void> {
-  await store.run(`UPDATE ${rows.table} SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND ${rows.key} = $k`, {
-    p: at.projectId,
-    k: at.key,
-    now: ts(at.now),
-  });
+/**
+ * Clears a row's POST mark: an answer proved the attempt created nothing (429, 503). Only
+ * while the row is this run's: another run that took it since may be posting it now.
+ */
+export async function clearPosting(store: Store, rows: PostRows, at: { projectId: string; key: string; runId: string; now: number }): Promise<void> {
+  await store.run(
+    `UPDATE ${rows.table} SET post_started_at = NULL, updated_at = $now::TIMESTAMPTZ WHERE project_id = $p AND ${rows.key} = $k AND run_id = $run`,
+    { p: at.projectId, k: at.key, run: at.runId, now: ts(at.now) },
+  );
 }
+
+/**
+ * SQL that keeps a local outcome of `nothingCreated` (the run's attempts created nothing) to
+ * rows still the run's: another run that took the row since may be posting it, and its mark
+ * must stay (the next run would post the prompt again).
+ */
+export const NOTHING_CREATED_ONLY_IF_MINE = 'AND (NOT $nothing OR run_id = $run)';
 
 export class JobLedger {
   constructor(
@@ -280,7 +289,7 @@ export class JobLedger {
 
   /** An attempt provably created nothing (429, 503): the prompt is not being posted any more. */
   clearPosting(projectId: string, promptKey: string, now: number): Promise<void> {
-    return clearPosting(this.store, JOB_ROWS, { projectId, key: promptKey, now });
+    return clearPosting(this.store, JOB_ROWS, { projectId, key: promptKey, runId: this.runId, now });
   }
 
   /**
@@ -290,22 +299,25 @@ export class JobLedger {
    */
   async recordJob(projectId: string, promptKey: string, job: AgentJob, now: number, opts: { submitted?: boolean; polled?: boolean } = {}): Promise<void> {
     const status = job.status ?? 'active';
+    // A poll never takes a job that ended back to a status before its end, nor drops what its
+    // end said (its reason, when it was archived): another run following the same job may
+    // write a poll it made earlier after this one's last.
+    const stale = `$polled AND NOT $terminal AND status IN (${TERMINAL_SQL})`;
     await this.store.run(
-      // A poll never takes a job that ended back to a status before its end: another run
-      // following the same job may write a poll it made earlier after this one's last.
-      // Nor does it change the job the prompt names (getAgentJob refuses an answer about another).
+      // Nor does a poll change the job the prompt names (getAgentJob refuses an answer about another).
       `UPDATE agent_jobs SET
          job_id = CASE WHEN $polled THEN coalesce(job_id, $id) ELSE coalesce($id, job_id) END,
-         status = CASE WHEN $polled AND NOT $terminal AND status IN (${TERMINAL_SQL}) THEN status ELSE $status END,
+         status = CASE WHEN ${stale} THEN status ELSE $status END,
          model = coalesce($model, model),
          repository = coalesce($repo, repository), ref = coalesce($ref, ref), pr_link = coalesce($pr, pr_link),
          flags = CASE WHEN $badLink THEN 'pr_link_not_url' WHEN $pr IS NOT NULL THEN NULL ELSE flags END,
-         created_at = coalesce($created::TIMESTAMPTZ, created_at), archived_at = $archived::TIMESTAMPTZ,
+         created_at = coalesce($created::TIMESTAMPTZ, created_at),
+         archived_at = CASE WHEN ${stale} THEN archived_at ELSE $archived::TIMESTAMPTZ END,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ)
                             WHEN $polled AND status IN (${TERMINAL_SQL}) THEN finished_at END,
          polls = polls + CASE WHEN $polled THEN 1 ELSE 0 END,
-         error = $reason, updated_at = $now::TIMESTAMPTZ, run_id = $run
+         error = CASE WHEN ${stale} THEN error ELSE $reason END, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND prompt_key = $k`,
       {
         p: projectId,
@@ -350,11 +362,12 @@ export class JobLedger {
                        -- With a job id, the status is the API's (which may be named like a local one).
                        WHEN job_id IS NULL AND status IN (${LOCAL_STATUSES.map((s) => `'${s}'`).join(', ')}) THEN $status
                        ELSE status END,
-         error = $error,
+         -- A job that ended keeps what the API said of its end (another run's deadline may pass after it).
+         error = CASE WHEN job_id IS NOT NULL AND status IN (${TERMINAL_SQL}) THEN error ELSE $error END,
          submitted_at = CASE WHEN $submitted THEN $now::TIMESTAMPTZ ELSE submitted_at END,
          post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
-       WHERE project_id = $p AND prompt_key = $k${seen ? ' AND epoch_us(updated_at) IS NOT DISTINCT FROM $written' : ''}`,
+       WHERE project_id = $p AND prompt_key = $k ${NOTHING_CREATED_ONLY_IF_MINE}${seen ? ' AND epoch_us(updated_at) IS NOT DISTINCT FROM $written' : ''}`,
       {
         p: projectId,
         k: promptKey,

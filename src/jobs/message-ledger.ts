@@ -5,7 +5,7 @@
  * write (Store.run), like the job ledger's.
  */
 import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
-import { TERMINAL_SQL, clearPosting, markPosting, markPostsInFlight, type PostRows } from './ledger.js';
+import { NOTHING_CREATED_ONLY_IF_MINE, TERMINAL_SQL, clearPosting, markPosting, markPostsInFlight, type PostRows } from './ledger.js';
 import type { Store } from '../load/store.js';
 import { whereEquals } from '../load/sql-files.js';
 import { readKeptJobs, recordKeeping, recoverKept, type KeptJob } from '../spool/kept-jobs.js';
@@ -221,7 +221,7 @@ export class MessageLedger {
 
   /** An attempt provably sent nothing (429, 503): the message is not being posted any more. */
   clearPosting(projectId: string, messageKey: string, now: number): Promise<void> {
-    return clearPosting(this.store, MESSAGE_ROWS, { projectId, key: messageKey, now });
+    return clearPosting(this.store, MESSAGE_ROWS, { projectId, key: messageKey, runId: this.runId, now });
   }
 
   /** The API answered the message (`sent`) or a poll of its job: the job's status and PR now. */
@@ -259,7 +259,7 @@ export class MessageLedger {
       `UPDATE agent_messages SET status = coalesce($status, status), job_status = coalesce($jobStatus, job_status),
          error = $error, post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
-       WHERE project_id = $p AND message_key = $k`,
+       WHERE project_id = $p AND message_key = $k ${NOTHING_CREATED_ONLY_IF_MINE}`,
       {
         p: projectId,
         k: messageKey,

@@ -25,7 +25,7 @@ import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, D
 import { DatabaseBusyError, DatabaseError, DatabasePathError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
-import { checkReadable, migrate, schemaIsCurrent } from './migrations.js';
+import { checkReadable, migrate, needsUpgrade } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
 import { isSymbolicLink, makeFolders } from '../core/files.js';
 
@@ -494,7 +494,7 @@ function openError(path: string, error: unknown): Error {
  * how the caller reads it (read-only), whose wait and timeout the write uses too.
  */
 export async function upgradeIfOlder(path: string, reader: OpenOptions): Promise<void> {
-  if (await Database.with(path, { ...reader, readOnly: true }, (db) => schemaIsCurrent(db))) return;
+  if (!(await Database.with(path, { ...reader, readOnly: true }, (db) => needsUpgrade(db)))) return;
   // DuckDB writes the file and a WAL beside it: on a read-only mount (a snapshot, a share) it
   // would fail with a bare IO error that says nothing of the upgrade.
   const unwritable = [path, dirname(resolve(path))].find((p) => !canWrite(p));

@@ -222,6 +222,21 @@ export async function schemaIsCurrent(db: Executor): Promise<boolean> {
 }
 
 /**
+ * Whether a writer of this release would change the file (migrate): an older schema, or this
+ * schema with views older than this release's (or missing). Views a newer release made on the
+ * same schema are left as they are, so such a file needs nothing either. A newer schema is
+ * not this release's to judge: true, and the writer's open refuses it.
+ */
+export async function needsUpgrade(db: Executor): Promise<boolean> {
+  if (await schemaIsCurrent(db)) return false;
+  try {
+    return !((await readSchemaVersion(db)) === currentSchemaVersion() && (await viewsAreNewer(db)));
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The common case in one statement (every open of a writer asks): the schema version when
  * it and the views are this release's, else undefined (older, newer, empty, or views of
  * another release: the caller looks closer). A database without the bookkeeping tables

@@ -19,7 +19,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/core/errors.js';
 import { compareVersions, packageVersion } from '../../src/core/version.js';
-import { Database, type Row } from '../../src/load/database.js';
+import { Database, upgradeIfOlder, type Row } from '../../src/load/database.js';
 import { currentSchemaVersion, listMigrations, parseMigrationList, splitStatements, tablesCreated, viewOfStatement } from '../../src/load/migrations.js';
 import { startHarness, summaryOf, type Harness, asText } from '../cli/harness.js';
 
@@ -706,6 +706,15 @@ describe('schema versions', () => {
     await withDb(db, () => Promise.resolve());
     expect(await plain(db, (c) => rowsOf(c, `SELECT * FROM daily_site`))).toEqual([{ from_the_newer_release: 1 }]);
     expect(await plain(db, recorded)).toEqual([{ value: 'newer' }]);
+    // Nor does a reader (status, report, dump) take it for an older file's: it needs no write,
+    // which would wait for the lock, or fail where the file cannot be written. Held read-only
+    // here, a write this process tried would be refused.
+    const held = await Database.open(db, { readOnly: true });
+    try {
+      await upgradeIfOlder(db, {});
+    } finally {
+      await held.close();
+    }
     // Made by an older one: made again, and recorded as this release's.
     await plain(db, (c) => c.run(`UPDATE docpipe_meta SET value = '0.2.0' WHERE key = 'views_release'`));
     await withDb(db, () => Promise.resolve());

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
-import { schemaIsCurrent } from '../../load/migrations.js';
+import { needsUpgrade } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
 import { decodeUtf8 } from '../../core/text-file.js';
 
@@ -82,7 +82,7 @@ export function queryCommand(ctx: CliContext): CommandModule {
           }
           const sqlError = userSqlError(label, error);
           // A name this release's views or macros have, missing from an older file read as it is.
-          if (/does not exist|not found/i.test(sqlError.message) && !(await schemaIsCurrent(db))) {
+          if (/does not exist|not found/i.test(sqlError.message) && (await needsUpgrade(db))) {
             throw new UsageError(
               `${sqlError.message} (this database was written by an older docpipe: this release's views and macros appear ` +
                 'once a docpipe command that writes has opened it, which upgrades it)',

@@ -725,9 +725,9 @@ export class Database implements Executor {
         try {
           prepared = await statements.prepare(i);
           // The file is attached read-only, but the engine could detach it and attach it again
-          // to write (or attach another file): a read-only handle runs neither.
-          if (this.shared.readOnly && ATTACHING.has(prepared.statementType)) {
-            throw new Error('ATTACH and DETACH are not allowed on a database opened in read-only mode');
+          // to write (while it is attached, DuckDB refuses a second ATTACH of it, by any path).
+          if (this.shared.readOnly && prepared.statementType === StatementType.DETACH) {
+            throw new Error('DETACH is not allowed on a database opened in read-only mode');
           }
           reader = await prepared.runAndReadAll();
         } catch (error) {
@@ -837,9 +837,6 @@ export interface QueryOptions {
  * file open for writing: each statement commits on its own, as in the duckdb shell, unless
  * the SQL began a transaction, which the failure rolls back). Its cause is DuckDB's error.
  */
-/** Statements that attach or detach files (COPY FROM DATABASE copies into an attached one). */
-const ATTACHING: ReadonlySet<StatementType> = new Set([StatementType.ATTACH, StatementType.DETACH, StatementType.COPY_DATABASE]);
-
 export class StatementFailure extends DatabaseError {
   constructor(
     readonly index: number,

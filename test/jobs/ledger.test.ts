@@ -200,6 +200,38 @@ describe('JobLedger: two runs of the same prompts claim each prompt once', () =>
     await a.recordOutcome('docs', 'k1', { status: 'unknown', error: 'cut off while submitting; outcome unknown' }, NOW + 4, seen);
     expect(await a.get('docs', 'k1')).toMatchObject({ status: 'unknown' });
   });
+
+  // A run whose attempts created nothing leaves alone a row another run has taken since.
+  it('agent_jobs: its clear and its outcome keep the other run\'s POST mark, so no later run posts the prompt again', async () => {
+    const a = new JobLedger(new Store(path), 'run-a');
+    const b = new JobLedger(new Store(path), 'run-b');
+    await a.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    expect(await a.markPosting('docs', 'k1', NOW + 1)).toBe(true);
+    // 429: A's attempt created nothing, and A waits for its Retry-After.
+    await a.clearPosting('docs', 'k1', NOW + 2);
+    // B takes the prompt meanwhile and posts it.
+    const seen = await b.get('docs', 'k1');
+    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 3, seen)).toBe(true);
+    expect(await b.markPosting('docs', 'k1', NOW + 4)).toBe(true);
+    // A is stopped (Ctrl-C) in its wait, or its last retry fails: nothing it sent created a job.
+    await a.clearPosting('docs', 'k1', NOW + 5);
+    await a.recordOutcome('docs', 'k1', { error: 'HTTP 503', nothingCreated: true }, NOW + 6);
+    expect(await b.get('docs', 'k1')).toMatchObject({ status: 'pending', postStarted: true, error: null });
+  });
+
+  it('agent_messages: the same for a follow-up message', async () => {
+    const a = new MessageLedger(new Store(path), 'run-a');
+    const b = new MessageLedger(new Store(path), 'run-b');
+    const message = { key: 'm1', jobId: 'job-1', promptKey: null, prompt: 'Also fix the links' };
+    await a.markPending('docs', message, 'messages.jsonl', NOW);
+    expect(await a.markPosting('docs', 'm1', NOW + 1)).toBe(true);
+    await a.clearPosting('docs', 'm1', NOW + 2);
+    expect(await b.markPending('docs', message, 'messages.jsonl', NOW + 3, await b.get('docs', 'm1'))).toBe(true);
+    expect(await b.markPosting('docs', 'm1', NOW + 4)).toBe(true);
+    await a.clearPosting('docs', 'm1', NOW + 5);
+    await a.recordOutcome('docs', 'm1', { status: 'rejected', error: 'HTTP 400', nothingCreated: true }, NOW + 6);
+    expect(await b.get('docs', 'm1')).toMatchObject({ status: 'pending', postStarted: true, error: null });
+  });
 });
 
 describe('MessageLedger: two runs of the same messages claim each message once', () => {
@@ -273,41 +305,5 @@ describe('a poll another run made earlier never takes an ended job back', () => 
     expect(await read(`SELECT status, job_status, pr_link, finished_at IS NOT NULL AS finished FROM agent_messages`)).toEqual([
       { status: 'sent', job_status: 'completed', pr_link: 'https://github.com/acme/docs/pull/2', finished: true },
     ]);
-  });
-});
-
-describe('a run whose attempts created nothing leaves alone a row another run has taken since', () => {
-  let path = '';
-  freshDatabase((p) => (path = p));
-
-  it('agent_jobs: its clear and its outcome keep the other run\'s POST mark, so no later run posts the prompt again', async () => {
-    const a = new JobLedger(new Store(path), 'run-a');
-    const b = new JobLedger(new Store(path), 'run-b');
-    await a.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
-    expect(await a.markPosting('docs', 'k1', NOW + 1)).toBe(true);
-    // 429: A's attempt created nothing, and A waits for its Retry-After.
-    await a.clearPosting('docs', 'k1', NOW + 2);
-    // B takes the prompt meanwhile and posts it.
-    const seen = await b.get('docs', 'k1');
-    expect(await b.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW + 3, seen)).toBe(true);
-    expect(await b.markPosting('docs', 'k1', NOW + 4)).toBe(true);
-    // A is stopped (Ctrl-C) in its wait, or its last retry fails: nothing it sent created a job.
-    await a.clearPosting('docs', 'k1', NOW + 5);
-    await a.recordOutcome('docs', 'k1', { error: 'HTTP 503', nothingCreated: true }, NOW + 6);
-    expect(await b.get('docs', 'k1')).toMatchObject({ status: 'pending', postStarted: true, error: null });
-  });
-
-  it('agent_messages: the same for a follow-up message', async () => {
-    const a = new MessageLedger(new Store(path), 'run-a');
-    const b = new MessageLedger(new Store(path), 'run-b');
-    const message = { key: 'm1', jobId: 'job-1', promptKey: null, prompt: 'Also fix the links' };
-    await a.markPending('docs', message, 'messages.jsonl', NOW);
-    expect(await a.markPosting('docs', 'm1', NOW + 1)).toBe(true);
-    await a.clearPosting('docs', 'm1', NOW + 2);
-    expect(await b.markPending('docs', message, 'messages.jsonl', NOW + 3, await b.get('docs', 'm1'))).toBe(true);
-    expect(await b.markPosting('docs', 'm1', NOW + 4)).toBe(true);
-    await a.clearPosting('docs', 'm1', NOW + 5);
-    await a.recordOutcome('docs', 'm1', { status: 'rejected', error: 'HTTP 400', nothingCreated: true }, NOW + 6);
-    expect(await b.get('docs', 'm1')).toMatchObject({ status: 'pending', postStarted: true, error: null });
   });
 });

@@ -159,6 +159,15 @@ export interface SyncSeries {
 }
 
 /**
+ * Pure: the warning for a `start` after today (UTC), when the sync plans nothing yet: cron's
+ * log says so each night, not only an exit 0 with no window. Undefined otherwise.
+ */
+export function futureStartWarning(config: PipelineConfig, now: number): string | undefined {
+  const today = utcToday(now);
+  return config.start > today ? `start ${config.start} is after today (${today}, UTC): nothing to sync until then` : undefined;
+}
+
+/**
  * Pure: what a sync of `config` covers as of `now`: each window aggregate at each of the
  * pipeline's grains, and each event stream in day windows whatever the grains (its events
  * are fetched and replaced one day at a time). `sync` runs it; `status` reports on it.

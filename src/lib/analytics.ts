@@ -15,6 +15,7 @@ import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed, MAX_LOOKBACK_DAYS } from '../extract/plan-export.js';
 import {
   checkPipelineConfig,
+  futureStartWarning,
   planSyncSeries,
   resolveSyncProjects,
   type PipelineConfig,
@@ -398,6 +399,8 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const projects = resolveSyncProjects(config, options.projects?.map((id) => checkProjectId('projects', id)), label);
   const now = common.clock.now();
   const tasks: ExportTask[] = planSyncSeries(config, projects, now);
+  const early = futureStartWarning(config, now);
+  if (early !== undefined) common.logger.warn('pipeline', { file: label, warning: early });
   const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   return runAnalytics(common, options, {
     command: `sync ${label}`,

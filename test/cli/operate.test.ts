@@ -232,6 +232,21 @@ describe('sync', () => {
     expect(summaryOf(rest)).toMatchObject({ windowsPlanned: 1 + 5 + 37, windowsFailed: 0 });
   });
 
+  it('says in its log, night after night, that a start after today syncs nothing until then', async () => {
+    const file = join(h.dir, 'nightly.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-04-01' }));
+    const early = await h.run(['sync', file]);
+    expect(early.code).toBe(0);
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(logLines(early).find((l) => l.event === 'pipeline')).toMatchObject({
+      level: 'warn',
+      warning: 'start 2026-04-01 is after today (2026-03-10, UTC): nothing to sync until then',
+    });
+    // From its start on, the warning goes.
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-03-08' }));
+    expect(logLines(await h.run(['sync', file])).some((l) => l.event === 'pipeline')).toBe(false);
+  });
+
   it('takes its projects from --project or DOCPIPE_PROJECT, and refuses the shipped placeholder', async () => {
     const file = join(h.dir, 'nightly.json');
     writeFileSync(file, JSON.stringify({ projects: ['your-project-id'], metrics: ['visitors'], start: '2026-03-08' }));

@@ -5,7 +5,7 @@
  * starts right after another still sees the hour's requests, and one that runs beside
  * another reads it again before each request.
  */
-import { systemClock, type Clock } from '../core/clock.js';
+import { longerAgo, moment, systemClock, type Clock } from '../core/clock.js';
 import { formatDuration } from '../core/duration.js';
 import { BudgetExhaustedError } from '../core/errors.js';
 
@@ -64,9 +64,6 @@ const TIGHT_SLOTS = 2;
  * that waited for the slot's lock gives up on it after 5 s: ../spool/short-lock.ts).
  */
 export const STOPPED_MS = 2_000;
-
-/** The moment, on both clocks (a stop moves both, a suspended machine only the wall clock). */
-const lookNow = (): { mono: number; wall: number } => ({ mono: performance.now(), wall: Date.now() });
 
 const noop = (): void => undefined;
 
@@ -131,8 +128,8 @@ export class RequestBudget {
   private loaded = false;
   private used = 0;
   private queue: Promise<void> = Promise.resolve();
-  /** When the budget last looked (lookNow). */
-  private lookedAt = lookNow();
+  /** When the budget last looked. */
+  private lookedAt = moment();
   /** When the last slot was taken (this budget's clock), for `takeBack`. */
   private lastTaken = 0;
 
@@ -164,7 +161,7 @@ export class RequestBudget {
     if (this.loaded) return;
     const since = this.clock.now() - BUDGET_WINDOW_MS;
     // What the read finds is as old as its start.
-    const readAt = lookNow();
+    const readAt = moment();
     this.times = this.history ? (await this.history.requestTimes(this.scope, since)).sort((a, b) => a - b) : [];
     this.head = 0;
     this.loaded = true;
@@ -173,7 +170,7 @@ export class RequestBudget {
 
   /** Whether more than STOPPED_MS passed, on either clock, since the budget last looked. */
   stoppedSinceLook(): boolean {
-    return performance.now() - this.lookedAt.mono > STOPPED_MS || Date.now() - this.lookedAt.wall > STOPPED_MS;
+    return longerAgo(this.lookedAt, STOPPED_MS);
   }
 
   /** Gives back the slot the last acquire took (its attempt was withdrawn unsent), and reads the hour again before the next. */
@@ -202,7 +199,7 @@ export class RequestBudget {
     // Another run at work on the same budget (a cron sync beside a backfill): what it spent
     // since this run last read the history counts too, read under the lock (see lockSlot).
     const lockSlot = this.history?.lockSlot?.bind(this.history);
-    this.lookedAt = lookNow();
+    this.lookedAt = moment();
     const overlapping = this.history?.othersAtWork?.() === true;
     if (overlapping) this.loaded = false;
     let locked = overlapping && lockSlot !== undefined;

@@ -9,6 +9,24 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * A moment on both of the process's own clocks, to tell that the process was stopped (not to
+ * tell the time: that is the Clock's). A stop (SIGSTOP) moves both on; a suspended machine
+ * only the wall clock (monotonic time stands still, on Linux); the wall clock may be set back.
+ */
+export interface Moment {
+  mono: number;
+  wall: number;
+}
+
+export const moment = (): Moment => ({ mono: performance.now(), wall: Date.now() });
+
+/** Whether more than `ms` passed since `since`, on either clock. */
+export function longerAgo(since: Moment, ms: number): boolean {
+  const now = moment();
+  return now.mono - since.mono > ms || now.wall - since.wall > ms;
+}
+
 /** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -99,6 +99,9 @@ export function provesKey(status: number): boolean {
   return status >= 200 && status < 500 && status !== 401 && status !== 403 && status !== 429;
 }
 
+/** A request's attempt as journalled before it is sent: its journal id, and what the journal recorded. */
+type JournalledAttempt = { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
+
 export function createSession(options: SessionOptions): Session {
   const { store, journal } = options.workspace;
   const log = new RequestLog(store, journal, options.newDatabase ?? false);
@@ -147,7 +150,7 @@ export function createSession(options: SessionOptions): Session {
     beforeAttempt: async (request, signal) => {
       breaker?.check();
       // Journalled before it is sent: the budget stays exact whatever happens next.
-      const journalled = (): { id: string; attempt: RequestInfo & { scope: string; startedAt: number } } => {
+      const journalled = (): JournalledAttempt => {
         const attempt = { ...request, scope: scopeOf(request), startedAt: options.clock.now() };
         return { id: journal.begin(attempt), attempt };
       };
@@ -155,7 +158,7 @@ export function createSession(options: SessionOptions): Session {
       return takeSlot(budget, journalled, ({ id, attempt }) => journal.withdraw(id, attempt), signal);
     },
     afterAttempt: (response, token) => {
-      const { id, attempt } = token as { id: string; attempt: RequestInfo & { scope: string; startedAt: number } };
+      const { id, attempt } = token as JournalledAttempt;
       if (response.withdrawn) {
         // Refused by the request's own check (another run took the prompt): nothing was sent.
         journal.withdraw(id, attempt);

@@ -383,7 +383,8 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
     if (walk.completed() !== null || !walk.claim()) continue;
     // A run that resumed or restarted the walk after doctor looked (doctor may have waited for
     // the database meanwhile) paid for what it added: the walk is not abandoned.
-    if (walk.pages().length !== r.pages || (walk.state()?.startedAt ?? null) !== r.startedAt) {
+    const now = walk.read();
+    if (now.pages.length !== r.pages || (now.state?.startedAt ?? null) !== r.startedAt) {
       walk.release();
       fixed.push({ check: 'spool', status: 'info', detail: `${windowLabel(r)}: an export wrote to the incomplete walk after doctor looked: left for the next export` });
       continue;

@@ -19,6 +19,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Executor } from '../load/database.js';
+import { longerAgo, moment, type Moment } from '../core/clock.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { appendWholeSync, makeFolders } from '../core/files.js';
@@ -199,9 +200,8 @@ export class RequestJournal {
   private fd: number | undefined;
   /** The inode of the open file. */
   private ino = 0;
-  /** When this run last wrote to its file (monotonic ms, and wall-clock ms). */
-  private lastWrite = 0;
-  private lastWriteWall = 0;
+  /** When this run last wrote to its file. */
+  private lastWrite: Moment = { mono: 0, wall: 0 };
   /** An end line not written yet (see above). */
   private pending = '';
   private flushScheduled = false;
@@ -336,15 +336,10 @@ export class RequestJournal {
     // A run stopped long enough to be taken for gone (./liveness.ts) finds its file moved
     // into request_log by another run: its next lines go to a fresh file, not after it. Only
     // a run that has not written for a while can have been taken for gone (its heartbeat
-    // beats while it runs), so the file is looked at only then, not at every attempt. Both
-    // clocks tell: monotonic time stands still while the machine is suspended (Linux), and
-    // the wall clock may be set back; a SIGSTOP moves both.
-    const now = performance.now();
-    const wall = Date.now();
-    const quiet = now - this.lastWrite > RECHECK_AFTER_MS || wall - this.lastWriteWall > RECHECK_AFTER_MS;
-    if (this.fd !== undefined && quiet && !this.stillMine()) this.letGo();
-    this.lastWrite = now;
-    this.lastWriteWall = wall;
+    // beats while it runs), so the file is looked at only then, not at every attempt.
+    const started = moment();
+    if (this.fd !== undefined && longerAgo(this.lastWrite, RECHECK_AFTER_MS) && !this.stillMine()) this.letGo();
+    this.lastWrite = started;
     if (this.fd === undefined) {
       // The file names this process: processes elsewhere tell it alive by its heartbeat.
       startHeartbeat(dirname(this.dir));
@@ -363,8 +358,7 @@ export class RequestJournal {
     // Stopped within this write long enough to be taken for gone: the file may have been moved
     // into request_log meanwhile, and the lines have gone after it. They go into a fresh file
     // too (request_log takes an attempt once, by its id).
-    const stopped = performance.now() - now > RECHECK_AFTER_MS || Date.now() - wall > RECHECK_AFTER_MS;
-    if (stopped && !this.stillMine()) {
+    if (longerAgo(started, RECHECK_AFTER_MS) && !this.stillMine()) {
       this.letGo();
       this.write(all);
     }

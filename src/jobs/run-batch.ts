@@ -296,10 +296,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     return isTerminalStatus(job.status) || job.id === null ? null : { jobId: job.id, status: job.status };
   };
 
-  // Jobs an earlier batch created but could not record go in first, to be followed.
-  await ledger.recoverCreated(projectId);
-  // One read of the ledger for the whole batch; each prompt's decision is the dry run's too.
-  const before = await ledger.byKey(projectId);
+  // Jobs an earlier batch created but could not record go in first, to be followed. Then one
+  // read of the ledger for the whole batch; each prompt's decision is the dry run's too. A
+  // file held past --lock-timeout (or Ctrl-C while waiting for it) stops the batch before its
+  // first prompt, and it ends with its summary like any stop (see readUnlessHeld).
+  const opened = await readUnlessHeld(state, async () => {
+    await ledger.recoverCreated(projectId);
+    return ledger.byKey(projectId);
+  });
+  const before = opened ?? new Map<string, LedgerRow>();
   /** The prompt each known job id answered (the ledger's, then this batch's): one id answering two prompts is warned about. */
   const keyOfJob = new Map<string, string>();
   for (const [key, row] of before) if (row.jobId !== null && !keyOfJob.has(row.jobId)) keyOfJob.set(row.jobId, key);
@@ -344,7 +349,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (job !== null) await poll(entry, job.jobId, job.status);
   };
 
-  await Promise.all(options.entries.map((entry) => limit(() => handle(entry))));
+  if (opened !== undefined) await Promise.all(options.entries.map((entry) => limit(() => handle(entry))));
 
   // The ledger as the batch left it; not read when the file is held (the batch stopped on
   // that, and another wait would only delay its summary): its rows are then unknown here.

@@ -230,15 +230,22 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
 
   // Messages an earlier run sent but could not record go in first, and their jobs are followed
   // first, whichever messages this run was given: a job's messages go one after the other.
-  const carried: MessageEntry[] = [];
-  for (const kept of await messages.recoverSent(projectId)) {
-    const row = await messages.get(projectId, kept.key);
-    if (row === undefined || options.entries.some((e) => e.key === kept.key)) continue;
-    carried.push({ key: row.messageKey, jobId: row.jobId, promptKey: row.promptKey, prompt: row.prompt, line: 0 });
-  }
+  // A file held past --lock-timeout (or Ctrl-C while waiting for it) stops the run before its
+  // first message, and it ends with its summary like any stop (see readUnlessHeld).
+  const carried = await readUnlessHeld(state, async () => {
+    const found: MessageEntry[] = [];
+    for (const kept of await messages.recoverSent(projectId)) {
+      const row = await messages.get(projectId, kept.key);
+      if (row === undefined || options.entries.some((e) => e.key === kept.key)) continue;
+      found.push({ key: row.messageKey, jobId: row.jobId, promptKey: row.promptKey, prompt: row.prompt, line: 0 });
+    }
+    return found;
+  });
   // A job's messages in order, one after the other; jobs side by side.
   const byJob = new Map<string, MessageEntry[]>();
-  for (const entry of [...carried, ...options.entries]) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);
+  if (carried !== undefined) {
+    for (const entry of [...carried, ...options.entries]) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);
+  }
   await Promise.all(
     [...byJob.values()].map((list) =>
       limit(async () => {

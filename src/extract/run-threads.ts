@@ -19,7 +19,7 @@ import type { HttpClient } from '../api/http-client.js';
 import { endpointPath } from '../api/analytics.js';
 import { FailedInRow } from '../api/failure-breaker.js';
 import type { Window } from '../core/domain.js';
-import { DatabaseBusyError, DataError, HttpError } from '../core/errors.js';
+import { DataError, HttpError } from '../core/errors.js';
 import { stopReasonOf, type StopReason } from '../core/outcome.js';
 import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
@@ -100,11 +100,15 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
   try {
     await fetchThreads(options, summary, scan, claims);
   } catch (error) {
-    if (!(error instanceof DatabaseBusyError)) throw error;
-    // The file stayed held past the lock wait: the bodies received stay in the spool, and
-    // the run stops as a held file stops any other (exit 75, with its summary).
-    summary.stopped = 'locked';
-    summary.stopMessage = message(error);
+    // The file stayed held past the lock wait, or Ctrl-C (SIGTERM) ended the wait for it: the
+    // bodies received stay in the spool, and the run stops as a held file or a stop stops any
+    // other (exit 75 or 130, with its summary).
+    const reason = stopReasonOf(error);
+    if (reason !== 'locked' && reason !== 'interrupted') throw error;
+    if (summary.stopped !== 'interrupted') {
+      summary.stopped = reason;
+      summary.stopMessage = message(error);
+    }
   } finally {
     // Bodies not loaded stay in the spool, free for the next run.
     for (const claim of claims) claim.release();

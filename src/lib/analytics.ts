@@ -196,6 +196,7 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     throw error;
   }
   let summary: ExportSummary;
+  let threads: ThreadsSummary | undefined;
   // Without a threads phase to follow, the last loads and the run's record follow each other
   // at once: they share one open of the file (taken when the fetching is over).
   let releaseEnd: (() => Promise<void>) | undefined;
@@ -228,6 +229,27 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
           }),
     });
     await runRecorded;
+    // Not after the file stayed held: the threads' plan would wait for it once more.
+    if (options.threads && summary.stopped === null) {
+      threads = await runThreads({
+        store,
+        spool: workspace.spool,
+        client: session.client,
+        runId,
+        projects: options.threads.projects,
+        range: options.threads.range,
+        refresh: options.refresh,
+        now: () => clock.now(),
+        ...(common.signal ? { signal: common.signal } : {}),
+        onThreadFailed: ({ projectId, threadId, error }) => logger.error('thread failed', { project: projectId, thread: threadId, error }),
+      });
+      if (threads.stopped !== null && summary.stopped === null) {
+        summary.stopped = threads.stopped;
+        summary.stopMessage = threads.stopMessage;
+      }
+      summary.requests = session.budget.requestsUsed;
+      summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0 || threads.threadsFailed > 0);
+    }
   } catch (error) {
     // Record the failure (and move the request journal in) if the database lets us.
     await store
@@ -237,28 +259,6 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     throw error;
   } finally {
     await releaseStartup();
-  }
-  let threads: ThreadsSummary | undefined;
-  // Not after the file stayed held: the threads' plan would wait for it once more.
-  if (options.threads && summary.stopped === null) {
-    threads = await runThreads({
-      store,
-      spool: workspace.spool,
-      client: session.client,
-      runId,
-      projects: options.threads.projects,
-      range: options.threads.range,
-      refresh: options.refresh,
-      now: () => clock.now(),
-      ...(common.signal ? { signal: common.signal } : {}),
-      onThreadFailed: ({ projectId, threadId, error }) => logger.error('thread failed', { project: projectId, thread: threadId, error }),
-    });
-    if (threads.stopped !== null && summary.stopped === null) {
-      summary.stopped = threads.stopped;
-      summary.stopMessage = threads.stopMessage;
-    }
-    summary.requests = session.budget.requestsUsed;
-    summary.exitCode = runExitCode(summary.stopped, summary.windowsFailed > 0 || threads.threadsFailed > 0);
   }
   const result: AnalyticsResult = { command: options.command, ...summary, ...(threads ? { threads } : {}), retries: session.stats.retries, runId };
   const { command: _command, ...recorded } = result;

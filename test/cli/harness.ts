@@ -1,5 +1,6 @@
 /** Runs the CLI in-process against a real sandbox on 127.0.0.1, with a fake clock only. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,4 +137,25 @@ export function asText(stderr: string): string {
       return line;
     })
     .join('\n');
+}
+
+/** Holds the file read-write from another process until `release` (as an analyst's client would). */
+export async function holdFile(path: string): Promise<{ release: () => Promise<void> }> {
+  const script = `import { DuckDBInstance } from '@duckdb/node-api';
+    const instance = await DuckDBInstance.create(process.argv[1]);
+    console.log('held');
+    process.stdin.on('end', () => { instance.closeSync(); process.exit(0); });
+    process.stdin.resume();`;
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
+  });
+  return {
+    release: async () => {
+      child.stdin!.end();
+      await exited;
+    },
+  };
 }

@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http-client.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -15,27 +13,7 @@ import { Store } from '../../src/load/store.js';
 import { keepJob } from '../../src/spool/kept-jobs.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-
-/** Holds the file read-write from another process until `release` (as an analyst's client would). */
-async function holdFile(path: string): Promise<{ release: () => Promise<void> }> {
-  const script = `import { DuckDBInstance } from '@duckdb/node-api';
-    const instance = await DuckDBInstance.create(process.argv[1]);
-    console.log('held');
-    process.stdin.on('end', () => { instance.closeSync(); process.exit(0); });
-    process.stdin.resume();`;
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', () => resolve());
-    child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
-  });
-  return {
-    release: async () => {
-      child.stdin!.end();
-      await exited;
-    },
-  };
-}
+import { holdFile } from '../cli/harness.js';
 
 describe('a batch whose first read of its books meets a held file ends with its summary', () => {
   let dir = '';

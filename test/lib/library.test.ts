@@ -23,6 +23,7 @@ import {
   UsageError,
   type Sandbox,
 } from 'docpipe';
+import { holdFile } from '../cli/harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 
@@ -115,6 +116,39 @@ describe("import { … } from 'docpipe'", () => {
     const run = await exportAnalytics({ ...common(), signal: controller.signal, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-08' });
     expect(run).toMatchObject({ exitCode: 130, stopped: 'interrupted', windowsLoaded: 0, windowsLeft: 7, requests: 0 });
     expect(sandbox.requests).toEqual([]);
+  });
+
+  it('a stop while the threads phase waits for a held file ends with the summary (130), and the next run loads the threads it fetched', async () => {
+    // Each thread answers slowly: the stop comes while the phase is fetching.
+    sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 300, times: Infinity });
+    const controller = new AbortController();
+    const options = { ...common(), lockTimeoutMs: 60_000, project: 'docs', metric: 'assistant', from: '2026-03-01', to: '2026-03-02', threads: true } as const;
+    const threadRequests = (): number => sandbox.requests.filter((r) => r.path.includes('/threads/')).length;
+    const run = exportAnalytics({ ...options, signal: controller.signal });
+    while (threadRequests() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The file is held when the phase's last load comes, and the run is stopped while it waits.
+    const held = await holdFile(db);
+    let result: Awaited<typeof run>;
+    try {
+      controller.abort();
+      result = await run;
+    } finally {
+      await held.release();
+    }
+    expect(result).toMatchObject({ stopped: 'interrupted', exitCode: 130 });
+    const fetched = threadRequests();
+    sandbox.clearFaults();
+    const next = await exportAnalytics(options);
+    expect(next.exitCode, next.stopMessage ?? '').toBe(0);
+    // Every thread received is loaded from the spool; the one in flight at the stop, if any, is fetched again.
+    expect(next.threads?.threadsFromSpool).toBeGreaterThanOrEqual(Math.max(1, fetched - 1));
+    const database = await openDatabase(db, { readOnly: true });
+    try {
+      // The stopped run's end was kept in the spool and recorded by the next run: not left 'running'.
+      expect(await database.all('SELECT status, exit_code FROM runs WHERE run_id = $id', { id: result.runId })).toEqual([{ status: 'interrupted', exit_code: 130 }]);
+    } finally {
+      await database.close();
+    }
   });
 
   it('rejects bad options with a UsageError that names the value, before any request', async () => {

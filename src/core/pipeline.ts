@@ -61,6 +61,20 @@ export class BoundedPipeline<T> {
     this.surface();
   }
 
+  /**
+   * Takes no more: the items not yet handed to the consumer are dropped (and returned), and
+   * the batch being consumed, if any, is waited for. Throws the consumer's error if not yet surfaced.
+   */
+  async abandon(): Promise<T[]> {
+    this.closing = true;
+    const dropped = this.queue.splice(0);
+    this.lingering?.();
+    this.wake();
+    while (this.running) await this.running;
+    this.surface();
+    return dropped;
+  }
+
   private start(): void {
     if (this.running || this.failure) return;
     this.running = this.drain().finally(() => {
@@ -115,6 +129,7 @@ export class BoundedPipeline<T> {
   private async drain(): Promise<void> {
     while (this.queue.length > 0 && this.failure === undefined) {
       await this.linger();
+      if (this.queue.length === 0) break; // abandoned while lingering
       const batch = this.take();
       this.wake();
       try {

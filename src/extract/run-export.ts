@@ -387,10 +387,20 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     } catch (error) {
       loadError = error; // only the loader's error reaches here (through push)
     }
-    // Whatever completed is loaded, even when the run stops early.
+    // Whatever completed is loaded, even when the run stops early; unless the file could not
+    // be taken for the last loads (held past the lock wait, or a stop while waiting for it):
+    // then the walks still waiting stay in the spool for the next run, and the load under way,
+    // if any, ends before the summary is made.
+    let lastLoads = true;
     try {
       await options.onFetched?.();
-      await pipeline.close();
+    } catch (error) {
+      loadError ??= error;
+      lastLoads = false;
+    }
+    try {
+      if (lastLoads) await pipeline.close();
+      else await pipeline.abandon();
     } catch (error) {
       loadError ??= error;
     }
@@ -410,7 +420,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     // while the loader waits for it: the spool keeps the pages.
     const reason = stopReasonOf(loadError);
     if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
-    if (summary.stopped !== 'interrupted') stop(reason, loadError);
+    // A stop says why the run ended: a stop signal (Ctrl-C) wins, and a refused key (or a
+    // spool that cannot be written) is not hidden behind a held file: it needs a person (exit 1).
+    if (summary.stopped !== 'interrupted' && !(summary.stopped === 'fatal' && reason === 'locked')) stop(reason, loadError);
   }
   if (summary.stopped !== null) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;

@@ -139,23 +139,43 @@ export function asText(stderr: string): string {
     .join('\n');
 }
 
-/** Holds the file read-write from another process until `release` (as an analyst's client would). */
-export async function holdFile(path: string): Promise<{ release: () => Promise<void> }> {
+/**
+ * Another process, started and ready to hold the file read-write (as an analyst's client
+ * would): `take` makes it take the file (and resolves once it holds it), `release` lets go.
+ */
+export async function fileHolder(path: string): Promise<{ take: () => Promise<void>; release: () => Promise<void> }> {
   const script = `import { DuckDBInstance } from '@duckdb/node-api';
-    const instance = await DuckDBInstance.create(process.argv[1]);
-    console.log('held');
-    process.stdin.on('end', () => { instance.closeSync(); process.exit(0); });
-    process.stdin.resume();`;
+    import { createInterface } from 'node:readline';
+    let instance;
+    console.log('ready');
+    const lines = createInterface({ input: process.stdin });
+    lines.on('line', async () => { instance = await DuckDBInstance.create(process.argv[1]); console.log('held'); });
+    lines.on('close', () => { instance?.closeSync(); process.exit(0); });`;
   const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', () => resolve());
-    child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
-  });
+  const lines = createInterface({ input: child.stdout! });
+  const nextLine = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      lines.once('line', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
+    });
+  await nextLine();
   return {
+    take: async () => {
+      const held = nextLine();
+      child.stdin!.write('go\n');
+      await held;
+    },
     release: async () => {
       child.stdin!.end();
       await exited;
     },
   };
+}
+
+/** Holds the file read-write from another process until `release`. */
+export async function holdFile(path: string): Promise<{ release: () => Promise<void> }> {
+  const holder = await fileHolder(path);
+  await holder.take();
+  return holder;
 }

@@ -53,4 +53,30 @@ describe('BoundedPipeline', () => {
     await expect(pipeline.push(2)).rejects.toThrow('disk full');
     await expect(pipeline.close()).resolves.toBeUndefined();
   });
+
+  it('abandon drops what waits, waits for the batch under way, and consumes nothing after it', async () => {
+    const r = recorder();
+    const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 2, consume: r.consume });
+    await pipeline.push(1); // taken at once: the consumer is busy with [1]
+    for (const n of [2, 3, 4]) await pipeline.push(n);
+    let abandoned: number[] | undefined;
+    const done = pipeline.abandon().then((dropped) => (abandoned = dropped));
+    await tick();
+    expect(abandoned).toBeUndefined(); // [1] is still being consumed
+    r.finish();
+    await done;
+    expect(abandoned).toEqual([2, 3, 4]);
+    await tick();
+    expect(r.batches).toEqual([[1]]);
+  });
+
+  it('abandon while a batch lingers consumes nothing', async () => {
+    const r = recorder();
+    const pipeline = new BoundedPipeline<number>({ capacity: 100, maxBatch: 10, lingerMs: 60_000, consume: r.consume });
+    await pipeline.push(1);
+    await tick();
+    expect(await pipeline.abandon()).toEqual([1]);
+    await tick();
+    expect(r.batches).toEqual([]);
+  });
 });

@@ -23,7 +23,7 @@ import {
   UsageError,
   type Sandbox,
 } from 'docpipe';
-import { holdFile } from '../cli/harness.js';
+import { fileHolder, holdFile } from '../cli/harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 
@@ -148,6 +148,67 @@ describe("import { … } from 'docpipe'", () => {
       expect(await database.all('SELECT status, exit_code FROM runs WHERE run_id = $id', { id: result.runId })).toEqual([{ status: 'interrupted', exit_code: 130 }]);
     } finally {
       await database.close();
+    }
+  });
+
+  it('a file held when the fetching is over (past the lock wait) stops the run with its walks in the spool: nothing is loaded after the summary', async () => {
+    // Taken from the start: the database exists, and its record of the run is written.
+    await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-02-20', to: '2026-02-21' });
+    const holder = await fileHolder(db);
+    try {
+      // The first answer comes late, so the file is held (from the plan on) before the walks end.
+      sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, delayMs: 1_500, times: 1 });
+      let taking: Promise<void> | undefined;
+      const loadedAfter: string[] = [];
+      let ended = false;
+      const run = await exportAnalytics({
+        ...common(),
+        lockTimeoutMs: 0,
+        project: 'docs',
+        metric: 'visitors',
+        from: '2026-03-01',
+        to: '2026-03-03',
+        onPlan: () => void (taking = holder.take()),
+        onWindow: (event) => void (ended && loadedAfter.push(`${event.kind} ${event.window.start}`)),
+      });
+      ended = true;
+      await taking;
+      expect(run).toMatchObject({ stopped: 'locked', exitCode: 75, windowsLoaded: 0, windowsLeft: 2 });
+      await holder.release();
+      // Past the loader's wait for a fuller batch (1 s): nothing loads in the background.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(loadedAfter).toEqual([]);
+    } finally {
+      await holder.release();
+    }
+    const requests = sandbox.requests.length;
+    const next = await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-03' });
+    expect(next).toMatchObject({ exitCode: 0, windowsLoaded: 2, windowsFromSpool: 2 });
+    expect(sandbox.requests).toHaveLength(requests);
+  });
+
+  it('a key refused mid-run stops the run with exit 1, even when the file is then held past the lock wait', async () => {
+    await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-02-20', to: '2026-02-21' });
+    const holder = await fileHolder(db);
+    try {
+      // The second window's request is refused (401); the first answer comes late, so the file is held by then.
+      sandbox.addFault({ kind: 'server-error', status: 401, match: { path: '/visitors' }, skip: 1, times: 1 });
+      sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, delayMs: 1_500, times: 1 });
+      let taking: Promise<void> | undefined;
+      const run = await exportAnalytics({
+        ...common(),
+        lockTimeoutMs: 0,
+        project: 'docs',
+        metric: 'visitors',
+        from: '2026-03-01',
+        to: '2026-03-03',
+        onPlan: () => void (taking = holder.take()),
+      });
+      await taking;
+      expect(run).toMatchObject({ stopped: 'fatal', exitCode: 1, windowsLoaded: 0 });
+      expect(run.stopMessage).toMatch(/the API rejected the key \(HTTP 401\)/);
+    } finally {
+      await holder.release();
     }
   });
 

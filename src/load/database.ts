@@ -410,6 +410,29 @@ async function attach(connection: DuckDBConnection, path: string, alias: string,
   }
 }
 
+/**
+ * The open of the file another call of this process has under way, on this call's terms: a
+ * stop (`signal`) ends the wait for it with InterruptedError, and so does the end of this
+ * call's lock wait (`leftMs` from now, of `timeoutMs`) with DatabaseBusyError. That call's failure is its own (its stop,
+ * its shorter wait): this one is told by the rejection, and tries on its own.
+ */
+function joinOpen(entry: Entry, path: string, signal: AbortSignal | undefined, leftMs: number, timeoutMs: number): Promise<Shared> {
+  const stopped = (): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
+  if (signal?.aborted) return Promise.reject(stopped());
+  return new Promise<Shared>((resolve, reject) => {
+    const onAbort = (): void => reject(stopped());
+    const timer = setTimeout(
+      () => reject(new DatabaseBusyError(`database ${path} is held by another process (a docpipe run or another DuckDB client); waited ${Math.round(timeoutMs / 1000)} s, try again later`)),
+      Math.max(0, leftMs),
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    entry.ready.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
 /** One pause of a wait for a held file; a stop (`signal`) ends the wait with InterruptedError. */
 async function lockWait(ms: number, path: string, signal: AbortSignal | undefined): Promise<void> {
   const stopped = (): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
@@ -565,7 +588,21 @@ export class Database implements Executor {
       }
       if (entry) {
         entry.refs++;
-        const shared = await entry.ready;
+        let shared: Shared;
+        try {
+          shared = await joinOpen(entry, path, options.signal, timeout - (Date.now() - started), timeout);
+        } catch (error) {
+          if (error instanceof InterruptedError || error instanceof DatabaseBusyError) {
+            // Stopped, or out of time, while another call of this process opens the file: its
+            // share is let go of once it is open.
+            entry.ready.then((s) => releaseRef(key, entry, s), () => undefined);
+            if (options.signal?.aborted || Date.now() - started >= timeout) throw error;
+          }
+          // That call's open failed on its own terms (its stop signal, its shorter lock wait):
+          // this one tries on its own.
+          if (open.get(key) === entry) open.delete(key);
+          continue;
+        }
         if (shared.readOnly === (options.readOnly ?? false)) return new Database(shared);
         // Open the other way in this process (a library caller's reader beside its export): a
         // writer must not fail at once, nor a reader share the writer's connection (its SQL
@@ -584,7 +621,8 @@ export class Database implements Executor {
         continue;
       }
       if (!options.readOnly) makeDatabaseFolder(path, key);
-      const created: Entry = { ready: connect(path, options), refs: 1 };
+      // The wait left of this call's lock wait (it may have waited for another call's open).
+      const created: Entry = { ready: connect(path, { ...options, lockTimeoutMs: Math.max(0, timeout - (Date.now() - started)) }), refs: 1 };
       open.set(key, created);
       try {
         return new Database(await created.ready);

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseError, InterruptedError } from '../../src/core/errors.js';
 import { Database, StatementFailure } from '../../src/load/database.js';
 import { STOP_GRACE_MS, Store } from '../../src/load/store.js';
+import { holdFile } from '../cli/harness.js';
 
 /** A fresh temporary folder for each test of the describe block that calls it, removed after the test. */
 function tempDirEach(prefix: string): { readonly path: string } {
@@ -301,6 +302,44 @@ describe('Database.query: a stop while the query waits behind another handle', (
       busyStop.abort();
       await busy.close();
       await waiting.close();
+    }
+  });
+});
+
+/** Two calls of one process opening a file another process holds: each waits on its own terms. */
+describe('Database.open: two calls that wait for the same held file', () => {
+  const tmp = tempDirEach('docpipe-db-two-');
+
+  it("one call's stop or shorter lock wait does not end the other's wait; a stop of the one joining ends its wait at once", async () => {
+    const file = join(tmp.path, 'x.duckdb');
+    await Database.with(file, {}, () => Promise.resolve());
+    const holder = await holdFile(file);
+    const settled = <T>(p: Promise<T>): Promise<{ ok: T } | { error: unknown }> => p.then((ok) => ({ ok }), (error: unknown) => ({ error }));
+    let released = false;
+    try {
+      // A first call stopped (its signal), another with no signal: the second goes on waiting.
+      const stop = new AbortController();
+      const first = settled(Database.open(file, { lockTimeoutMs: 60_000, signal: stop.signal }));
+      const second = settled(Database.open(file, { lockTimeoutMs: 60_000 }));
+      // A first call with a short wait, another with a long one.
+      const short = settled(Database.open(file, { readOnly: false, lockTimeoutMs: 300 }));
+      // A call joining the others, stopped: its wait ends at once; the others go on.
+      const joinStop = new AbortController();
+      const joining = settled(Database.open(file, { lockTimeoutMs: 60_000, signal: joinStop.signal }));
+      setTimeout(() => stop.abort(), 200);
+      setTimeout(() => joinStop.abort(), 250);
+      const stopped = await first;
+      expect(stopped).toMatchObject({ error: expect.any(InterruptedError) });
+      expect(await joining).toMatchObject({ error: expect.any(InterruptedError) });
+      expect(await short).toMatchObject({ error: expect.objectContaining({ name: 'DatabaseBusyError' }) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.release();
+      released = true;
+      const opened = await second;
+      expect(opened).toHaveProperty('ok');
+      await (opened as { ok: Database }).ok.close();
+    } finally {
+      if (!released) await holder.release();
     }
   });
 });

@@ -67,6 +67,11 @@ export function checkDbPath(raw: unknown, name = '--db'): string {
     const where = name === '--db' ? ' (check --db or DOCPIPE_DB)' : '';
     throw new UsageError(`invalid ${name} '${String(path ?? '')}': expected the path of a DuckDB file${where}`);
   }
+  // `data/` (or `data/.`) names a folder: DuckDB would open `data` as the file while the spool
+  // went into `data/.spool`, and every run would fail.
+  if (path !== ':memory:' && /(^|[\\/])(\.{1,2})?$|[\\/]$/.test(path)) {
+    throw new UsageError(`invalid ${name} '${path}': it names a folder; expected the path of a DuckDB file (e.g. data/docpipe.duckdb)`);
+  }
   return path;
 }
 

@@ -442,7 +442,9 @@ describe('validation that names what was typed', () => {
     [['sandbox', '--port', 'eighty'], "docpipe: invalid --port 'eighty': expected a whole number >= 0 and <= 65535"],
     // An empty path would be an in-memory database: the run's data lost at exit, its budget forgotten.
     [[...DAYS, '--db', ''], "docpipe: invalid --db '': expected the path of a DuckDB file (check --db or DOCPIPE_DB)"],
-    [[...DAYS, '--db', '.'], "docpipe: database '.' is not a file (check --db or DOCPIPE_DB)"],
+    [[...DAYS, '--db', '.'], "docpipe: invalid --db '.': it names a folder; expected the path of a DuckDB file (e.g. data/docpipe.duckdb)"],
+    // A trailing slash: DuckDB would open `newdb` as the file, and the spool would go into `newdb/.spool`.
+    [[...DAYS, '--db', 'newdb/'], "docpipe: invalid --db 'newdb/': it names a folder; expected the path of a DuckDB file (e.g. data/docpipe.duckdb)"],
     [[...DAYS, '--db', 'package.json/x.duckdb'], "docpipe: database 'package.json/x.duckdb' cannot be created: a part of its folder is a file (check --db or DOCPIPE_DB)"],
   ])('%j is exit 2: %s', async (argv, line) => {
     const result = await h.run(argv);

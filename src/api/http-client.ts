@@ -155,7 +155,12 @@ export function checkBaseUrl(baseUrl: string, name = '--base-url'): URL {
   throw new UsageError(`invalid ${name} '${baseUrl}': expected an http(s) URL`);
 }
 
-const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * Codes that only a connection being made can fail with (for a transport that does not say
+ * whether it connected: see sentNothing). Not EHOSTUNREACH or ENETUNREACH: a connection
+ * already carrying the request can fail with them too.
+ */
+const BEFORE_SEND_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * Pure: why a key cannot be sent, or undefined when it can. A header value allows only
@@ -391,8 +396,9 @@ export class HttpClient {
     ).catch((error: unknown) => {
       // p-retry rethrows the signal's reason when it aborts a wait.
       if (request.signal?.aborted && !(error instanceof DocpipeError)) throw interrupted(request.signal);
-      // Every retry failed to even connect: the host is unreachable, not one request unlucky.
-      if (error instanceof NetworkError && error.phase === 'before-send' && !(error instanceof TimeoutError)) {
+      // Every retry failed to even connect (refused, unknown, or no answer to the connection
+      // itself): the host is unreachable, not one request unlucky.
+      if (error instanceof NetworkError && error.phase === 'before-send') {
         throw new ApiUnreachableError(this.origin, error.code, { cause: error }, this.options.baseUrlSource);
       }
       throw error;
@@ -455,12 +461,13 @@ export class HttpClient {
       } catch (error) {
         if (inFlight?.aborted) throw interrupted(inFlight);
         if (error instanceof DataError) throw error; // the transport's own verdict on the body
-        if (timedOut()) {
-          throw new TimeoutError(request.method, shown, 'after-send', 'timeout', { cause: error });
-        }
+        // What the transport knows comes first: a connection never made sent nothing, whether it
+        // failed or timed out (a host that drops the connection's first packet). Otherwise only
+        // a code that can only come before a connection says so.
         const code = errorCode(error);
-        const phase = (code !== undefined && BEFORE_SEND_CODES.has(code)) || sentNothing(error) ? 'before-send' : 'after-send';
+        const phase = sentNothing(error) || (code !== undefined && BEFORE_SEND_CODES.has(code)) ? 'before-send' : 'after-send';
         notSent = phase === 'before-send';
+        if (timedOut()) throw new TimeoutError(request.method, shown, phase, 'timeout', { cause: error });
         throw new NetworkError(request.method, shown, phase, code, { cause: error });
       } finally {
         release();

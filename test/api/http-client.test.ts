@@ -259,6 +259,32 @@ describe('HttpClient against the sandbox', () => {
     expect(((refused as ApiUnreachableError).cause as NetworkError).phase).toBe('before-send');
     expect(attempts).toBe(3);
   });
+
+  it('a connection that never completes (a TLS handshake never answered) times out as not sent: the POST is retried, and the host is unreachable', async () => {
+    // Takes the connection and never says a word: the https request never goes out.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const ends: { notSent?: boolean }[] = [];
+    try {
+      const client = new HttpClient({
+        apiKey: SANDBOX_API_KEY,
+        baseUrl: `https://127.0.0.1:${port}`,
+        clock,
+        retries: 2,
+        minBackoffMs: 1,
+        timeoutMs: 200,
+        afterAttempt: (info) => void ends.push(info),
+      });
+      const error = await createAgentJob(client, 'docs', 'x [pr]').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiUnreachableError);
+      expect((error as Error).message).toBe(`cannot connect to https://127.0.0.1:${port} (timeout): check --base-url (DOCPIPE_BASE_URL) and the network`);
+      expect(ends).toHaveLength(3);
+      expect(ends.every((e) => e.notSent === true)).toBe(true);
+    } finally {
+      silent.close();
+    }
+  });
 });
 
 describe('attemptSignal', () => {

@@ -134,13 +134,28 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
+/** Pure: whether a value given for something else (a file name, a URL) looks like an API key (`mint_…`, or one long word of key characters): such a value is never shown. */
+export function looksLikeKey(value: string): boolean {
+  return /^mint_/i.test(value) || /^[A-Za-z0-9_-]{24,}$/.test(value);
+}
+
+/**
+ * A base URL as a message may show it: a user and password (what comes before an `@` after
+ * the scheme) blanked, and a value that looks like an API key (pasted into the wrong
+ * variable) not shown at all.
+ */
+function shownBaseUrl(raw: string): string {
+  if (looksLikeKey(raw.trim())) return '(a value that looks like an API key)';
+  return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1***@');
+}
+
 /** Refuses a base URL that would carry the key in the clear to another machine. */
 export function checkBaseUrl(baseUrl: string, name = '--base-url'): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch (error) {
-    throw new UsageError(`invalid ${name} '${baseUrl}': not a URL`, { cause: error });
+    throw new UsageError(`invalid ${name} '${shownBaseUrl(baseUrl)}': not a URL`, { cause: error });
   }
   if (url.username || url.password) {
     throw new UsageError(`invalid ${name} '${url.host}': credentials in the URL are not allowed`);
@@ -152,7 +167,7 @@ export function checkBaseUrl(baseUrl: string, name = '--base-url'): URL {
       `refusing to send the API key over plain http to '${url.host}': use https, or a loopback host`,
     );
   }
-  throw new UsageError(`invalid ${name} '${baseUrl}': expected an http(s) URL`);
+  throw new UsageError(`invalid ${name} '${shownBaseUrl(baseUrl)}': expected an http(s) URL`);
 }
 
 /**

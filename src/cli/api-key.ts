@@ -1,6 +1,6 @@
 /** Reading the API key: from --api-key / DOCPIPE_API_KEY, or a file. Never echoed anywhere. */
 import { readFileSync } from 'node:fs';
-import { apiKeyProblem } from '../api/http-client.js';
+import { apiKeyProblem, looksLikeKey } from '../api/http-client.js';
 import { projectIdProblem } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
@@ -26,11 +26,6 @@ function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: str
   const found = findApiKeyText(args);
   const fromEnv = found.source === 'value' && found.key === process.env.DOCPIPE_API_KEY?.trim();
   return { key: found.key, source: found.source === 'file' ? `--api-key-file '${args.apiKeyFile}'` : fromEnv ? 'DOCPIPE_API_KEY' : '--api-key' };
-}
-
-/** Pure: whether a value meant as a path looks like an API key instead (`mint_…`, or one long word of key characters). */
-export function looksLikeKey(value: string): boolean {
-  return /^mint_/i.test(value) || /^[A-Za-z0-9_-]{24,}$/.test(value);
 }
 
 function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: 'value' | 'file' } {

@@ -150,6 +150,15 @@ describe('checkBaseUrl', () => {
     expect(() => checkBaseUrl(url)).toThrow(UsageError);
     expect(() => checkBaseUrl(url)).toThrow(message);
   });
+  it.each([
+    // Not a URL (the port is out of range), with a proxy's user and password in it.
+    ['http://proxyuser:hunter2pass@gateway.internal:99999/', "invalid --base-url 'http://***@gateway.internal:99999/': not a URL"],
+    ['ftp://user:pw@host/x', "invalid --base-url 'host': credentials in the URL are not allowed"],
+    // Another key pasted into the wrong variable.
+    ['mint_otherSecretKey987654321', "invalid --base-url '(a value that looks like an API key)': not a URL"],
+  ])('never shows what could be a secret: %s', (url, message) => {
+    expect(() => checkBaseUrl(url)).toThrow(new UsageError(message));
+  });
 });
 
 describe('RequestBudget under concurrency', () => {

@@ -344,7 +344,7 @@ describe("import { … } from 'docpipe'", () => {
       expect(texts.join('\n'), JSON.stringify(override)).not.toContain('SECRET');
     }
     const url = await exportAnalytics({ ...common(), apiKey: key, baseUrl: key, project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-03-02' }).catch((e: unknown) => e);
-    expect((url as Error).message).toBe("invalid baseUrl '[API key]': not a URL");
+    expect((url as Error).message).toBe("invalid baseUrl '(a value that looks like an API key)': not a URL");
     // A key too short to be one is not blanked out of the message (which it would mangle).
     const short = await exportAnalytics({ ...common(), apiKey: 'e', project: 'docs', metric: 'visitors', from: '2026-03-01', to: '2026-13-02' }).catch((e: unknown) => e);
     expect((short as Error).message).toMatch(/^invalid to '2026-13-02': expected/);

@@ -30,6 +30,14 @@ describe('parseRetryAfter', () => {
     ['soon', undefined],
     ['-5', undefined],
     ['12:00', undefined],
+    // The obsolete forms of an HTTP date.
+    ['Sunday, 22-Nov-26 12:00:30 GMT', 30_000],
+    ['Sun Nov 22 12:00:30 2026', 30_000],
+    // Words and a number are no date (Date.parse takes them for one, long past or years ahead).
+    ['Retry 10', undefined],
+    ['retry in 60', undefined],
+    ['wait 3', undefined],
+    ['foo bar 2030', undefined],
   ])('%s -> %s', (value, expected) => {
     expect(parseRetryAfter(value, NOW)).toBe(expected);
   });

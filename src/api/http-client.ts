@@ -316,11 +316,14 @@ function saidByServer(text: string): string | undefined {
 
 /**
  * A body that is an error, whatever the status said: its `error` says something (text, or
- * an object) and it has none of the fields of an answer (`id` of a job, `totals` of an
- * analytics page). An answer with an extra `"error": null` (or `""`, or `false`) is an answer.
+ * an object) and it has none of the fields of an answer (`id` or a `status` word of a job,
+ * `totals` of an analytics page). An answer with an extra `"error": null` (or `""`, or
+ * `false`) is an answer, and so is a job that failed with its reason in `error` (no field of a
+ * job is required: its id may be missing).
  */
 export function isErrorBody(json: unknown): boolean {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || 'id' in json || 'totals' in json) return false;
+  if (typeof (json as { status?: unknown }).status === 'string') return false;
   const error = (json as { error?: unknown }).error;
   return (typeof error === 'string' && error.trim() !== '') || (typeof error === 'object' && error !== null);
 }

@@ -135,6 +135,8 @@ describe('isErrorBody', () => {
     expect(isErrorBody({ error: 'Job store unavailable' })).toBe(true);
     expect(isErrorBody({ error: { message: 'bad gateway' } })).toBe(true);
     expect(isErrorBody({ web: 1, api: 2, other: 0, total: 3, error: null })).toBe(false);
+    // A job that failed, its reason in `error`, its id missing (no field of a job is required).
+    expect(isErrorBody({ status: 'failed', error: 'could not clone the repository' })).toBe(false);
     expect(isErrorBody({ searches: [], error: '' })).toBe(false);
     expect(isErrorBody({ searches: [], error: false })).toBe(false);
     expect(isErrorBody({ id: 'job_1', error: 'failed to push' })).toBe(false);

@@ -541,6 +541,9 @@ export class HttpClient {
   }
 }
 
+/** The longest delay setTimeout takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * One attempt's signal: it aborts when `timeoutMs` have passed (real time) or when `inFlight`
  * aborts. One controller, and a timer cleared once the attempt is over: AbortSignal.timeout
@@ -554,11 +557,15 @@ export function attemptSignal(
 ): { signal: AbortSignal; timedOut: () => boolean; release: () => void } {
   const controller = new AbortController();
   let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort(new DOMException('the attempt timed out', 'TimeoutError'));
-  }, timeoutMs);
-  timer.unref();
+  // A timer longer than 2^31 - 1 ms would fire after 1 ms: longer means none (Infinity: no timeout).
+  const timer =
+    timeoutMs < MAX_TIMER_MS
+      ? setTimeout(() => {
+          expired = true;
+          controller.abort(new DOMException('the attempt timed out', 'TimeoutError'));
+        }, timeoutMs)
+      : undefined;
+  timer?.unref();
   const follow = (): void => controller.abort(inFlight?.reason);
   if (inFlight?.aborted) follow();
   else inFlight?.addEventListener('abort', follow, { once: true });

@@ -312,6 +312,15 @@ describe('attemptSignal', () => {
     late.release();
   });
 
+  it('a timeout too long for a timer (Infinity, 2^31 ms or more) never fires', async () => {
+    for (const ms of [Infinity, 2 ** 31]) {
+      const attempt = attemptSignal(ms, undefined);
+      await after(30);
+      expect(attempt.signal.aborted, String(ms)).toBe(false);
+      attempt.release();
+    }
+  });
+
   it('once released, neither its timer nor the run signal aborts it', async () => {
     const run = new AbortController();
     const attempt = attemptSignal(20, run.signal);

@@ -31,7 +31,14 @@ export function waitOptions<T>(yargs: Argv<T>) {
 export function maxWaitMsOf(args: { wait: boolean; maxWait?: string | undefined }): number {
   if (args.maxWait !== undefined && !args.wait) throw new UsageError('--max-wait needs --wait');
   if (!args.wait) return DEFAULT_MAX_WAIT_MS;
-  return args.maxWait === undefined ? Number.POSITIVE_INFINITY : parseDuration(args.maxWait, '--max-wait');
+  if (args.maxWait === undefined) return Number.POSITIVE_INFINITY;
+  const ms = parseDuration(args.maxWait, '--max-wait');
+  // Every run waits up to a minute for the budget; --wait is a run that waits longer (and then
+  // the pipeline's maxRequestsPerRun does not apply). A shorter --max-wait would quietly be no --wait.
+  if (ms <= DEFAULT_MAX_WAIT_MS) {
+    throw new UsageError(`invalid --max-wait '${args.maxWait}': expected more than 1m (a run waits up to 1m for the budget without --wait)`);
+  }
+  return ms;
 }
 
 export function formatSummary(s: AnalyticsResult): string {

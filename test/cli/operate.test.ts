@@ -160,6 +160,11 @@ describe('--wait: one process for a backfill that takes hours', () => {
     const alone = await h.run([...WEEK, '--max-wait', '1h']);
     expect(alone.code).toBe(2);
     expect(asText(alone.stderr)).toMatch(/--max-wait needs --wait/);
+    // Every run waits up to a minute: a --max-wait no longer would quietly be no --wait at all.
+    const short = await h.run([...WEEK, '--wait', '--max-wait', '30s']);
+    expect(short.code).toBe(2);
+    expect(asText(short.stderr).trim()).toBe("docpipe: invalid --max-wait '30s': expected more than 1m (a run waits up to 1m for the budget without --wait)");
+    expect(h.requests('/visitors')).toBe(5);
   });
 
   it('--wait sleeps for a server 429 whose Retry-After is past a minute (another client spent the hour), within --max-wait', async () => {

@@ -58,6 +58,25 @@ function isSignalLike(value: unknown): value is AbortSignal {
 /** The callbacks the library's functions take: each, when given, must be a function (else it fails mid-run). */
 const CALLBACKS = ['onPlan', 'onWindow', 'onWait', 'onEvent', 'onLockWait'] as const;
 
+export function checkCallbacks(options: object): void {
+  for (const name of CALLBACKS) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined && value !== null && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
+  }
+}
+
+/**
+ * The `signal` option: what is not an AbortSignal would fail later, inside a wait, past every
+ * catch. Any object that behaves as one is taken (a polyfill, another realm's); null is no signal.
+ */
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  const signal = value ?? undefined;
+  if (signal !== undefined && !isSignalLike(signal)) {
+    throw new UsageError(`invalid signal '${String(signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
+  }
+  return signal;
+}
+
 export function resolveCommon(options: CommonOptions, needsKey = true): ResolvedCommon {
   const apiKey = typeof options.apiKey === 'string' ? options.apiKey.trim() : '';
   if (needsKey && apiKey === '') throw new UsageError('no API key: pass apiKey (e.g. from DOCPIPE_API_KEY)');
@@ -69,21 +88,13 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
   if (max !== undefined && (!Number.isInteger(max) || max < 0)) {
     throw new UsageError(`invalid maxRequests '${String(max)}': expected a whole number >= 0`);
   }
-  // What is not an AbortSignal would fail later, inside a wait, past every catch. Any object
-  // that behaves as one is taken (a polyfill, another realm's); null is no signal.
-  const signal: unknown = options.signal ?? undefined;
-  if (signal !== undefined && !isSignalLike(signal)) {
-    throw new UsageError(`invalid signal '${String(signal)}': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))`);
-  }
+  const signal = checkSignal(options.signal);
   const logger: unknown = options.logger ?? undefined;
   if (logger !== undefined && !LOG_LEVELS.every((level) => typeof (logger as Partial<Record<string, unknown>> | null)?.[level] === 'function')) {
     throw new UsageError(`invalid logger '${String(logger)}': expected a Logger (an object with debug, info, warn and error functions)`);
   }
   checkHttpOptions(options.http);
-  for (const name of CALLBACKS) {
-    const value = (options as unknown as Record<string, unknown>)[name];
-    if (value !== undefined && value !== null && typeof value !== 'function') throw new UsageError(`invalid ${name} '${String(value)}': expected a function`);
-  }
+  checkCallbacks(options);
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   // Checked before anything is written: a run that cannot talk to the API records nothing.
   if (needsKey) checkBaseUrl(baseUrl, 'baseUrl');
@@ -94,7 +105,7 @@ export function resolveCommon(options: CommonOptions, needsKey = true): Resolved
     maxRequests: max,
     logger: (logger as Logger | undefined) ?? silentLogger,
     clock: options.clock ?? systemClock,
-    signal: (signal as AbortSignal | undefined),
+    signal,
     // A rejected key's message names where it came from: for a library caller, its apiKey
     // (the CLI passes its own: DOCPIPE_API_KEY, --api-key or the key file).
     http: { keySource: 'apiKey', baseUrlSource: 'baseUrl', ...options.http },

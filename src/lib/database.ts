@@ -1,6 +1,7 @@
 /** `openDatabase`: the docpipe database for code that reads (or adds to) it. */
 import { checkDbPath, Database, DEFAULT_DB_PATH, type OpenOptions } from '../load/database.js';
-import { checkLockTimeoutMs, checkOptionNames, optionNames } from './common.js';
+import { UsageError } from '../core/errors.js';
+import { checkCallbacks, checkLockTimeoutMs, checkOptionNames, checkSignal, optionNames, positive, yesNo } from './common.js';
 
 const OPEN_OPTION_NAMES = optionNames<OpenOptions>()([
   'readOnly', 'mustExist', 'threads', 'memoryLimit', 'checkpointEachCommit', 'lockTimeoutMs', 'onLockWait', 'signal', 'schemaInBackground',
@@ -18,5 +19,13 @@ const OPEN_OPTION_NAMES = optionNames<OpenOptions>()([
 export async function openDatabase(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Promise<Database> {
   checkOptionNames(options, OPEN_OPTION_NAMES, { entry: 'openDatabase' });
   if (options.lockTimeoutMs !== undefined) checkLockTimeoutMs(options.lockTimeoutMs);
+  for (const name of ['readOnly', 'mustExist', 'checkpointEachCommit', 'schemaInBackground'] as const) yesNo(name, options[name]);
+  if (options.threads !== undefined) positive('threads', options.threads, true);
+  const limit: unknown = options.memoryLimit;
+  if (limit !== undefined && (typeof limit !== 'string' || !/^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)?\s*$/i.test(limit) || /^\s*0+(\.0+)?\D*$/.test(limit))) {
+    throw new UsageError(`invalid memoryLimit '${String(limit)}': expected a size such as '512MB' or '2GiB'`);
+  }
+  checkSignal(options.signal);
+  checkCallbacks(options);
   return Database.open(checkDbPath(path, 'path'), options);
 }

@@ -312,6 +312,23 @@ describe("import { … } from 'docpipe'", () => {
     await forever.close();
     const badWait = await openDatabase(db, { lockTimeoutMs: -5 }).catch((e: unknown) => e);
     expect((badWait as Error).message).toBe("invalid lockTimeoutMs '-5': expected milliseconds >= 0");
+    // Each option of openDatabase is checked as the others' are: a yes/no is true or false ('no' is not yes).
+    for (const [options, message] of [
+      [{ readOnly: 'no' }, "invalid readOnly 'no': expected true or false"],
+      [{ threads: Number.NaN }, "invalid threads 'NaN': expected a whole number > 0"],
+      [{ threads: 'abc' }, "invalid threads 'abc': expected a whole number > 0"],
+      [{ memoryLimit: 5 }, "invalid memoryLimit '5': expected a size such as '512MB' or '2GiB'"],
+      [{ memoryLimit: 'lots' }, "invalid memoryLimit 'lots': expected a size such as '512MB' or '2GiB'"],
+      [{ signal: 'x' }, "invalid signal 'x': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))"],
+      [{ onLockWait: 5 }, "invalid onLockWait '5': expected a function"],
+    ] as const) {
+      const error = await openDatabase(join(dir, 'options.duckdb'), options as unknown as Parameters<typeof openDatabase>[1]).catch((e: unknown) => e);
+      expect(error, JSON.stringify(options)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(message);
+    }
+    expect(existsSync(join(dir, 'options.duckdb'))).toBe(false);
+    const sized = await openDatabase(join(dir, 'sized.duckdb'), { memoryLimit: '256MB', threads: 2 });
+    await sized.close();
     const badPath = await openDatabase(5 as unknown as string).catch((e: unknown) => e);
     expect(badPath).toBeInstanceOf(UsageError);
     expect((badPath as Error).message).toBe("invalid path '5': expected the path of a DuckDB file");

@@ -75,8 +75,11 @@ export function pagesForRows(rows: number, pageSize: number | null = MAX_PAGE_SI
   return pageSize === null ? 1 : Math.max(1, Math.ceil(rows / pageSize));
 }
 
-/** The page size a metric's walk uses: its endpoint's largest page, or none (one request a window). */
-const pageSizeOf = (metric: Metric): number | null => ENDPOINTS[metric].maxLimit ?? null;
+/**
+ * The page size a metric's walk uses: its endpoint's largest page, or none (one request a
+ * window): an endpoint without paging (feedback by page takes a limit, but has one page).
+ */
+const pageSizeOf = (metric: Metric): number | null => (ENDPOINTS[metric].paging === 'none' ? null : (ENDPOINTS[metric].maxLimit ?? null));
 
 function average(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;

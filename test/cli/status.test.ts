@@ -208,14 +208,19 @@ describe('backlog planners', () => {
     expect(views?.backlogRequests).toBe(3); // (4 + 2) / 2
     expect(visitors?.backlogRequests).toBe(3); // the project's average
     // An endpoint without paging costs one request a window, whatever the project's other pages.
-    const [callers] = planSeriesStatus({
-      series: [{ projectId: 'docs', metric: 'caller-stats', grain: 'day', windows }],
+    // Feedback by page takes a limit, but has one page.
+    const [callers, feedback] = planSeriesStatus({
+      series: [
+        { projectId: 'docs', metric: 'caller-stats', grain: 'day', windows },
+        { projectId: 'docs', metric: 'feedback-by-page', grain: 'day', windows },
+      ],
       known,
       spooled: [],
       now,
       lookbackDays: 2,
     });
     expect(callers?.backlogRequests).toBe(1);
+    expect(feedback?.backlogRequests).toBe(1);
     // A walk the spool completed costs no request; an incomplete one, what its pages leave.
     const spooled = (completed: boolean) =>
       planSeriesStatus({

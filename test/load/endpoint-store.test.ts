@@ -72,6 +72,19 @@ describe('loading searches, feedback and assistant windows', () => {
     expect(warnings.get(none.walk)).toEqual([]);
   });
 
+  it('caller stats: a total that is not web + api + other is warned of; counts not stored as sent are not compared', async () => {
+    const stats = (start: string, end: string, totals: Record<string, number>) => spooled('caller-stats', day(start, end), [totals], totals);
+    const off = stats('2026-03-02', '2026-03-03', { web: 1, api: 2, other: 0, total: 5 });
+    const exact = stats('2026-03-03', '2026-03-04', { web: 1, api: 2, other: 0, total: 3 });
+    const odd = stats('2026-03-04', '2026-03-05', { web: 0.1, api: 0.2, other: 0, total: 0.3 });
+    const big = stats('2026-03-05', '2026-03-06', { web: 1e20, api: 2, other: 0, total: 3 });
+    const warnings = await db.transaction((tx) => loadWindows(tx, [off, exact, odd, big]));
+    expect(warnings.get(off.walk)).toEqual(['caller stats total 5 is not web + api + other (3)']);
+    expect(warnings.get(exact.walk)).toEqual([]);
+    expect(warnings.get(odd.walk)).toEqual(['totals non_integral (stored rounded): web 0.1, api 0.2, total 0.3']);
+    expect(warnings.get(big.walk)).toEqual(['totals count_out_of_range (stored as NULL): web 100000000000000000000']);
+  });
+
   it('counts beyond 64 bits or infinite are stored as NULL with a warning, and never fail the load', async () => {
     // JSON.parse (and the walk's schema) take 1e20 and 1e400; a BIGINT cannot hold either.
     const load = spooled('searches', day('2026-03-02', '2026-03-03'), [

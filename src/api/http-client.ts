@@ -507,7 +507,9 @@ export class HttpClient {
       // The key, if a server echoed it into an answer (a job's failure reason, a link), goes no
       // further: not to the spool, the database, the logs. A key that could be a bare JSON
       // token (digits only) is left, as blanking it could break the body.
-      const text = /[^0-9]/.test(this.options.apiKey) ? redactKey(response.text, this.options.apiKey) : response.text;
+      // A byte order mark before the JSON (some servers and proxies send one) is no part of it.
+      const received = response.text.charCodeAt(0) === 0xfeff ? response.text.slice(1) : response.text;
+      const text = /[^0-9]/.test(this.options.apiKey) ? redactKey(received, this.options.apiKey) : received;
       let json: unknown;
       try {
         json = JSON.parse(text);

@@ -376,6 +376,13 @@ describe('compressed bodies', () => {
     expect(asked.at(-1)).toBe('identity');
   });
 
+  it('reads a body that begins with a byte order mark, and keeps it without one', async () => {
+    [coding, body] = ['identity', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json])];
+    const result = await fetchAnalyticsPage(client(), page);
+    expect(result.page.rows).toEqual([{ path: '/a', human: 2, ai: 1, total: 3 }]);
+    expect(result.body).toBe(JSON.stringify(answer));
+  });
+
   it("keeps the base URL's path in front of the API's (a proxy's prefix), and refuses a path a '..' would move", async () => {
     const seen: string[] = [];
     const prefixed = createHttpServer((req, res) => {

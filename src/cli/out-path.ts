@@ -17,6 +17,8 @@ import { canWrite, isSymbolicLink } from '../core/files.js';
 export function checkOutPath(value: string, kind: 'file' | 'folder', option = '--out'): string {
   const bad = (why: string): UsageError => new UsageError(`invalid ${option} '${value}': ${why}; expected a ${kind === 'file' ? 'file name' : 'folder'}`);
   if (!value.trim()) throw bad('empty');
+  // `reports/` names a folder (path.resolve would drop the slash and make a file of it).
+  if (kind === 'file' && /[\\/]$/.test(value)) throw bad('it names a folder');
   let given = resolve(value);
   // A symbolic link whose target is not there yet: the target is made, the link kept.
   for (let hops = 0; !existsSync(given) && isSymbolicLink(given); hops++) {

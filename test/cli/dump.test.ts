@@ -367,6 +367,8 @@ syncBuiltinESMExports();
       [['dump', '--out', file], `docpipe: invalid --out '${file}': it is a file; expected a folder`],
       [['dump', '--out', join(file, 'lake')], `docpipe: invalid --out '${join(file, 'lake')}': ${file} is a file; expected a folder`],
       [['report', '--out', h.dir], `docpipe: invalid --out '${h.dir}': it is a folder; expected a file name`],
+      // A folder not made yet, named as one: not a file of that name.
+      [['report', '--out', join(h.dir, 'reports/')], `docpipe: invalid --out '${join(h.dir, 'reports/')}': it names a folder; expected a file name`],
       [['report', '--out', join(file, 'r.html')], `docpipe: invalid --out '${join(file, 'r.html')}': ${file} is a file; expected a file name`],
     ];
     for (const [args, line] of cases) {

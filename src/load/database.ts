@@ -53,6 +53,10 @@ function makeDatabaseFolder(path: string, key: string): void {
     if (code === 'ENOENT') {
       throw new DatabasePathError(`database '${path}' cannot be created: its folder cannot be made there`, { cause: error });
     }
+    // A folder this user may not write in (or a read-only mount): a path to change, not a failure of the run.
+    if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') {
+      throw new DatabasePathError(`database '${path}' cannot be created: its folder cannot be made there (${code})`, { cause: error });
+    }
     throw new DatabaseError(`cannot create the folder of database ${path}`, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
 /** `docpipe dump`: hive-partitioned files read back with DuckDB, re-runs that replace. */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join, relative } from 'node:path';
@@ -395,6 +395,20 @@ syncBuiltinESMExports();
       [['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/proc/docpipe/x.duckdb'],
         "docpipe: database '/proc/docpipe/x.duckdb' cannot be created: its folder cannot be made there (check --db or DOCPIPE_DB)"],
     ];
+    // Where this machine refuses a new folder outright (/sys, for root too), the code is said.
+    const refusal = ((): string | undefined => {
+      try {
+        mkdirSync('/sys/docpipe-probe');
+        rmSync('/sys/docpipe-probe', { recursive: true, force: true });
+        return undefined;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code;
+      }
+    })();
+    if (refusal === 'EPERM' || refusal === 'EACCES' || refusal === 'EROFS') {
+      cases.push([['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/sys/docpipe/x.duckdb'],
+        `docpipe: database '/sys/docpipe/x.duckdb' cannot be created: its folder cannot be made there (${refusal}) (check --db or DOCPIPE_DB)`]);
+    }
     for (const [args, line] of cases) {
       const result = await h.run(args);
       expect(result.code, args.join(' ')).toBe(2);

@@ -1,7 +1,7 @@
 /** `promptsFromQuery`: prompts rendered from the rows of a SQL query on the database. */
 import { InterruptedError, UsageError } from '../core/errors.js';
 import { Database, DEFAULT_DB_PATH, requireDatabaseFile, upgradeIfOlder, userSqlError } from '../load/database.js';
-import { checkLockTimeoutMs, checkOptionNames, checkProjectId, optionNames } from './common.js';
+import { checkCallbacks, checkLockTimeoutMs, checkOptionNames, checkProjectId, checkSignal, optionNames } from './common.js';
 import { parseTemplate, renderPromptRows } from '../jobs/prompt-template.js';
 import type { PromptInput } from './jobs.js';
 
@@ -48,7 +48,9 @@ export interface PromptsFromQuery {
  */
 export async function promptsFromQuery(options: PromptsFromQueryOptions): Promise<PromptsFromQuery> {
   checkOptionNames(options, FROM_QUERY_OPTION_NAMES, { entry: 'promptsFromQuery' });
-  if (typeof options.sql !== 'string') throw new UsageError(`invalid sql '${String(options.sql as unknown)}': expected the text of a query`);
+  if (typeof options.sql !== 'string' || options.sql.trim() === '') throw new UsageError(`invalid sql '${String(options.sql as unknown)}': expected the text of a query`);
+  checkSignal(options.signal);
+  checkCallbacks(options);
   if (typeof options.template !== 'string') throw new UsageError(`invalid template '${String(options.template as unknown)}': expected text with {column} fields`);
   const template = parseTemplate(options.template, options.templateLabel ?? 'template');
   const label = options.label ?? 'query';

@@ -287,6 +287,9 @@ describe("import { … } from 'docpipe'", () => {
       [{ lockTimeoutMs: 'abc' }, "invalid lockTimeoutMs 'abc': expected milliseconds >= 0"],
       [{ lockTimeoutMs: -5 }, "invalid lockTimeoutMs '-5': expected milliseconds >= 0"],
       [{ project: 5 }, "invalid project '5': expected a project id (text)"],
+      [{ sql: '  ' }, "invalid sql '  ': expected the text of a query"],
+      [{ signal: 'nope' }, "invalid signal 'nope': expected an AbortSignal (e.g. AbortSignal.timeout(60_000))"],
+      [{ onLockWait: 5 }, "invalid onLockWait '5': expected a function"],
     ] as const) {
       const refused = await promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{x}', ...bad } as unknown as Parameters<typeof promptsFromQuery>[0]).catch((e: unknown) => e);
       expect(refused, JSON.stringify(bad)).toBeInstanceOf(UsageError);

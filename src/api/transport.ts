@@ -95,6 +95,9 @@ const sizeName = (bytes: number): string => (bytes >= 1024 * 1024 ? `${Math.roun
 
 const NOT_SENT = Symbol('not sent');
 
+/** The most of an error answer's body read (its message is shown cut to a line anyway). */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 /**
  * Whether a transport error came before any byte of the request could go out: the connection
  * (and for https its TLS handshake) never completed. Such a request reached no server, so it
@@ -130,15 +133,25 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
         const chunks: Buffer[] = [];
         let bytes = 0;
         let settled = false;
+        const status = response.statusCode ?? 0;
+        // An error answer's body only says why (a message of a line): what it says past its
+        // start is not read, and an error answer stays that error (a 429 keeps its Retry-After).
+        const failed = status < 200 || status > 299;
         response.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
-          if (bytes <= maxBodyBytes) return void chunks.push(chunk);
+          if (bytes <= (failed ? ERROR_BODY_BYTES : maxBodyBytes)) return void chunks.push(chunk);
+          if (failed) {
+            chunks.push(chunk);
+            response.destroy();
+            return void finish();
+          }
           settled = true; // the close that follows is not an early end
           chunks.length = 0;
           response.destroy();
           reject(new DataError(`${request.method} ${url.pathname}${url.search} returned a body larger than ${sizeName(maxBodyBytes)}; not read`));
         });
-        response.on('end', () => {
+        const finish = (): void => {
+          if (settled) return;
           settled = true;
           const headers = response.headers;
           try {
@@ -146,7 +159,6 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
               const value = headers[name.toLowerCase()];
               return Array.isArray(value) ? value[0] : value;
             };
-            const status = response.statusCode ?? 0;
             const raw = Buffer.concat(chunks);
             const ok = status >= 200 && status <= 299;
             const what = `${request.method} ${url.pathname}${url.search}`;
@@ -163,7 +175,8 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }
-        });
+        };
+        response.on('end', finish);
         response.on('error', reject);
         response.on('close', () => {
           if (!settled) reject(responseClosedEarly());

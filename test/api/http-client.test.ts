@@ -469,6 +469,17 @@ describe('compressed bodies', () => {
     }
   });
 
+  it('an error answer with a body larger than any page is still that error: a 429 keeps its Retry-After', async () => {
+    try {
+      [status, coding, body, extra] = [429, 'identity', Buffer.alloc(200_000, 'x'), { 'retry-after': '7' }];
+      const error = await fetchAnalyticsPage(client(100_000), page).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).retryAfterMs).toBe(7_000);
+    } finally {
+      [status, extra] = [200, {}];
+    }
+  });
+
   it('blanks out a key a server wrote with JSON escapes (\\/ for /)', async () => {
     try {
       [status, coding, body] = [400, 'identity', Buffer.from('{"error":"key mint_Ab12\\/Cd34+Ef56 is not allowed here"}')];

@@ -119,9 +119,20 @@ function toRow(r: RawRow): LedgerRow {
   };
 }
 
-/** An API timestamp we could not parse is dropped rather than failing the write. */
-function apiTime(value: string | null): string | null {
-  return value !== null && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : null;
+/**
+ * An API timestamp as stored: ISO 8601 (a four-digit year, the time optional; one without a
+ * zone is UTC, as docpipe's every time is). Anything else (`Oct 31`, `1`, a year past 9999
+ * that JavaScript reads and DuckDB refuses) is dropped rather than failing the write, which
+ * would stop every later run of the batch on the same answer.
+ */
+export function apiTime(value: string | null): string | null {
+  if (value === null) return null;
+  const text = value.trim();
+  const iso = /^(\d{4})-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
+  if (!iso || Number(iso[1]) < 1) return null;
+  const zoned = iso[2] !== undefined || !/[Tt ]/.test(text) ? text : `${text}Z`;
+  const at = Date.parse(zoned);
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
 }
 
 export interface LedgerFilter {

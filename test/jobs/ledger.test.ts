@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentJob } from '../../src/api/schemas.js';
 import { Database } from '../../src/load/database.js';
 import { Store } from '../../src/load/store.js';
-import { JobLedger } from '../../src/jobs/ledger.js';
+import { apiTime, JobLedger } from '../../src/jobs/ledger.js';
 import { MessageLedger } from '../../src/jobs/message-ledger.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -85,6 +85,42 @@ describe('JobLedger: writes that meet share a short write', () => {
     ]);
     // k1, k2, `first`, the shared write that failed, then the two alone.
     expect(writes()).toBe(6);
+  });
+});
+
+describe('JobLedger: the API\'s timestamps', () => {
+  let path = '';
+  freshDatabase((p) => (path = p));
+
+  it.each([
+    ['2026-10-31T06:00:00Z', '2026-10-31T06:00:00.000Z'],
+    ['2026-10-31T08:00:00.5+02:00', '2026-10-31T06:00:00.500Z'],
+    // No zone: UTC, whatever the machine's zone.
+    ['2026-10-31T06:00:00', '2026-10-31T06:00:00.000Z'],
+    ['2026-10-31', '2026-10-31T00:00:00.000Z'],
+    // Not ISO 8601 (JavaScript reads each as some date), or a year DuckDB cannot hold: dropped.
+    ['Oct 31', null],
+    ['1', null],
+    ['+010000-01-01T00:00:00Z', null],
+    ['2026-13-01T00:00:00Z', null],
+  ])('%s is stored as %s', (sent, stored) => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(apiTime(sent)).toBe(stored);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('a job whose timestamps cannot be stored is recorded all the same, those times empty', async () => {
+    const ledger = new JobLedger(new Store(path), 'run-1');
+    await ledger.markPending('docs', 'k1', 'Fix k1', 'prompts.txt', NOW);
+    const odd = { ...job('job-1', 'completed'), createdAt: '+010000-01-01T00:00:00Z', archivedAt: 'Oct 31' };
+    await ledger.recordJob('docs', 'k1', odd, NOW + 1000, { polled: true });
+    const rows = await Database.with(path, { readOnly: true }, (db) => db.all(`SELECT status, created_at, archived_at FROM agent_jobs`));
+    expect(rows).toEqual([{ status: 'completed', created_at: null, archived_at: null }]);
   });
 });
 

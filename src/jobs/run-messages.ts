@@ -167,6 +167,17 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       state.stop ??= { reason: kind.stop, cause: error, ...(kind.message ? { message: kind.message } : {}) };
       return 'halt';
     }
+    if (job.id !== null && job.id !== entry.jobId) {
+      // The message went to the job it names; an answer naming another job does not move the
+      // prompt (or this message) to that job: the books keep the job asked for.
+      options.onEvent?.({
+        kind: 'warning',
+        key: entry.key,
+        jobId: entry.jobId,
+        message: `the API answered the message to job ${entry.jobId} with another job ('${job.id}'); job ${entry.jobId} is followed`,
+      });
+      job = { ...job, id: entry.jobId };
+    }
     sent++;
     try {
       await messages.recordSent(projectId, entry.key, job, clock.now());

@@ -121,6 +121,17 @@ describe('docpipe jobs message', () => {
     expect(await messages(h.db)).toHaveLength(1);
   });
 
+  it('an answer to a message that names another job moves nothing: the prompt and the message keep the job asked for, with a warning', async () => {
+    const job = await jobOf('Check /installation');
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/message' }, patch: { id: 'job_999' }, times: 1 });
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(logLines(result).some((l) => l.level === 'warn' && String(l.message).includes(`answered the message to job ${job.job_id} with another job ('job_999')`))).toBe(true);
+    expect(await jobOf('Check /installation')).toMatchObject({ job_id: job.job_id, status: 'completed' });
+    expect(await messages(h.db)).toMatchObject([{ job_id: job.job_id, status: 'sent' }]);
+    expect(h.sandbox.requests.some((r) => r.path.includes('job_999'))).toBe(false);
+  });
+
   it('a run stopped between its two ledger writes: the next run brings the prompt\'s row up to the job\'s end, without a request', async () => {
     const job = await jobOf('Check /installation');
     const args = ['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST];

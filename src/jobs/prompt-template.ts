@@ -100,10 +100,8 @@ export function renderPromptRows(template: Template, columns: readonly string[],
     const prompt = renderTemplate(template, row).replace(/\r\n/g, '\n').trim();
     if (prompt === '') throw new UsageError(`query row ${index + 1}: the template renders an empty prompt`);
     if (!hasId) return { prompt };
-    // An id keys the prompt in the ledger: a fraction is kept whole (1.5 and 1.5000001 are two
-    // ids), not cut to six digits as in prompt text.
-    const id = typeof row.id === 'number' ? String(row.id) : formatValue(row.id);
-    if (row.id === null || row.id === undefined || id.trim() === '') throw new UsageError(`query row ${index + 1}: the id column is empty`);
-    return { prompt, id: id.trim() };
+    const id = row.id;
+    if (id === null || id === undefined || formatValue(id).trim() === '') throw new UsageError(`query row ${index + 1}: the id column is empty`);
+    return { prompt, id: formatValue(id).trim() };
   });
 }

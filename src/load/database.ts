@@ -309,6 +309,8 @@ interface Entry {
   ready: Promise<Shared>;
   refs: number;
   closing?: Promise<void>;
+  /** When the open first met another process's lock (Date.now()); unset while it has not. */
+  lockedSince?: number;
 }
 
 /** Every file this process has open, by absolute path (`:memory:` databases are never shared). */
@@ -419,26 +421,52 @@ async function attach(connection: DuckDBConnection, path: string, alias: string,
   }
 }
 
+/** How a call that joined another call's open of the file ended. */
+type Joined =
+  /** The file is open. */
+  | { shared: Shared }
+  /** That call's open failed on its own terms (its stop, its shorter lock wait, an error). */
+  | { theirs: unknown }
+  /** This call's stop signal, or the end of its lock wait. */
+  | { mine: InterruptedError | DatabaseBusyError };
+
+/** How often a joined call looks at its own lock wait. */
+const JOIN_CHECK_MS = 50;
+
 /**
- * The open of the file another call of this process has under way, on this call's terms: a
- * stop (`signal`) ends the wait for it with InterruptedError, and so does the end of this
- * call's lock wait (`leftMs` from now, of `timeoutMs`) with DatabaseBusyError. That call's failure is its own (its stop,
- * its shorter wait): this one is told by the rejection, and tries on its own.
+ * Waits for the open of the file another call of this process has under way, on this call's
+ * terms: a stop (`signal`) ends the wait, and so does this call's lock wait (`timeoutMs` from
+ * `started`) once the open waits for another process's lock; an open of a free file is waited
+ * for however long it takes, as this call's own would be.
  */
-function joinOpen(entry: Entry, path: string, signal: AbortSignal | undefined, leftMs: number, timeoutMs: number): Promise<Shared> {
-  const stopped = (): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
-  if (signal?.aborted) return Promise.reject(stopped());
-  return new Promise<Shared>((resolve, reject) => {
-    const onAbort = (): void => reject(stopped());
-    const timer = setTimeout(
-      () => reject(new DatabaseBusyError(`database ${path} is held by another process (a docpipe run or another DuckDB client); waited ${Math.round(timeoutMs / 1000)} s, try again later`)),
-      Math.max(0, leftMs),
-    );
-    signal?.addEventListener('abort', onAbort, { once: true });
-    entry.ready.then(resolve, reject).finally(() => {
+function joinOpen(entry: Entry, path: string, signal: AbortSignal | undefined, started: number, timeoutMs: number): Promise<Joined> {
+  return new Promise<Joined>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    let over = false;
+    const end = (result: Joined): void => {
+      if (over) return;
+      over = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-    });
+      resolve(result);
+    };
+    const onAbort = (): void => end({ mine: new InterruptedError(`stopped while waiting for database ${path}, held by another process`) });
+    const check = (): void => {
+      const since = entry.lockedSince;
+      if (since !== undefined && Date.now() - Math.max(started, since) >= timeoutMs) {
+        const waited = Math.round((Date.now() - started) / 1000);
+        return end({ mine: new DatabaseBusyError(`database ${path} is held by another process (a docpipe run or another DuckDB client); waited ${waited} s, try again later`) });
+      }
+      timer = setTimeout(check, JOIN_CHECK_MS);
+      timer.unref();
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    entry.ready.then(
+      (shared) => end({ shared }),
+      (error: unknown) => end({ theirs: error }),
+    );
+    if (Number.isFinite(timeoutMs)) check();
   });
 }
 
@@ -597,21 +625,20 @@ export class Database implements Executor {
       }
       if (entry) {
         entry.refs++;
-        let shared: Shared;
-        try {
-          shared = await joinOpen(entry, path, options.signal, timeout - (Date.now() - started), timeout);
-        } catch (error) {
-          if (error instanceof InterruptedError || error instanceof DatabaseBusyError) {
-            // Stopped, or out of time, while another call of this process opens the file: its
-            // share is let go of once it is open.
-            entry.ready.then((s) => releaseRef(key, entry, s), () => undefined);
-            if (options.signal?.aborted || Date.now() - started >= timeout) throw error;
-          }
+        const joined = await joinOpen(entry, path, options.signal, started, timeout);
+        if ('mine' in joined) {
+          // Stopped, or out of time, while another call of this process opens the file: its
+          // share is let go of once it is open.
+          entry.ready.then((s) => releaseRef(key, entry, s), () => undefined);
+          throw joined.mine;
+        }
+        if ('theirs' in joined) {
           // That call's open failed on its own terms (its stop signal, its shorter lock wait):
-          // this one tries on its own.
+          // this one tries on its own (the failed call has let go of the entry).
           if (open.get(key) === entry) open.delete(key);
           continue;
         }
+        const { shared } = joined;
         if (shared.readOnly === (options.readOnly ?? false)) return new Database(shared);
         // Open the other way in this process (a library caller's reader beside its export): a
         // writer must not fail at once, nor a reader share the writer's connection (its SQL
@@ -630,13 +657,22 @@ export class Database implements Executor {
         continue;
       }
       if (!options.readOnly) makeDatabaseFolder(path, key);
-      // The wait left of this call's lock wait (it may have waited for another call's open).
-      const created: Entry = { ready: connect(path, { ...options, lockTimeoutMs: Math.max(0, timeout - (Date.now() - started)) }), refs: 1 };
+      const created: Entry = { ready: Promise.resolve() as unknown as Promise<Shared>, refs: 1 };
+      created.ready = connect(path, {
+        ...options,
+        // The wait left of this call's lock wait (it may have waited for another call's open).
+        lockTimeoutMs: Math.max(0, timeout - (Date.now() - started)),
+        // Calls that join this open wait for another process's lock on their own terms from here.
+        onLockWait: (holder) => {
+          created.lockedSince ??= Date.now();
+          options.onLockWait?.(holder);
+        },
+      });
       open.set(key, created);
       try {
         return new Database(await created.ready);
       } catch (error) {
-        open.delete(key);
+        if (open.get(key) === created) open.delete(key);
         throw error;
       }
     }

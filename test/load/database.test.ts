@@ -342,6 +342,17 @@ describe('Database.open: two calls that wait for the same held file', () => {
       if (!released) await holder.release();
     }
   });
+
+  it('calls that join an open of a free file get it, however short their lock wait or long (Infinity); closed, the file is free for another process', async () => {
+    const file = join(tmp.path, 'y.duckdb');
+    for (const [first, second] of [[Infinity, Infinity], [60_000, 0], [0, 0]] as const) {
+      const both = await Promise.all([Database.open(file, { lockTimeoutMs: first }), Database.open(file, { lockTimeoutMs: second })]);
+      for (const db of both) await db.close();
+      // Another process takes the file at once: nothing of this process holds it any more.
+      const holder = await holdFile(file);
+      await holder.release();
+    }
+  });
 });
 
 describe('Database: failures a library caller can catch', () => {

@@ -140,13 +140,15 @@ export function looksLikeKey(value: string): boolean {
 }
 
 /**
- * A base URL as a message may show it: a user and password (what comes before an `@` after
- * the scheme) blanked, and a value that looks like an API key (pasted into the wrong
- * variable) not shown at all.
+ * A base URL as a message may show it: whatever comes before an `@` (a user and password)
+ * blanked, and anything that looks like an API key (pasted into the wrong variable, or
+ * beside the URL) not shown.
  */
 function shownBaseUrl(raw: string): string {
-  if (looksLikeKey(raw.trim())) return '(a value that looks like an API key)';
-  return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1***@');
+  let text = raw.trim();
+  const at = text.lastIndexOf('@');
+  if (at >= 0) text = `${/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''}***${text.slice(at)}`;
+  return text.replace(/mint_[A-Za-z0-9_-]*|(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}/g, '[a key?]');
 }
 
 /** Refuses a base URL that would carry the key in the clear to another machine. */

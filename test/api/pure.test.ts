@@ -164,8 +164,12 @@ describe('checkBaseUrl', () => {
     // Not a URL (the port is out of range), with a proxy's user and password in it.
     ['http://proxyuser:hunter2pass@gateway.internal:99999/', "invalid --base-url 'http://***@gateway.internal:99999/': not a URL"],
     ['ftp://user:pw@host/x', "invalid --base-url 'host': credentials in the URL are not allowed"],
-    // Another key pasted into the wrong variable.
-    ['mint_otherSecretKey987654321', "invalid --base-url '(a value that looks like an API key)': not a URL"],
+    // Another key pasted into the wrong variable, or beside the URL.
+    ['mint_otherSecretKey987654321', "invalid --base-url '[a key?]': not a URL"],
+    ['https://api.mintlify.com mint_0123456789abcdef', "invalid --base-url 'https://api.mintlify.com [a key?]': not a URL"],
+    // A user and password without a scheme, or with characters a URL's would not hold.
+    ['alice:s3cret@proxy.example.com:8080', "invalid --base-url '***@proxy.example.com:8080': expected an http(s) URL"],
+    ['http://user:pa/ss@host', "invalid --base-url 'http://***@host': not a URL"],
   ])('never shows what could be a secret: %s', (url, message) => {
     expect(() => checkBaseUrl(url)).toThrow(new UsageError(message));
   });

@@ -325,7 +325,9 @@ function saidByServer(text: string): string | undefined {
  */
 export function isErrorBody(json: unknown): boolean {
   if (json === null || typeof json !== 'object' || Array.isArray(json) || 'id' in json || 'totals' in json) return false;
-  if (typeof (json as { status?: unknown }).status === 'string') return false;
+  // A job's status word (not an error's own `"status": "error"`).
+  const status = (json as { status?: unknown }).status;
+  if (typeof status === 'string' && status.trim().toLowerCase() !== 'error') return false;
   const error = (json as { error?: unknown }).error;
   return (typeof error === 'string' && error.trim() !== '') || (typeof error === 'object' && error !== null);
 }

@@ -42,6 +42,17 @@ export function stopReasonOf(error: unknown): StopReason | null {
   return null;
 }
 
+/**
+ * Whether a stop met while the run was already stopping (the file held at its last load, a
+ * stop signal during it) replaces the stop it had: a stop signal wins, and a held file does
+ * not hide a refused key (or a spool that cannot be written): that needs a person (exit 1).
+ */
+export function replacesStop(current: StopReason | null, next: StopReason): boolean {
+  if (current === null) return true;
+  if (current === 'interrupted') return false;
+  return !(current === 'fatal' && next === 'locked');
+}
+
 /** The exit code of a run that stopped for `stopped` (or ran to the end), with or without failed items. */
 export function runExitCode(stopped: StopReason | null, failed: boolean): ExitCode {
   switch (stopped) {

@@ -16,7 +16,7 @@ import type { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
 import { EXIT, WalkTakenOverError, type ExitCode } from '../core/errors.js';
-import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
+import { replacesStop, runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import { databaseReason } from '../load/database.js';
 import type { Store } from '../load/store.js';
@@ -420,9 +420,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     // while the loader waits for it: the spool keeps the pages.
     const reason = stopReasonOf(loadError);
     if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
-    // A stop says why the run ended: a stop signal (Ctrl-C) wins, and a refused key (or a
-    // spool that cannot be written) is not hidden behind a held file: it needs a person (exit 1).
-    if (summary.stopped !== 'interrupted' && !(summary.stopped === 'fatal' && reason === 'locked')) stop(reason, loadError);
+    if (replacesStop(summary.stopped, reason)) stop(reason, loadError);
   }
   if (summary.stopped !== null) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;

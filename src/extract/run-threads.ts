@@ -20,7 +20,7 @@ import { endpointPath } from '../api/analytics.js';
 import { FailedInRow } from '../api/failure-breaker.js';
 import type { Window } from '../core/domain.js';
 import { DataError, HttpError } from '../core/errors.js';
-import { stopReasonOf, type StopReason } from '../core/outcome.js';
+import { replacesStop, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { conversationThreadSql } from '../load/endpoint-store.js';
 import { otherRunsLive } from '../load/runs.js';
 import type { Store } from '../load/store.js';
@@ -105,7 +105,7 @@ export async function runThreads(options: ThreadsOptions): Promise<ThreadsSummar
     // other (exit 75 or 130, with its summary).
     const reason = stopReasonOf(error);
     if (reason !== 'locked' && reason !== 'interrupted') throw error;
-    if (summary.stopped !== 'interrupted') {
+    if (replacesStop(summary.stopped, reason)) {
       summary.stopped = reason;
       summary.stopMessage = message(error);
     }

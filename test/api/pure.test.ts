@@ -137,6 +137,8 @@ describe('isErrorBody', () => {
     expect(isErrorBody({ web: 1, api: 2, other: 0, total: 3, error: null })).toBe(false);
     // A job that failed, its reason in `error`, its id missing (no field of a job is required).
     expect(isErrorBody({ status: 'failed', error: 'could not clone the repository' })).toBe(false);
+    // An error that says it is one.
+    expect(isErrorBody({ status: 'error', error: 'upstream timed out' })).toBe(true);
     expect(isErrorBody({ searches: [], error: '' })).toBe(false);
     expect(isErrorBody({ searches: [], error: false })).toBe(false);
     expect(isErrorBody({ id: 'job_1', error: 'failed to push' })).toBe(false);

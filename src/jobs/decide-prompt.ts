@@ -3,8 +3,7 @@
  * batch runner and `jobs submit --dry-run` take, so that the dry run says what the run does.
  * Pure: the caller reads the ledger once and applies the decision.
  */
-import { isTerminalStatus } from '../api/schemas.js';
-import { isFinalStatus, type LedgerRow } from './ledger.js';
+import { isFinalRow, isFinalStatus, type LedgerRow } from './ledger.js';
 import type { PromptEntry } from './prompt-files.js';
 
 export const PROMPT_ACTIONS = ['submit', 'resubmit', 'poll', 'skip', 'taken'] as const;
@@ -55,10 +54,9 @@ export function decidePrompt(entry: PromptEntry, row: LedgerRow | undefined, opt
   const status = markUnknown || noJob ? 'unknown' : row.status;
   const why = markUnknown ? CUT_OFF : noJob ? `answered ${row.status} without a job id; outcome unknown` : 'outcome unknown';
   let result: PromptDecision;
-  // A row with a job id holds the API's status: only the API's own ends are final. A name it
-  // shares with a local status (`unknown`, `rejected`) is followed like any status the API
-  // does not document, and never posted again.
-  const final = row.jobId !== null ? isTerminalStatus(status) : isFinalStatus(status);
+  // A name the API shares with a local status (`unknown`, `rejected`) is followed like any
+  // status it does not document, and never posted again (see isFinalRow).
+  const final = isFinalRow({ jobId: row.jobId, status });
   if (row.jobId !== null && !final) {
     result = decision('poll', status, 'submitted earlier; following it again', markUnknown);
   } else if (final) {

@@ -75,6 +75,15 @@ export function isFinalStatus(status: string): boolean {
   return isTerminalStatus(status) || status === 'rejected';
 }
 
+/**
+ * Whether a row is over: a row with a job id holds the API's status, and only the API's own
+ * ends are final (a name it shares with a local status, `rejected`, is followed like any status
+ * the API does not document); a row without one, by the local statuses too.
+ */
+export function isFinalRow(row: { jobId: string | null; status: string }): boolean {
+  return row.jobId !== null ? isTerminalStatus(row.status) : isFinalStatus(row.status);
+}
+
 const ts = (ms: number): string => new Date(ms).toISOString();
 /** The API's statuses of a job that ended, as an SQL list. */
 export const TERMINAL_SQL = [...TERMINAL_STATUSES].map((s) => `'${s}'`).join(', ');

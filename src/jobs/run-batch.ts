@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { DatabaseBusyError, DocpipeError, HttpError, InterruptedError, KeyRejectedError, NetworkError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { decidePrompt } from './decide-prompt.js';
-import { isFinalStatus, type JobLedger, type LedgerRow } from './ledger.js';
+import { isFinalRow, type JobLedger, type LedgerRow } from './ledger.js';
 import { followJob, RunStop, type Stop } from './follow-job.js';
 import type { PromptEntry } from './prompt-files.js';
 
@@ -360,7 +360,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (!row) continue;
     // Unfinished, as this run saw it end: a job lost (404) in this run, or a prompt another run
     // of the same prompts has (it submits and follows it), not pending here.
-    const seen = isFinalStatus(row.status) ? null : lostKeys.has(row.promptKey) ? 'lost' : takenKeys.has(row.promptKey) ? 'taken' : null;
+    const seen = isFinalRow(row) ? null : lostKeys.has(row.promptKey) ? 'lost' : takenKeys.has(row.promptKey) ? 'taken' : null;
     rows.push(seen === null ? row : { ...row, status: seen });
   }
   const counts: Record<string, number> = {};
@@ -370,7 +370,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
 
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';
-  const allFinal = rows.length === options.entries.length && rows.every((r) => takenKeys.has(r.promptKey) || isFinalStatus(r.status));
+  const allFinal = rows.length === options.entries.length && rows.every((r) => takenKeys.has(r.promptKey) || isFinalRow(r));
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
   const exitCode: ExitCode = runExitCode(stopped, !allFinal);
   const stopCause = stop?.cause;

@@ -89,7 +89,8 @@ describe('odd answers from the API', () => {
   });
 
   describe('job statuses (item 10)', () => {
-    it.each(['cancelled', 'COMPLETED'])('keeps the unknown status %s verbatim; a timeout never overwrites it', async (status) => {
+    // `rejected` is also docpipe's own word for a prompt the API refused (no job): a job the API calls so is not over.
+    it.each(['cancelled', 'COMPLETED', 'rejected'])('keeps the unknown status %s verbatim; a timeout never overwrites it', async (status) => {
       writeFileSync(file, 'Odd status [pr]\n');
       h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { status }, times: Infinity });
       const result = await h.run(['jobs', 'submit', file, ...FAST, '--timeout', '20']);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/load/database.js';
 import { SANDBOX_API_KEY } from '../../src/sandbox/server.js';
-import { queryDb, startHarness, summaryOf, type Harness } from './harness.js';
+import { logLines, queryDb, startHarness, summaryOf, type Harness } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
 const FAST = ['--poll-interval', '0.5', '--project', 'docs'];
@@ -379,6 +379,21 @@ describe('docpipe jobs submit', () => {
     const rows = list.stdout.trim().split('\n').map((l) => JSON.parse(l) as Job);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prompt).toBe(prompts[2]);
+  });
+
+  it('a --results file that cannot be written at the end (its folder gone) is said, the summary still comes, and the run fails (exit 1)', async () => {
+    writeFileSync(file, 'One prompt [pr]\n');
+    const folder = join(h.dir, 'out');
+    mkdirSync(folder);
+    // The polls answer slowly (real time): the folder goes while the job is followed.
+    h.sandbox.addFault({ kind: 'slow', match: { method: 'GET', path: '/job/' }, delayMs: 300, times: Infinity });
+    const run = h.run(['jobs', 'submit', file, ...FAST, '--results', join(folder, 'results.csv')]);
+    while (h.requests('/job', 'POST') === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    rmSync(folder, { recursive: true });
+    const result = await run;
+    expect(result.code).toBe(1);
+    expect(summaryOf(result)).toMatchObject({ event: 'summary', submitted: 1, counts: { completed: 1 } });
+    expect(logLines(result).some((l) => l.event === 'results not written' && l.level === 'error')).toBe(true);
   });
 
   it('exits 2 on a bad prompt file and submits nothing from it', async () => {

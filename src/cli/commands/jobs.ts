@@ -4,7 +4,7 @@ import { dirname, extname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { TERMINAL_STATUSES } from '../../api/schemas.js';
 import { closestWord } from '../../core/did-you-mean.js';
-import { UsageError } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { decidePrompt } from '../../jobs/decide-prompt.js';
 import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
@@ -208,9 +208,18 @@ export async function submitEntries(
  */
 export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: string, summary: SubmitJobsResult, logger: Logger, promptsRead = true): Promise<void> {
   const { runId } = summary;
+  /** The --results file could not be written at the end (its folder removed, a full disk): said, and the run fails. */
+  let resultsFailed = false;
   // Not over an earlier file with nothing: the outcomes are unknown here when the file was held.
-  if (args.results !== undefined && summary.rowsRead) await writeResults(args.results, inputFileOf(args), summary.rows);
-  else if (args.results !== undefined) {
+  if (args.results !== undefined && summary.rowsRead) {
+    try {
+      await writeResults(args.results, inputFileOf(args), summary.rows);
+    } catch (error) {
+      // The batch is over: its summary and its outcome still come (the ledger holds every row: jobs list).
+      resultsFailed = true;
+      logger.error('results not written', { file: args.results, error: error instanceof Error ? error.message : String(error), detail: 'docpipe jobs list shows the outcomes' });
+    }
+  } else if (args.results !== undefined) {
     const detail = summary.submitted > 0 || summary.taken > 0
       ? 'the database was held: docpipe jobs list shows the outcomes once it is free'
       : 'the database was held before the batch began: nothing was submitted';
@@ -228,7 +237,8 @@ export async function reportBatch(ctx: CliContext, args: SubmitArgs, name: strin
     const prompts = promptsRead ? `${summary.total} prompts` : 'the query did not finish';
     ctx.io.stdout(`${prompts}, ${summary.submitted} submitted this run${taken}${counts ? `: ${counts}` : ''}${stopped}\n`);
   }
-  ctx.exitCode = summary.exitCode;
+  // The file asked for is missing: a run that was otherwise done fails (exit 1); a stop keeps its code.
+  ctx.exitCode = resultsFailed && summary.exitCode === EXIT.ok ? EXIT.failed : summary.exitCode;
 }
 
 /** Whole prompts, each under a line with its key and what a run would do with it. */

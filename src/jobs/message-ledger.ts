@@ -236,7 +236,7 @@ export class MessageLedger {
          status_after = CASE WHEN $sent THEN $status ELSE status_after END,
          sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
          job_status = CASE WHEN ${ended} AND NOT $terminal THEN job_status ELSE $status END,
-         pr_link = CASE WHEN ${ended} AND NOT $terminal THEN pr_link ELSE $pr END,
+         pr_link = CASE WHEN ${ended} AND NOT $terminal THEN pr_link ELSE coalesce($pr, pr_link) END,
          finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) WHEN ${ended} THEN finished_at END,
          polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
          error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
@@ -256,7 +256,12 @@ export class MessageLedger {
     now: number,
   ): Promise<void> {
     await this.store.run(
-      `UPDATE agent_messages SET status = coalesce($status, status), job_status = coalesce($jobStatus, job_status),
+      // The job's status is the API's: a local one (timed_out) replaces only `active` (or itself);
+      // one the API does not document stays, the timeout beside it in `error`.
+      `UPDATE agent_messages SET status = coalesce($status, status),
+         job_status = CASE WHEN $jobStatus IS NULL THEN job_status
+                           WHEN job_status IS NULL OR job_status IN ('active', 'timed_out') THEN $jobStatus
+                           ELSE job_status END,
          error = $error, post_started_at = CASE WHEN $nothing THEN NULL ELSE post_started_at END,
          updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND message_key = $k ${NOTHING_CREATED_ONLY_IF_MINE}`,

@@ -101,6 +101,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
 
   /** Follows the job after a message; false if the next message of the job must not be sent. */
   const follow = async (entry: MessageEntry): Promise<boolean> => {
+    /** The job's last status seen, for the timeout's words. */
+    let last: string | undefined;
     const end = await followJob({
       client,
       clock,
@@ -113,10 +115,11 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       stopped: state.pollsEnd,
       onJob: async (job) => {
         await recordPoll(entry, job);
-        options.onEvent?.({ kind: 'status', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
+        last = job.status ?? 'active';
+        options.onEvent?.({ kind: 'status', key: entry.key, jobId: entry.jobId, status: last });
       },
       onTimeout: async () => {
-        const error = `still active after ${Math.round(timeoutMs / 1000)} s`;
+        const error = `still ${last ?? 'active'} after ${Math.round(timeoutMs / 1000)} s`;
         await messages.recordOutcome(projectId, entry.key, { jobStatus: 'timed_out', error }, clock.now());
         if (entry.promptKey !== null) await jobs.recordOutcome(projectId, entry.promptKey, { status: 'timed_out', error }, clock.now());
       },

@@ -306,6 +306,17 @@ describe('docpipe jobs message', () => {
     expect(existsSync(nowhere)).toBe(false);
   });
 
+  it('a status the API does not document is kept at --timeout (the timeout beside it), and a later poll without a PR keeps the one the message got', async () => {
+    const job = await jobOf('Check /installation');
+    // The message's answer carries a PR; every poll after says `cancelled`, with no PR.
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/message' }, patch: { status: 'active', prLink: 'https://github.com/acme/docs/pull/77' }, times: 1 });
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'GET', path: '/job/' }, patch: { status: 'cancelled', prLink: null }, times: Infinity });
+    const result = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST, '--timeout', '30']);
+    expect(result.code).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'cancelled', pr_link: 'https://github.com/acme/docs/pull/77' }]);
+    expect(await all(h.db, 'SELECT error FROM agent_messages')).toEqual([{ error: 'still cancelled after 30 s' }]);
+  });
+
   it('a job still working at --timeout is timed_out (exit 1); a re-run follows it again without sending again', async () => {
     const job = await jobOf('Check /installation');
     const result = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);

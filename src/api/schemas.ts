@@ -110,7 +110,9 @@ const agentJobSchema = z.object({
   status: z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))),
   source: z.object({ repository: optionalString, ref: optionalString }).nullish().catch(null),
   model: optionalString,
-  prLink: optionalString,
+  // A link that is not text (an object, a number) is kept as its JSON text: not a URL, so it is
+  // flagged and logged, never dropped silently.
+  prLink: z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))),
   createdAt: optionalString,
   archivedAt: optionalString,
 });

@@ -12,7 +12,8 @@ describe('parseAgentJob', () => {
   });
   it('survives missing and mistyped fields, keeping an unknown status', () => {
     const job = parseAgentJob({ id: 42, status: 'paused', source: 'nope', prLink: 7 }, 'GET /x');
-    expect(job).toEqual({ id: '42', status: 'paused', repository: null, ref: null, model: null, prLink: null, badPrLink: null, reason: null, createdAt: null, archivedAt: null });
+    // A link that is not text is no link: flagged with its JSON text, not dropped silently.
+    expect(job).toEqual({ id: '42', status: 'paused', repository: null, ref: null, model: null, prLink: null, badPrLink: '7', reason: null, createdAt: null, archivedAt: null });
     expect(isTerminalStatus(job.status)).toBe(false);
     expect(parseAgentJob({}, 'GET /x').status).toBeNull();
     // A status that is not text is kept as its JSON text, not taken for no status (then 'active').
@@ -28,6 +29,7 @@ describe('parseAgentJob', () => {
     ['javascript:alert(1)', null, 'javascript:alert(1)'],
     ['github.com/a/b/pull/1', null, 'github.com/a/b/pull/1'],
     ['http://github.com/a/b/pull/1', 'http://github.com/a/b/pull/1', null],
+    [{ url: 'https://github.com/a/b/pull/7' }, null, '{"url":"https://github.com/a/b/pull/7"}'],
   ])('prLink %j is kept as a link only when it is an http(s) URL', (prLink, link, bad) => {
     expect(parseAgentJob({ id: 'j', status: 'completed', prLink }, 'GET /x')).toMatchObject({ prLink: link, badPrLink: bad });
   });

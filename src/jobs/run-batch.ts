@@ -184,6 +184,15 @@ export async function readUnlessHeld<T>(state: { stop: Stop | null }, read: () =
   }
 }
 
+/** The row of a prompt a batch never reached: no ledger row, `not submitted`. */
+function notSubmittedRow(projectId: string, entry: PromptEntry, sourceFile: string): LedgerRow {
+  return {
+    projectId, promptKey: entry.key, prompt: entry.prompt, jobId: null, status: 'not submitted', model: null, repository: null, ref: null,
+    prLink: null, createdAt: null, archivedAt: null, submittedAt: null, finishedAt: null, error: null, flags: null, sourceFile,
+    attempts: 0, polls: 0, postStarted: false,
+  };
+}
+
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const { client, ledger, clock, projectId, signal } = options;
   const random = options.random ?? Math.random;
@@ -356,8 +365,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const after = await readUnlessHeld(state, () => ledger.byKey(projectId));
   const rows: LedgerRow[] = [];
   for (const entry of options.entries) {
-    const row = after?.get(entry.key);
-    if (!row) continue;
+    if (after === undefined) break;
+    const row = after.get(entry.key);
+    if (!row) {
+      // Never reached (the batch stopped first): listed all the same, so that the results
+      // file and the summary name every prompt of the batch.
+      rows.push(notSubmittedRow(projectId, entry, options.sourceFile));
+      continue;
+    }
     // Unfinished, as this run saw it end: a job lost (404) in this run, or a prompt another run
     // of the same prompts has (it submits and follows it), not pending here.
     const seen = isFinalRow(row) ? null : lostKeys.has(row.promptKey) ? 'lost' : takenKeys.has(row.promptKey) ? 'taken' : null;
@@ -365,8 +380,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   }
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
-  const notStarted = options.entries.length - rows.length;
-  if (notStarted > 0) counts[after === undefined ? 'not read (database held)' : 'not submitted'] = notStarted;
+  if (after === undefined && options.entries.length > 0) counts['not read (database held)'] = options.entries.length;
 
   const stop = state.stop;
   const interrupted = signal?.aborted === true || stop?.reason === 'interrupted';

@@ -448,13 +448,15 @@ describe('docpipe jobs submit', () => {
     expect(h.sandbox.jobs()).toHaveLength(2);
     // The books were free: read, not "not read (database held)".
     expect(result.stdout).not.toContain('not read');
-    // The two jobs, the prompt that was waiting, and the two it never reached.
-    const summary = summaryOf(result) as { submitted: number; jobs: unknown[]; counts: Record<string, number> };
+    // The two jobs, the prompt that was waiting, and the two it never reached: every prompt is named.
+    const summary = summaryOf(result) as { submitted: number; jobs: { status: string }[]; counts: Record<string, number> };
     expect(summary.submitted).toBe(2);
-    expect(summary.jobs).toHaveLength(3);
+    expect(summary.jobs).toHaveLength(5);
+    expect(summary.jobs.filter((j) => j.status === 'not submitted')).toHaveLength(2);
     expect(summary.counts).toMatchObject({ pending: 1, 'not submitted': 2 });
     const lines = readFileSync(results, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(4); // the header and the 3 prompts in the ledger
+    expect(lines).toHaveLength(6); // the header and the 5 prompts
+    expect(lines.filter((l) => l.includes(',not submitted,'))).toHaveLength(2);
   });
 
   it('resumes after the process is killed: no prompt is ever created twice', async () => {

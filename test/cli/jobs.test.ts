@@ -379,6 +379,14 @@ describe('docpipe jobs submit', () => {
     const rows = list.stdout.trim().split('\n').map((l) => JSON.parse(l) as Job);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prompt).toBe(prompts[2]);
+    // --project names every project to list, repeated or comma-separated.
+    const ofDocs = (await h.run(['jobs', 'list', '--project', 'docs', '--format', 'json'])).stdout.trim().split('\n');
+    expect(ofDocs).toHaveLength(5);
+    for (const projects of [['--project', 'other', '--project', 'docs'], ['--project', 'other,docs']]) {
+      const both = await h.run(['jobs', 'list', ...projects, '--format', 'json']);
+      expect(both.stdout.trim().split('\n'), projects.join(' ')).toEqual(ofDocs);
+    }
+    expect((await h.run(['jobs', 'list', '--project', 'other', '--format', 'json'])).stdout.trim()).toBe('');
   });
 
   it('a --results file that cannot be written at the end (its folder gone) is said, the summary still comes, and the run fails (exit 1)', async () => {

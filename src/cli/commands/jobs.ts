@@ -264,7 +264,9 @@ function listBuilder(yargs: Argv) {
 }
 
 async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof listBuilder>['argv']> & GlobalArgs): Promise<void> {
-  const projectFilter = projectsOf(args)[0];
+  // Every project given (`--project a --project b`, or `a,b`); none: all.
+  const projects = projectsOf(args);
+  const listed = (projectId: string): boolean => projects.length === 0 || projects.includes(projectId);
   // A ledger no writer has opened since an upgrade is brought up to this release first (its
   // columns and the messages table), as report and dump do.
   const rows = await withCurrentSchema(ctx, args, async (db) => {
@@ -273,13 +275,14 @@ async function listHandler(ctx: CliContext, args: Awaited<ReturnType<typeof list
       const stored = await readStatuses(db);
       if (!stored.includes(args.status)) throw new UsageError(unknownStatusMessage(args.status, stored));
     }
-    return readLedger(db, {
+    const ledger = await readLedger(db, {
       ...(args.status ? { status: args.status } : {}),
-      ...(projectFilter ? { projectId: projectFilter } : {}),
+      ...(projects.length === 1 ? { projectId: projects[0] } : {}),
     });
+    return ledger.filter((r) => listed(r.projectId));
   });
   // Jobs created while the database was held are not in the ledger yet: say so, beside the list.
-  const kept = readAllKeptJobs(spoolDirFor(args.db), 'created').filter((k) => projectFilter === undefined || k.projectId === projectFilter);
+  const kept = readAllKeptJobs(spoolDirFor(args.db), 'created').filter((k) => listed(k.projectId));
   if (kept.length > 0) {
     const one = kept.length === 1;
     tellStderr(ctx.io, loggerFor(ctx.io, args).format, {

@@ -155,6 +155,41 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
   });
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Pure: the requests a day of cron spends before it gets to the backlog: those of the windows
+ * due tomorrow (`tomorrow`: the series planned a day on) if every window due now were loaded
+ * now: the windows that close, the partial ones, and those still settling. The same planner,
+ * one day on; a window it estimates as loaded today, as the series' recent windows.
+ */
+export function planDailyRequests(input: StatusInput, tomorrow: readonly SeriesPlan[]): number {
+  const key = (metric: Metric, projectId: string, w: Window): string => `${metric}\u0000${projectId}\u0000${windowKey(w)}`;
+  const known = new Map(input.known.map((k) => [key(k.metric, k.projectId, k), k]));
+  for (const s of input.series) {
+    const loaded = new Map(input.known.filter((k) => k.metric === s.metric && k.projectId === s.projectId).map((k) => [windowKey(k), k]));
+    for (const window of s.windows) {
+      if (decideWindow({ loaded, now: input.now, lookbackDays: input.lookbackDays }, window).action === 'skip') continue;
+      const before = loaded.get(windowKey(window));
+      known.set(key(s.metric, s.projectId, window), { metric: s.metric, projectId: s.projectId, start: window.start, end: window.end, fetchedAt: input.now, rowCount: before?.rowCount ?? null });
+    }
+  }
+  const next = planSeriesStatus({ series: tomorrow, known: [...known.values()], spooled: [], now: input.now + DAY_MS, lookbackDays: input.lookbackDays });
+  return next.reduce((n, s) => n + s.backlogRequests, 0);
+}
+
+/**
+ * Pure: the nightly runs a backlog of `backlog` requests needs at `perRun` requests a run,
+ * each run spending `daily` of them first on the day's new and settling windows (most recent
+ * first); null when a run's requests do not cover a day's: the backlog is never done.
+ */
+export function planRunsLeft(backlog: number, perRun: number, daily: number): number | null {
+  if (backlog <= 0) return 0;
+  if (backlog <= perRun) return 1;
+  if (perRun <= daily) return null;
+  return 1 + Math.ceil((backlog - perRun) / (perRun - daily));
+}
+
 /**
  * Pure: when `count` more requests are done if each goes as soon as the hourly budget allows
  * (a request may start once fewer than `perHour` started in the hour before it), given the

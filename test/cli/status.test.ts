@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
 import type { StatusReport } from '../../src/cli/commands/status.js';
-import { planEta, planSeriesStatus, pagesForRows } from '../../src/extract/backlog.js';
+import { planDailyRequests, planEta, planRunsLeft, planSeriesStatus, pagesForRows } from '../../src/extract/backlog.js';
+import { checkPipelineConfig, planSyncSeries } from '../../src/extract/pipeline-config.js';
 import { grainOf } from '../../src/core/domain.js';
 import { startHarness, type Harness, asText } from './harness.js';
 
@@ -61,14 +62,20 @@ describe('docpipe status', () => {
     });
     expect(report.lastRun).toMatchObject({ command: `sync ${file}`, status: 'budget', exitCode: 75, summary: { windowsLoaded: 2, requests: 5 } });
     expect(report.spool).toEqual({ walks: 1, completedWalks: 0, inUse: 0, pages: 1, createdJobs: 0, sentMessages: 0 });
-    expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', runsLeft: 3, check: null });
+    // Each nightly run spends 6 requests first (the day that closes and the two still settling,
+    // 2 pages each): the file's cap of 5 a run never gets to the backlog.
+    expect(report).toMatchObject({ backlogWindows: 7, backlogRequests: 13, etaAt: '2026-03-10T06:00:00Z', dailyRequests: 6, runsLeft: null, backlogNeverDone: true, check: null });
+    const shown = await h.run(['status', file, '--log-format', 'text']);
+    expect(shown.stdout).toContain("warning: each nightly run spends about 6 requests on the day's new and settling windows first, as many as its cap or more");
 
     // At 10 an hour, 5 more go now and the other 8 an hour after the first five.
-    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 }, runsLeft: 3 });
-    // An hourly budget below maxRequestsPerRun stops each cron run first: 13 requests at 4 a run.
-    expect((await status(['--requests-per-hour', '4'])).report).toMatchObject({ runsLeft: 4 });
-    // --max-requests caps each sync run before the file's maxRequestsPerRun, and so it does here: 13 at 2 a run.
-    expect((await status(['--max-requests', '2'])).report).toMatchObject({ runsLeft: 7 });
+    expect((await status(['--requests-per-hour', '10'])).report).toMatchObject({ etaAt: '2026-03-10T07:00:02Z', budget: { freeNow: 5 } });
+    // --max-requests caps each sync run before the file's maxRequestsPerRun: 13 at 8 a run, 6 of
+    // each later run going on the day's windows first: the first run, then 5 left at 2 a run.
+    expect((await status(['--max-requests', '8'])).report).toMatchObject({ runsLeft: 1 + 3, backlogNeverDone: false });
+    // An hourly budget below the cap stops each cron run first: 13 at 7 a run (6 for the day), 6 left at 1 a run.
+    expect((await status(['--max-requests', '8', '--requests-per-hour', '7'])).report).toMatchObject({ runsLeft: 1 + 6 });
+    expect((await status(['--max-requests', '13'])).report).toMatchObject({ runsLeft: 1 });
     // Half an hour later at 5 an hour, the next slot frees when the first request is an hour old.
     h.clock.advance(HOUR / 2);
     expect((await status(['--requests-per-hour', '5'])).report.budget).toMatchObject({ usedLastHour: 5, freeNow: 0, nextSlotAt: '2026-03-10T07:00:02Z' });
@@ -182,6 +189,26 @@ describe('backlog planners', () => {
     expect(grainOf({ start: '2026-03-10', end: '2026-03-17' })).toBe('range'); // not a Monday
     expect(grainOf({ start: '2026-02-01', end: '2026-03-01' })).toBe('month');
     expect(grainOf({ start: '2026-02-01', end: '2026-02-20' })).toBe('range');
+  });
+  it("a nightly run's own cost comes first: runs left count what is left of each run after it, and none when it takes the whole cap", () => {
+    expect(planRunsLeft(0, 90, 10)).toBe(0);
+    expect(planRunsLeft(90, 90, 10)).toBe(1);
+    // 300 at 90 a run: the first run takes 90, each later one 80 (10 go on the day's windows).
+    expect(planRunsLeft(300, 90, 10)).toBe(1 + Math.ceil(210 / 80));
+    expect(planRunsLeft(300, 90, 0)).toBe(Math.ceil(300 / 90));
+    expect(planRunsLeft(300, 90, 90)).toBeNull();
+  });
+  it.each([
+    [2, 3],
+    [0, 1],
+  ])("with lookbackDays %i, a day of cron costs %i requests a day series of one page a window: the day that closes and those still settling", (lookbackDays, daily) => {
+    const now = Date.parse('2026-03-10T06:00:00Z');
+    const config = checkPipelineConfig({ projects: ['docs'], metrics: ['visitors'], start: '2026-02-01', window: 'day', lookbackDays }).config!;
+    // Every window loaded long after it closed (settled), 100 rows each (one page).
+    const windows = planSyncSeries(config, ['docs'], now)[0]!.windows;
+    const known = windows.map((w) => ({ metric: 'visitors' as const, projectId: 'docs', start: w.start, end: w.end, fetchedAt: now, rowCount: 100 }));
+    const input = { series: planSyncSeries(config, ['docs'], now), known, spooled: [], now, lookbackDays };
+    expect(planDailyRequests(input, planSyncSeries(config, ['docs'], now + 86_400_000))).toBe(daily);
   });
   it('estimates pages from rows, an empty window costing one request', () => {
     expect([0, 1, 250, 251, 6000].map((rows) => pagesForRows(rows))).toEqual([1, 1, 1, 2, 24]);

@@ -14,7 +14,7 @@ import { formatDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/errors.js';
 import { grainOf } from '../../core/domain.js';
 import { MAX_LOOKBACK_DAYS } from '../../extract/plan-export.js';
-import { planEta, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
+import { planDailyRequests, planEta, planRunsLeft, planSeriesStatus, type SeriesPlan, type SeriesStatus } from '../../extract/backlog.js';
 import { PLACEHOLDER_PROJECT, planSyncSeries, resolveSyncProjects, type PipelineConfig } from '../../extract/pipeline-config.js';
 import { Database, requireDatabaseFile, upgradeIfOlder } from '../../load/database.js';
 import { plural } from '../../load/doctor.js';
@@ -86,10 +86,19 @@ export interface StatusReport {
   /** When the backlog is done at the hourly budget (a `--wait` run); null with no pipeline file. */
   etaAt: string | null;
   /**
-   * Runs from cron the backlog needs, each spending `--max-requests` or else the pipeline's
-   * `maxRequestsPerRun`, or the hourly budget where that is smaller (it stops the run first).
+   * Requests each nightly run spends first on the windows that close, the partial ones and
+   * those still settling (most recent first), before the backlog; null with no pipeline file.
+   */
+  dailyRequests: number | null;
+  /**
+   * Nightly runs (one a day) the backlog needs, each spending `--max-requests` or else the
+   * pipeline's `maxRequestsPerRun`, or the hourly budget where that is smaller (it stops the
+   * run first), of which `dailyRequests` go on the day's windows first. Null with no cap, or
+   * when a run's requests do not cover a day's (`backlogNeverDone`).
    */
   runsLeft: number | null;
+  /** A run's cap does not cover a day's new and settling windows: the backlog is never done by cron. */
+  backlogNeverDone: boolean;
   check: { maxAgeDays: number; stale: { projectId: string; metric: string; grain: string; dataAgeDays: number | null }[] } | null;
 }
 
@@ -158,13 +167,16 @@ export function statusCommand(ctx: CliContext): CommandModule {
               const grain = grainOf(k);
               return [`${k.projectId}\u0000${k.metric}\u0000${grain}`, { projectId: k.projectId, metric: k.metric, grain, windows: [], onlyKnown: true }] as const;
             })).values()].sort((a, b) => `${a.projectId} ${a.metric} ${a.grain}`.localeCompare(`${b.projectId} ${b.metric} ${b.grain}`));
-      const statuses = planSeriesStatus({
+      const statusInput = {
         series,
         known,
         spooled: walks.map((w) => ({ metric: w.metric, projectId: w.projectId, window: w.window, pages: w.pages, completed: w.completed !== null })),
         now,
         lookbackDays: pipeline?.config.lookbackDays ?? lookback ?? 2,
-      });
+      };
+      const statuses = planSeriesStatus(statusInput);
+      // What each nightly run spends first on the day's new and settling windows.
+      const dailyRequests = pipeline ? planDailyRequests(statusInput, planSyncSeries(pipeline.config, pipeline.projects, now + 86_400_000)) : null;
 
       const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
       const usedLastHour = times.filter((t) => t > now - BUDGET_WINDOW_MS).length;
@@ -200,7 +212,9 @@ export function statusCommand(ctx: CliContext): CommandModule {
         backlogWindows: statuses.reduce((n, s) => n + s.backlogWindows, 0),
         backlogRequests,
         etaAt: pipeline ? iso(planEta(times, now, perHour, backlogRequests)) : null,
-        runsLeft: pipeline && perRun ? Math.ceil(backlogRequests / perRun) : null,
+        dailyRequests,
+        runsLeft: pipeline && perRun ? planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) : null,
+        backlogNeverDone: pipeline !== null && perRun !== undefined && backlogRequests > perRun && planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) === null,
         check:
           args.check === undefined
             ? null
@@ -286,11 +300,17 @@ function renderStatus(r: StatusReport, now: number): string {
     const left = Date.parse(r.etaAt) - now;
     const runs = r.runsLeft === null ? '' : `; ${r.runsLeft} run${r.runsLeft === 1 ? '' : 's'} from cron`;
     lines.push(
-      r.backlogRequests === 0
+      r.backlogWindows === 0
         ? 'backlog: nothing due'
-        : `backlog: ${r.backlogWindows} windows, about ${r.backlogRequests} requests; done by ${r.etaAt} at ${r.budget.requestsPerHour} requests/h ` +
+        : r.backlogRequests === 0
+          ? `backlog: ${r.backlogWindows} window${r.backlogWindows === 1 ? '' : 's'}, all in the spool: the next run loads them without a request`
+          : `backlog: ${r.backlogWindows} windows, about ${r.backlogRequests} requests; done by ${r.etaAt} at ${r.budget.requestsPerHour} requests/h ` +
             `(in ${formatDuration(left)}, with --wait)${runs}`,
     );
+    if (r.backlogNeverDone) {
+      lines.push(`warning: each nightly run spends about ${r.dailyRequests} requests on the day's new and settling windows first, as many as its cap or more: ` +
+        'cron never gets to the backlog; raise maxRequestsPerRun, or backfill with sync --wait');
+    }
   } else {
     lines.push('backlog: name a pipeline file (or edit pipelines/nightly.json) to see what is due');
   }

@@ -71,6 +71,12 @@ export interface HttpClientOptions {
    */
   maxRetryAfterWaits?: number;
   /**
+   * How long a 429 that does not say how long (no `Retry-After`, which the API does not
+   * document) is waited for, as if it had said so (a run that waits for the budget, where
+   * another client may have spent the hour). Unset: it is backed off as other failures are.
+   */
+  unsaidRetryAfterMs?: number;
+  /**
    * Bound on all attempts and waits of one request, in ms (on `clock`): a wait that would end
    * past it is not begun, and the request fails at once with its last error. @default 300_000
    */
@@ -125,8 +131,8 @@ export interface RequestOptions<T> {
   afterSend?: (status: number, notSent: boolean) => Promise<void>;
 }
 
-type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>> &
-  Pick<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry'>;
+type ResolvedOptions = Required<Omit<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry' | 'unsaidRetryAfterMs'>> &
+  Pick<HttpClientOptions, 'beforeAttempt' | 'afterAttempt' | 'onRetry' | 'unsaidRetryAfterMs'>;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -370,6 +376,7 @@ export class HttpClient {
   async request<T>(request: RequestOptions<T>): Promise<T> {
     const { clock, minBackoffMs, maxBackoffMs, maxRetryAfterWaits, random } = this.options;
     const idempotent = request.idempotent ?? request.method === 'GET';
+    const decide = (error: unknown): ReturnType<typeof decideRetry> => decideRetry(error, idempotent, this.options.unsaidRetryAfterMs);
     const started = clock.now();
     let waits = 0;
     return pRetry(
@@ -378,7 +385,7 @@ export class HttpClient {
           return await this.attempt(request);
         } catch (error) {
           if (!(error instanceof DocpipeError) || error instanceof InterruptedError) throw new AbortError(error as Error);
-          const decision = decideRetry(error, idempotent);
+          const decision = decide(error);
           if (decision.action === 'abort') throw new AbortError(error);
           if (decision.action === 'wait' && decision.ms > this.options.maxRetryAfterMs) {
             throw new AbortError(error);
@@ -401,7 +408,7 @@ export class HttpClient {
         ...(request.signal && request.abortInFlight !== false ? { signal: request.signal } : {}),
         // A server-specified wait uses no retry; backoff does. Both are bounded.
         onFailedAttempt: async ({ error, attemptNumber, retriesConsumed }) => {
-          const decision = decideRetry(error, idempotent);
+          const decision = decide(error);
           if (decision.action === 'abort') return;
           if (decision.action === 'backoff' && retriesConsumed >= this.options.retries) throw error; // the last attempt failed
           if (decision.action === 'wait' && ++waits > maxRetryAfterWaits) throw error;
@@ -413,7 +420,7 @@ export class HttpClient {
           if (error instanceof DocpipeError) this.options.onRetry?.(error, attemptNumber, delay);
           await clock.sleep(delay.ms, request.signal);
         },
-        shouldConsumeRetry: ({ error }) => decideRetry(error, idempotent).action !== 'wait',
+        shouldConsumeRetry: ({ error }) => decide(error).action !== 'wait',
       },
     ).catch((error: unknown) => {
       // p-retry rethrows the signal's reason when it aborts a wait.

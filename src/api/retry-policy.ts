@@ -15,12 +15,14 @@ export type RetryDecision =
 /**
  * @param idempotent whether repeating the request is harmless (GET). A POST is repeated only
  *   when the server provably did nothing: 429, 503, or a connection that never opened.
+ * @param unsaidRetryAfterMs how long a 429 without Retry-After is waited for; unset: backed off.
  */
-export function decideRetry(error: unknown, idempotent: boolean): RetryDecision {
+export function decideRetry(error: unknown, idempotent: boolean, unsaidRetryAfterMs?: number): RetryDecision {
   if (error instanceof RateLimitError) {
-    return error.retryAfterMs === undefined
-      ? { action: 'backoff' }
-      : { action: 'wait', ms: error.retryAfterMs };
+    // A 429 that does not say how long: waited for as long as the caller takes it to mean
+    // (a run that waits for the budget), or else backed off.
+    const ms = error.retryAfterMs ?? (error.status === 429 ? unsaidRetryAfterMs : undefined);
+    return ms === undefined ? { action: 'backoff' } : { action: 'wait', ms };
   }
   if (error instanceof HttpError) {
     if (error.status === 503) return { action: 'backoff' };

@@ -32,6 +32,9 @@ export const DEFAULT_REQUESTS_PER_HOUR = 100;
 /** Longest wait for the hourly budget unless told otherwise: longer stops the run (exit code 75). */
 export const DEFAULT_MAX_WAIT_MS = 60_000;
 
+/** How long a `--wait` run sleeps on a 429 without Retry-After (see HttpClientOptions.unsaidRetryAfterMs). */
+const UNSAID_RETRY_AFTER_MS = 600_000;
+
 /** A run that may wait longer than the default for the budget (`--wait`): a backfill in one process. */
 const waitsForBudget = (maxWaitMs: number): boolean => maxWaitMs > DEFAULT_MAX_WAIT_MS;
 
@@ -138,6 +141,10 @@ async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, optio
     ? {
         ...common.http,
         maxRetryAfterMs: Math.max(common.http?.maxRetryAfterMs ?? 60_000, options.maxWaitMs),
+        // A 429 that says not how long (another client of the organization spent the hour) is
+        // slept through too: 10 minutes a time (or --max-wait, if shorter), up to
+        // maxRetryAfterWaits of them, instead of stopping the run after a few backoffs.
+        unsaidRetryAfterMs: common.http?.unsaidRetryAfterMs ?? Math.min(UNSAID_RETRY_AFTER_MS, options.maxWaitMs),
         maxRetryTimeMs: common.http?.maxRetryTimeMs ?? Number.POSITIVE_INFINITY,
       }
     : common.http;

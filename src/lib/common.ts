@@ -147,8 +147,8 @@ export function checkOptionNames(options: unknown, known: ReadonlySet<string>, w
 
 /** The HTTP client's settings a caller may pass (CommonOptions.http). */
 const HTTP_OPTION_NAMES = optionNames<NonNullable<CommonOptions['http']>>()([
-  'timeoutMs', 'retries', 'minBackoffMs', 'maxBackoffMs', 'maxRetryAfterMs', 'maxRetryAfterWaits', 'maxRetryTimeMs', 'transport', 'random',
-  'keySource', 'baseUrlSource',
+  'timeoutMs', 'retries', 'minBackoffMs', 'maxBackoffMs', 'maxRetryAfterMs', 'maxRetryAfterWaits', 'unsaidRetryAfterMs', 'maxRetryTimeMs', 'transport',
+  'random', 'keySource', 'baseUrlSource',
 ]);
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;

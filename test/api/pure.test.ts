@@ -70,6 +70,11 @@ describe('decideRetry', () => {
   ] as const)('%s', (_name, error, idempotent, expected) => {
     expect(decideRetry(error, idempotent)).toEqual(expected);
   });
+  it('a 429 without Retry-After is waited for as the caller says (a run that waits for the budget), a 503 without one backed off', () => {
+    expect(decideRetry(rl(undefined), true, 600_000)).toEqual({ action: 'wait', ms: 600_000 });
+    expect(decideRetry(rl(2000), true, 600_000)).toEqual({ action: 'wait', ms: 2000 });
+    expect(decideRetry(rl(undefined, 503), true, 600_000)).toEqual({ action: 'backoff' });
+  });
 });
 
 describe('planRequestSlot', () => {

@@ -179,6 +179,18 @@ describe('--wait: one process for a backfill that takes hours', () => {
     expect(stopped.code).toBe(75);
   });
 
+  it('--wait sleeps through 429s that say not how long (no Retry-After: another client spent the hour), 10 minutes each; without --wait they stop the run', async () => {
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, skip: 3, times: 3 });
+    const result = await h.run([...WEEK, '--wait']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ windowsLoaded: 7 });
+    expect(h.clock.sleeps.filter((ms) => ms === 600_000)).toHaveLength(3);
+    h.sandbox.addFault({ kind: 'rate-limit', match: { path: '/visitors' }, times: Infinity });
+    const stopped = await h.run([...WEEK, '--refresh']);
+    expect(stopped.code).toBe(75);
+    expect(h.clock.sleeps.filter((ms) => ms === 600_000)).toHaveLength(3);
+  });
+
   it('sync --wait is one backfill: the pipeline file\'s per-run cap (for cron runs) does not stop it before its first wait', async () => {
     const file = join(h.dir, 'capped.json');
     writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-03-01', requestsPerHour: 5, maxRequestsPerRun: 4 }));

@@ -298,12 +298,18 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     return copy !== undefined && copy.fetchedAt > (loadedAtPlan(item, item.window)?.fetchedAt ?? -Infinity);
   };
 
-  // Every window failing alike (a project the API does not know, a changed schema) stops the run.
+  // Every window failing alike (a changed schema, a key without the scope) stops the run.
   const failedInRow = new FailedInRow('windows');
+  // A project whose every window fails (a mistyped id: 404) is left for the rest of the run,
+  // the other projects going on: its windows take turns with theirs, so the run's count above
+  // starts over at each of theirs.
+  const failedInProject = new Map<string, FailedInRow>();
+  const projectsGivenUp = new Set<string>();
   /** Walks the planned windows in turn, each into the spool and on to the loader. */
   const fetchAll = async (): Promise<void> => {
     for (const q of recovered) await pipeline.push(q);
     for (const item of ordered) {
+      if (projectsGivenUp.has(item.projectId)) continue; // left for the next run
       if (options.signal?.aborted) {
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;
@@ -363,7 +369,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
           break;
         }
         summary.windowsFailed++;
-        options.onWindow?.({ ...item, kind: 'failed', requests: budget.requestsUsed - before, error: message(error) });
+        const ofProject = failedInProject.get(item.projectId) ?? new FailedInRow(`windows of project ${item.projectId}`);
+        failedInProject.set(item.projectId, ofProject);
+        const projectFailing = reason === 'fatal' ? undefined : ofProject.failed(message(error));
+        if (projectFailing) projectsGivenUp.add(item.projectId);
+        options.onWindow?.({
+          ...item,
+          kind: 'failed',
+          requests: budget.requestsUsed - before,
+          error: projectFailing ? `${message(error)}; ${projectFailing.message.replace(/; .*$/, '')}: its other windows are left for the next run` : message(error),
+        });
         if (reason === 'fatal') {
           stop('fatal', error);
           break;
@@ -376,6 +391,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
         continue;
       }
       failedInRow.succeeded();
+      failedInProject.get(item.projectId)?.succeeded();
       await pipeline.push({ spooled, walk, reason: item.reason });
     }
   };
@@ -422,7 +438,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
     if (replacesStop(summary.stopped, reason)) stop(reason, loadError);
   }
-  if (summary.stopped !== null) {
+  if (summary.stopped !== null || projectsGivenUp.size > 0) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;
   }
   summary.requests = budget.requestsUsed;

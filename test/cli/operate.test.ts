@@ -43,6 +43,17 @@ describe('a failing API does not eat the hour', () => {
     expect(summaryOf(again)).toMatchObject({ windowsFailed: 4, stopped: null });
   });
 
+  it('a project whose every window fails (a mistyped id) is left after five, while another project goes on: its windows alternate with the good ones', async () => {
+    h.sandbox.addFault({ kind: 'body', status: 404, body: '{"error":"Project not found"}', match: { path: '/v1/analytics/typo/' }, times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs,typo', '--from', '2026-03-01', '--to', '2026-03-09']);
+    // Eight windows each: the good project's all loaded; the other's five failed, three left; exit 1 (failed windows).
+    expect(result.code).toBe(1);
+    expect(h.sandbox.requests.filter((r) => r.path.includes('/typo/'))).toHaveLength(5);
+    expect(summaryOf(result)).toMatchObject({ stopped: null, windowsLoaded: 8, windowsFailed: 5, windowsLeft: 3 });
+    const failed = logLines(result).filter((l) => l.event === 'window failed');
+    expect(String(failed.at(-1)?.error)).toMatch(/HTTP 404.*; 5 windows of project typo in a row failed \(last: .*\): its other windows are left for the next run$/);
+  });
+
   it.each([
     ['500 on everything', { kind: 'server-error' as const }],
     ['503 without Retry-After on everything', { kind: 'server-error' as const, status: 503 }],

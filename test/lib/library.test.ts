@@ -21,7 +21,9 @@ import {
   submitJobs,
   syncPipeline,
   UsageError,
+  type AnalyticsResult,
   type Sandbox,
+  type WindowEvent,
 } from 'docpipe';
 import { fileHolder, holdFile } from '../cli/harness.js';
 
@@ -151,6 +153,23 @@ describe("import { … } from 'docpipe'", () => {
     }
   });
 
+  /** An export of two windows that does not wait for a held file, another process taking the file at its plan (`holder`). */
+  const exportWhileTaken = async (holder: { take: () => Promise<void> }, onWindow?: (event: WindowEvent) => void): Promise<AnalyticsResult> => {
+    let taking: Promise<void> | undefined;
+    const run = await exportAnalytics({
+      ...common(),
+      lockTimeoutMs: 0,
+      project: 'docs',
+      metric: 'visitors',
+      from: '2026-03-01',
+      to: '2026-03-03',
+      onPlan: () => void (taking = holder.take()),
+      ...(onWindow ? { onWindow } : {}),
+    });
+    await taking;
+    return run;
+  };
+
   it('a file held when the fetching is over (past the lock wait) stops the run with its walks in the spool: nothing is loaded after the summary', async () => {
     // Taken from the start: the database exists, and its record of the run is written.
     await exportAnalytics({ ...common(), project: 'docs', metric: 'visitors', from: '2026-02-20', to: '2026-02-21' });
@@ -158,21 +177,10 @@ describe("import { … } from 'docpipe'", () => {
     try {
       // The first answer comes late, so the file is held (from the plan on) before the walks end.
       sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, delayMs: 1_500, times: 1 });
-      let taking: Promise<void> | undefined;
       const loadedAfter: string[] = [];
       let ended = false;
-      const run = await exportAnalytics({
-        ...common(),
-        lockTimeoutMs: 0,
-        project: 'docs',
-        metric: 'visitors',
-        from: '2026-03-01',
-        to: '2026-03-03',
-        onPlan: () => void (taking = holder.take()),
-        onWindow: (event) => void (ended && loadedAfter.push(`${event.kind} ${event.window.start}`)),
-      });
+      const run = await exportWhileTaken(holder, (event) => void (ended && loadedAfter.push(`${event.kind} ${event.window.start}`)));
       ended = true;
-      await taking;
       expect(run).toMatchObject({ stopped: 'locked', exitCode: 75, windowsLoaded: 0, windowsLeft: 2 });
       await holder.release();
       // Past the loader's wait for a fuller batch (1 s): nothing loads in the background.
@@ -194,17 +202,7 @@ describe("import { … } from 'docpipe'", () => {
       // The second window's request is refused (401); the first answer comes late, so the file is held by then.
       sandbox.addFault({ kind: 'server-error', status: 401, match: { path: '/visitors' }, skip: 1, times: 1 });
       sandbox.addFault({ kind: 'slow', match: { path: '/visitors' }, delayMs: 1_500, times: 1 });
-      let taking: Promise<void> | undefined;
-      const run = await exportAnalytics({
-        ...common(),
-        lockTimeoutMs: 0,
-        project: 'docs',
-        metric: 'visitors',
-        from: '2026-03-01',
-        to: '2026-03-03',
-        onPlan: () => void (taking = holder.take()),
-      });
-      await taking;
+      const run = await exportWhileTaken(holder);
       expect(run).toMatchObject({ stopped: 'fatal', exitCode: 1, windowsLoaded: 0 });
       expect(run.stopMessage).toMatch(/the API rejected the key \(HTTP 401\)/);
     } finally {

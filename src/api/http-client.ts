@@ -152,8 +152,9 @@ export function looksLikeKey(value: string): boolean {
  */
 function shownBaseUrl(raw: string): string {
   let text = raw.trim();
-  const at = text.lastIndexOf('@');
-  if (at >= 0) text = `${/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''}***${text.slice(at)}`;
+  // The last '@' that ends a user and password: not one that begins a path segment (`/@team`).
+  const at = text.search(/[^/]@(?!.*[^/]@)/) + 1;
+  if (at > 0) text = `${/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''}***${text.slice(at)}`;
   return text.replace(/mint_[A-Za-z0-9_-]*|(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}/g, '[a key?]');
 }
 

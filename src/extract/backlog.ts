@@ -155,27 +155,24 @@ export function planSeriesStatus(input: StatusInput): SeriesStatus[] {
   });
 }
 
-const DAY_MS = 86_400_000;
+/** A window's length in days, on average (a month: a twelfth of a year). */
+const GRAIN_DAYS: Record<Grain, number> = { day: 1, week: 7, month: 365.25 / 12, range: Number.POSITIVE_INFINITY };
 
 /**
- * Pure: the requests a day of cron spends before it gets to the backlog: those of the windows
- * due tomorrow (`tomorrow`: the series planned a day on) if every window due now were loaded
- * now: the windows that close, the partial ones, and those still settling. The same planner,
- * one day on; a window it estimates as loaded today, as the series' recent windows.
+ * Pure: the requests a day of cron spends, on average, before it gets to the backlog: each
+ * window is fetched when it closes and again once a day until it settles (`lookbackDays`
+ * after its end), so a series costs (1 + lookbackDays) walks of its usual pages per window
+ * length: a day series every day, a week series a seventh of that (all on the days a week
+ * closes), a month series about a thirtieth.
  */
-export function planDailyRequests(input: StatusInput, tomorrow: readonly SeriesPlan[]): number {
-  const key = (metric: Metric, projectId: string, w: Window): string => `${metric}\u0000${projectId}\u0000${windowKey(w)}`;
-  const known = new Map(input.known.map((k) => [key(k.metric, k.projectId, k), k]));
+export function planDailyRequests(input: Pick<StatusInput, 'series' | 'known' | 'lookbackDays'>): number {
+  let daily = 0;
   for (const s of input.series) {
-    const loaded = new Map(input.known.filter((k) => k.metric === s.metric && k.projectId === s.projectId).map((k) => [windowKey(k), k]));
-    for (const window of s.windows) {
-      if (decideWindow({ loaded, now: input.now, lookbackDays: input.lookbackDays }, window).action === 'skip') continue;
-      const before = loaded.get(windowKey(window));
-      known.set(key(s.metric, s.projectId, window), { metric: s.metric, projectId: s.projectId, start: window.start, end: window.end, fetchedAt: input.now, rowCount: before?.rowCount ?? null });
-    }
+    const mine = input.known.filter((k) => k.metric === s.metric && k.projectId === s.projectId && grainOf(k) === s.grain);
+    const pages = pageSizeOf(s.metric) === null ? 1 : (recentAveragePages(mine) ?? recentAveragePages(input.known.filter((k) => k.projectId === s.projectId)) ?? 1);
+    daily += ((1 + input.lookbackDays) * pages) / GRAIN_DAYS[s.grain];
   }
-  const next = planSeriesStatus({ series: tomorrow, known: [...known.values()], spooled: [], now: input.now + DAY_MS, lookbackDays: input.lookbackDays });
-  return next.reduce((n, s) => n + s.backlogRequests, 0);
+  return daily;
 }
 
 /**

@@ -235,9 +235,11 @@ export class MessageLedger {
          status = CASE WHEN $sent THEN 'sent' ELSE status END,
          status_after = CASE WHEN $sent THEN $status ELSE status_after END,
          sent_at = CASE WHEN $sent THEN $now::TIMESTAMPTZ ELSE sent_at END,
-         job_status = CASE WHEN ${ended} AND NOT $terminal THEN job_status ELSE $status END,
+         -- The answer to the message shows the job as it was before it (the message is processed
+         -- asynchronously): an end there is no end; the job works again until a poll says it ended.
+         job_status = CASE WHEN $sent AND $terminal THEN 'active' WHEN ${ended} AND NOT $terminal THEN job_status ELSE $status END,
          pr_link = CASE WHEN ${ended} AND NOT $terminal THEN pr_link ELSE coalesce($pr, pr_link) END,
-         finished_at = CASE WHEN $terminal THEN coalesce(finished_at, $now::TIMESTAMPTZ) WHEN ${ended} THEN finished_at END,
+         finished_at = CASE WHEN $terminal AND NOT $sent THEN coalesce(finished_at, $now::TIMESTAMPTZ) WHEN ${ended} THEN finished_at END,
          polls = polls + CASE WHEN $sent THEN 0 ELSE 1 END,
          error = NULL, updated_at = $now::TIMESTAMPTZ, run_id = $run
        WHERE project_id = $p AND message_key = $k`,

@@ -179,7 +179,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
         jobId: entry.jobId,
         message: `the API answered the message to job ${entry.jobId} with another job ('${job.id}'); job ${entry.jobId} is followed`,
       });
-      job = { ...job, id: entry.jobId };
+      // Nothing of the other job (its status, its PR) is taken for this one's.
+      job = { id: entry.jobId, status: 'active', model: null, repository: null, ref: null, prLink: null, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
     }
     sent++;
     try {
@@ -194,7 +195,9 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
       });
       throw error;
     }
-    if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: false });
+    // The prompt's job works again: an end in the answer is the job as it was before the message.
+    const working = isTerminalStatus(job.status) ? { ...job, status: 'active' } : job;
+    if (entry.promptKey !== null) await jobs.recordJob(projectId, entry.promptKey, working, clock.now(), { polled: false });
     options.onEvent?.({ kind: 'sent', key: entry.key, jobId: entry.jobId, status: job.status ?? 'active' });
     // Followed even when the answer says the job ended: a message is processed asynchronously
     // (the API's words), and its answer may show the job as it was before it.

@@ -177,6 +177,8 @@ describe('checkBaseUrl', () => {
     // A user and password without a scheme, or with characters a URL's would not hold.
     ['alice:s3cret@proxy.example.com:8080', "invalid --base-url '***@proxy.example.com:8080': expected an http(s) URL"],
     ['http://user:pa/ss@host', "invalid --base-url 'http://***@host': not a URL"],
+    // An '@' that begins a path segment is no password's end.
+    ['ftp://host/@team/', "invalid --base-url 'ftp://host/@team/': expected an http(s) URL"],
   ])('never shows what could be a secret: %s', (url, message) => {
     expect(() => checkBaseUrl(url)).toThrow(new UsageError(message));
   });

@@ -123,12 +123,13 @@ describe('docpipe jobs message', () => {
 
   it('an answer to a message that names another job moves nothing: the prompt and the message keep the job asked for, with a warning', async () => {
     const job = await jobOf('Check /installation');
-    h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/message' }, patch: { id: 'job_999' }, times: 1 });
-    const result = await h.run(['jobs', 'message', job.job_id, 'Add the Windows steps after all [pr]', ...FAST]);
+    // The other job's status and PR are not taken for this one's either.
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/message' }, patch: { id: 'job_999', status: 'completed', prLink: 'https://github.com/acme/docs/pull/999' }, times: 1 });
+    const result = await h.run(['jobs', 'message', job.job_id, 'Rename the heading [nopr]', ...FAST]);
     expect(result.code, result.stderr).toBe(0);
     expect(logLines(result).some((l) => l.level === 'warn' && String(l.message).includes(`answered the message to job ${job.job_id} with another job ('job_999')`))).toBe(true);
-    expect(await jobOf('Check /installation')).toMatchObject({ job_id: job.job_id, status: 'completed' });
-    expect(await messages(h.db)).toMatchObject([{ job_id: job.job_id, status: 'sent' }]);
+    expect(await jobOf('Check /installation')).toMatchObject({ job_id: job.job_id, status: 'completed', pr_link: null });
+    expect(await messages(h.db)).toMatchObject([{ job_id: job.job_id, status: 'sent', status_after: 'active', pr_link: null }]);
     expect(h.sandbox.requests.some((r) => r.path.includes('job_999'))).toBe(false);
   });
 
@@ -304,6 +305,15 @@ describe('docpipe jobs message', () => {
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stdout).toContain('1 would be sent');
     expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it('an answer that shows the job ended (as it was before the message) is no end: the job still working at --timeout is timed_out (exit 1), message and prompt alike', async () => {
+    const job = await jobOf('Check /installation');
+    h.sandbox.addFault({ kind: 'patch', match: { method: 'POST', path: '/message' }, patch: { status: 'completed' }, times: 1 });
+    const result = await h.run(['jobs', 'message', job.job_id, 'Keep going forever [never]', ...FAST, '--timeout', '30']);
+    expect(result.code).toBe(1);
+    expect(await messages(h.db)).toMatchObject([{ status: 'sent', status_after: 'completed', job_status: 'timed_out' }]);
+    expect(await jobOf('Check /installation')).toMatchObject({ status: 'timed_out' });
   });
 
   it('a status the API does not document is kept at --timeout (the timeout beside it), and a later poll without a PR keeps the one the message got', async () => {

@@ -199,16 +199,18 @@ describe('backlog planners', () => {
     expect(planRunsLeft(300, 90, 90)).toBeNull();
   });
   it.each([
-    [2, 3],
-    [0, 1],
-  ])("with lookbackDays %i, a day of cron costs %i requests a day series of one page a window: the day that closes and those still settling", (lookbackDays, daily) => {
+    ['day', 2, 3],
+    ['day', 0, 1],
+    // A week is fetched when it closes and on the two days after: three walks a week.
+    ['week', 2, 3 / 7],
+    ['month', 2, 3 / (365.25 / 12)],
+  ] as const)('a %s series with lookbackDays %i costs cron %d requests a day on average (one page a window): the windows that close and those still settling', (grain, lookbackDays, daily) => {
     const now = Date.parse('2026-03-10T06:00:00Z');
-    const config = checkPipelineConfig({ projects: ['docs'], metrics: ['visitors'], start: '2026-02-01', window: 'day', lookbackDays }).config!;
-    // Every window loaded long after it closed (settled), 100 rows each (one page).
-    const windows = planSyncSeries(config, ['docs'], now)[0]!.windows;
-    const known = windows.map((w) => ({ metric: 'visitors' as const, projectId: 'docs', start: w.start, end: w.end, fetchedAt: now, rowCount: 100 }));
-    const input = { series: planSyncSeries(config, ['docs'], now), known, spooled: [], now, lookbackDays };
-    expect(planDailyRequests(input, planSyncSeries(config, ['docs'], now + 86_400_000))).toBe(daily);
+    const config = checkPipelineConfig({ projects: ['docs'], metrics: ['visitors'], start: '2025-09-01', window: grain, lookbackDays }).config!;
+    const series = planSyncSeries(config, ['docs'], now);
+    // Every window loaded, 100 rows each (one page).
+    const known = series[0]!.windows.map((w) => ({ metric: 'visitors' as const, projectId: 'docs', start: w.start, end: w.end, fetchedAt: now, rowCount: 100 }));
+    expect(planDailyRequests({ series, known, lookbackDays })).toBeCloseTo(daily, 6);
   });
   it('estimates pages from rows, an empty window costing one request', () => {
     expect([0, 1, 250, 251, 6000].map((rows) => pagesForRows(rows))).toEqual([1, 1, 1, 2, 24]);

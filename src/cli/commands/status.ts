@@ -86,8 +86,8 @@ export interface StatusReport {
   /** When the backlog is done at the hourly budget (a `--wait` run); null with no pipeline file. */
   etaAt: string | null;
   /**
-   * Requests each nightly run spends first on the windows that close, the partial ones and
-   * those still settling (most recent first), before the backlog; null with no pipeline file.
+   * Requests a nightly run spends first, on average, on the windows that close and those still
+   * settling (most recent first), before the backlog; null with no pipeline file.
    */
   dailyRequests: number | null;
   /**
@@ -176,7 +176,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       };
       const statuses = planSeriesStatus(statusInput);
       // What each nightly run spends first on the day's new and settling windows.
-      const dailyRequests = pipeline ? planDailyRequests(statusInput, planSyncSeries(pipeline.config, pipeline.projects, now + 86_400_000)) : null;
+      const dailyRequests = pipeline ? planDailyRequests(statusInput) : null;
 
       const perHour = args.requestsPerHour ?? pipeline?.config.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR;
       const usedLastHour = times.filter((t) => t > now - BUDGET_WINDOW_MS).length;
@@ -212,7 +212,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
         backlogWindows: statuses.reduce((n, s) => n + s.backlogWindows, 0),
         backlogRequests,
         etaAt: pipeline ? iso(planEta(times, now, perHour, backlogRequests)) : null,
-        dailyRequests,
+        dailyRequests: dailyRequests === null ? null : Math.round(dailyRequests * 10) / 10,
         runsLeft: pipeline && perRun ? planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) : null,
         backlogNeverDone: pipeline !== null && perRun !== undefined && backlogRequests > perRun && planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) === null,
         check:

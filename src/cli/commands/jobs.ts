@@ -122,7 +122,7 @@ export function followOptions<T>(yargs: Argv<T>) {
 /** The options of `jobs submit`, which `jobs from-query` shares. */
 export function submitOptions<T>(yargs: Argv<T>) {
   return followOptions(yargs)
-    .option('dry-run', { type: 'boolean', default: false, describe: 'check the file and list what would be submitted' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'check the prompts and list what would be submitted (no request)' })
     .option('resubmit-unknown', { type: 'boolean', default: false, describe: 'submit again prompts whose outcome is unknown' })
     .option('results', { type: 'string', describe: 'write outcomes to this .jsonl or .csv file' });
 }

@@ -35,7 +35,7 @@ function builder(yargs: Argv) {
     {
       examples: [
         ['sync', 'the nightly run of pipelines/nightly.json'],
-        ['sync pipelines/weekly.json --project docs', 'another pipeline, for one project'],
+        ['sync pipelines/nightly.json --project docs', 'the pipeline, for one project'],
         ['sync --wait --max-wait 6h', 'a backfill that sleeps for the hourly budget, up to 6 hours a wait'],
       ],
       epilogue: PIPELINE_HELP,

@@ -33,11 +33,16 @@ export function defaultLogFormat(stream: { isTTY?: boolean } = process.stderr): 
   return stream.isTTY ? 'text' : 'json';
 }
 
+/** A value as JSON text: a bigint as its digits (a count DuckDB read), an Error as its message. */
+function fieldJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v));
+}
+
 /** A terminal line: values from the API may carry escape sequences, shown as escapes instead. */
 function formatText(level: LogLevel, event: string, fields: LogFields): string {
   const parts = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${neutralise(typeof v === 'string' ? v : JSON.stringify(v))}`);
+    .map(([k, v]) => `${k}=${neutralise(typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : fieldJson(v))}`);
   const prefix = level === 'info' ? '' : `${level}: `;
   return `${prefix}${neutralise(event)}${parts.length > 0 ? ' ' + parts.join(' ') : ''}`;
 }
@@ -47,7 +52,9 @@ export function createLogger(options: LoggerOptions): Logger {
   const now = options.now ?? (() => new Date());
   const emit = (level: LogLevel, event: string, fields: LogFields = {}): void => {
     if (level === 'debug' && !options.verbose) return;
-    write(options.format === 'json' ? jsonLine({ ts: now().toISOString(), level, event, ...fields }) : `${formatText(level, event, fields)}\n`);
+    // A field never stands for the line's own keys (ts, level, event); a BIGINT is its digits.
+    const { ts: _ts, level: _level, event: _event, ...own } = fields;
+    write(options.format === 'json' ? jsonLine(JSON.parse(fieldJson({ ts: now().toISOString(), level, event, ...own })) as unknown) : `${formatText(level, event, own)}\n`);
   };
   return {
     format: options.format,

@@ -84,6 +84,23 @@ describe('rendering', () => {
     createLogger({ format: 'text', write: (t) => (line += t) }).warn('window failed', { error: `bad ${ESC}[2J` });
     expect(line).not.toContain(ESC);
     expect(line).toContain('bad \\x1b[2J');
+    // A column's name may come from the data (a PIVOT on paths): shown as a cell is.
+    const pivot = renderTable([`${ESC}]0;pwned\u0007two\nlines`], [{ [`${ESC}]0;pwned\u0007two\nlines`]: 1 }]);
+    expect(pivot).not.toContain(ESC);
+    expect(pivot.split('\n')[0]).toBe('\\x1b]0;pwned\\x07two lines');
+    // A Unicode line or paragraph separator cannot forge a log line either.
+    line = '';
+    createLogger({ format: 'text', write: (t) => (line += t) }).info('ev\u2028x', { k: 'y\u2029z' });
+    expect(line).toBe('ev\\u2028x k=y\\u2029z\n');
+  });
+
+  it('a log line is its own: a field does not replace ts, level or event, and a BIGINT or an Error is written, not a crash or {}', () => {
+    for (const format of ['json', 'text'] as const) {
+      let line = '';
+      createLogger({ format, write: (t) => (line += t), now: () => new Date(0) }).info('x', { level: 'debug', event: 'forged', n: 5n, e: new Error('boom') });
+      if (format === 'json') expect(JSON.parse(line)).toEqual({ ts: '1970-01-01T00:00:00.000Z', level: 'info', event: 'x', n: '5', e: 'boom' });
+      else expect(line).toBe('x n=5 e=boom\n');
+    }
   });
 
   it('fits columns to a line width, shrinking the widest first', () => {

@@ -24,7 +24,8 @@ export function estimateRemainingMs(done: number, total: number, requestsSoFar: 
 }
 
 function bar(done: number, total: number, width = 24): string {
-  const filled = total === 0 ? width : Math.round((done / total) * width);
+  // More done than planned (a window the plan did not count) fills the bar, no more.
+  const filled = total === 0 ? width : Math.min(width, Math.max(0, Math.round((done / total) * width)));
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
 }
 

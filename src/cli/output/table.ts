@@ -140,8 +140,11 @@ export function renderTable(
   maxWidth = 60,
   fit: TableFit = {},
 ): string {
-  const cells = rows.map((row) => columns.map((c) => clip(neutralise(formatCell(row[c]).replace(/\s+/g, ' ')), maxWidth)));
-  const natural = columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((r) => displayWidth(r[i] ?? ''))));
+  const shown = (text: string): string => clip(neutralise(text.replace(/\s+/g, ' ')), maxWidth);
+  const cells = rows.map((row) => columns.map((c) => shown(formatCell(row[c]))));
+  // A column's name may come from the data too (a PIVOT on paths): shown as its cells are.
+  const headers = columns.map(shown);
+  const natural = columns.map((_c, i) => Math.max(displayWidth(headers[i] ?? ''), ...cells.map((r) => displayWidth(r[i] ?? ''))));
   const widths = fitWidths(natural, columns, fit);
   const numeric = columns.map((c) => rows.length > 0 && rows.every((r) => r[c] === null || isNumeric(r[c])));
   const line = (values: readonly string[]): string =>
@@ -154,7 +157,7 @@ export function renderTable(
       })
       .join('  ')
       .trimEnd();
-  const out = [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
+  const out = [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
   out.push(`(${rows.length} row${rows.length === 1 ? '' : 's'})`);
   return out.join('\n') + '\n';
 }

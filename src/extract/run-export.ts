@@ -377,7 +377,9 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
           ...item,
           kind: 'failed',
           requests: budget.requestsUsed - before,
-          error: projectFailing ? `${message(error)}; ${projectFailing.message.replace(/; .*$/, '')}: its other windows are left for the next run` : message(error),
+          error: projectFailing
+            ? `${message(error)}; ${ofProject.limit} windows of project ${item.projectId} in a row failed: its other windows are left for the next run`
+            : message(error),
         });
         if (reason === 'fatal') {
           stop('fatal', error);

@@ -103,6 +103,8 @@ describe('JobLedger: the API\'s timestamps', () => {
     ['1', null],
     ['+010000-01-01T00:00:00Z', null],
     ['2026-13-01T00:00:00Z', null],
+    ['2024-02-30T00:00:00Z', null],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
   ])('%s is stored as %s', (sent, stored) => {
     const zone = process.env.TZ;
     process.env.TZ = 'America/New_York';

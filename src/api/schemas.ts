@@ -103,19 +103,26 @@ function reasonOf(json: Record<string, unknown>): string | null {
 }
 
 const optionalString = z.string().nullish().catch(null);
+/** A field kept whatever its type: text as it is, anything else as its JSON text (never taken for none). */
+const textOrJson = z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value)));
 const agentJobSchema = z.object({
   id: z.union([z.string(), z.number().transform(String)]).nullish().catch(null),
   // A status that is not text (a number, an object) is kept as its JSON text, like any status
   // the API does not document: never taken for no status (then 'active', then timed_out).
-  status: z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))),
+  status: textOrJson,
   source: z.object({ repository: optionalString, ref: optionalString }).nullish().catch(null),
   model: optionalString,
   // A link that is not text (an object, a number) is kept as its JSON text: not a URL, so it is
   // flagged and logged, never dropped silently.
-  prLink: z.unknown().optional().transform((value) => (value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value))),
+  prLink: textOrJson,
   createdAt: optionalString,
   archivedAt: optionalString,
 });
+
+/** A job known only by its id, its status and its link (what docpipe's books hold of it). */
+export function bareJob(id: string, status: string | null, prLink: string | null = null): AgentJob {
+  return { id, status, model: null, repository: null, ref: null, prLink, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
+}
 
 /**
  * Whether a job id can name its job in a request path: not blank, and not `.` or `..`, which

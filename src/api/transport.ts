@@ -160,7 +160,7 @@ export function createNodeTransport(maxSockets = 8, maxBodyBytes = MAX_BODY_BYTE
               return Array.isArray(value) ? value[0] : value;
             };
             const raw = Buffer.concat(chunks);
-            const ok = status >= 200 && status <= 299;
+            const ok = !failed;
             const what = `${request.method} ${url.pathname}${url.search}`;
             // The status decides first: an error answer (a 429's empty body marked gzip) whose
             // body cannot be decoded is still that error, with its body as sent.

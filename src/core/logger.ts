@@ -3,7 +3,7 @@
  * human line on a terminal. Results (summaries, tables, query output) go to stdout instead,
  * through the command's own output, never through the logger.
  */
-import { jsonLine, neutralise } from './neutralise.js';
+import { jsonSafe, neutralise } from './neutralise.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -33,16 +33,20 @@ export function defaultLogFormat(stream: { isTTY?: boolean } = process.stderr): 
   return stream.isTTY ? 'text' : 'json';
 }
 
-/** A value as JSON text: a bigint as its digits (a count DuckDB read), an Error as its message. */
-function fieldJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v));
+/** A field's value as JSON sees it: a bigint as its digits (a count DuckDB read), an Error as its message. */
+const plainValue = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v);
+
+/** A field's value on a text line: text as it is, anything else as its JSON text. */
+function fieldText(value: unknown): string {
+  const plain = plainValue('', value);
+  return typeof plain === 'string' ? plain : JSON.stringify(plain, plainValue);
 }
 
 /** A terminal line: values from the API may carry escape sequences, shown as escapes instead. */
 function formatText(level: LogLevel, event: string, fields: LogFields): string {
   const parts = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${neutralise(typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : fieldJson(v))}`);
+    .map(([k, v]) => `${k}=${neutralise(fieldText(v))}`);
   const prefix = level === 'info' ? '' : `${level}: `;
   return `${prefix}${neutralise(event)}${parts.length > 0 ? ' ' + parts.join(' ') : ''}`;
 }
@@ -54,7 +58,7 @@ export function createLogger(options: LoggerOptions): Logger {
     if (level === 'debug' && !options.verbose) return;
     // A field never stands for the line's own keys (ts, level, event); a BIGINT is its digits.
     const { ts: _ts, level: _level, event: _event, ...own } = fields;
-    write(options.format === 'json' ? jsonLine(JSON.parse(fieldJson({ ts: now().toISOString(), level, event, ...own })) as unknown) : `${formatText(level, event, own)}\n`);
+    write(options.format === 'json' ? `${jsonSafe(JSON.stringify({ ts: now().toISOString(), level, event, ...own }, plainValue))}\n` : `${formatText(level, event, own)}\n`);
   };
   return {
     format: options.format,

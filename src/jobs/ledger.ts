@@ -137,12 +137,12 @@ function toRow(r: RawRow): LedgerRow {
 export function apiTime(value: string | null): string | null {
   if (value === null) return null;
   const text = value.trim();
-  const iso = /^(\d{4})-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
   if (!iso || Number(iso[1]) < 1) return null;
   // A day the month does not have (2024-02-30) is no date, not the 1st of the next month.
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return null;
-  const zoned = iso[2] !== undefined || !/[Tt ]/.test(text) ? text : `${text}Z`;
+  const day = Number(iso[3]);
+  if (new Date(Date.UTC(Number(iso[1]), Number(iso[2]) - 1, day)).getUTCDate() !== day) return null;
+  const zoned = iso[4] !== undefined || !/[Tt ]/.test(text) ? text : `${text}Z`;
   const at = Date.parse(zoned);
   return Number.isNaN(at) ? null : new Date(at).toISOString();
 }

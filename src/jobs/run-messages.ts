@@ -9,7 +9,7 @@
 import pLimit from 'p-limit';
 import { sendAgentMessage } from '../api/agent.js';
 import type { HttpClient } from '../api/http-client.js';
-import { isTerminalStatus, type AgentJob } from '../api/schemas.js';
+import { bareJob, isTerminalStatus, type AgentJob } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
 import { HttpError, PromptTakenError, type ExitCode } from '../core/errors.js';
 import { runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
@@ -89,7 +89,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
     promptRows ??= jobs.byKey(projectId);
     const prompt = (await promptRows).get(entry.promptKey);
     if (prompt === undefined || prompt.jobId !== entry.jobId || isTerminalStatus(prompt.status)) return;
-    const job: AgentJob = { id: entry.jobId, status: row.jobStatus, model: null, repository: null, ref: null, prLink: row.prLink, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
+    const job = bareJob(entry.jobId, row.jobStatus, row.prLink);
     await jobs.recordJob(projectId, entry.promptKey, job, clock.now(), { polled: true });
   };
 
@@ -180,7 +180,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
         message: `the API answered the message to job ${entry.jobId} with another job ('${job.id}'); job ${entry.jobId} is followed`,
       });
       // Nothing of the other job (its status, its PR) is taken for this one's.
-      job = { id: entry.jobId, status: 'active', model: null, repository: null, ref: null, prLink: null, badPrLink: null, createdAt: null, archivedAt: null, reason: null };
+      job = bareJob(entry.jobId, 'active');
     }
     sent++;
     try {

@@ -450,7 +450,7 @@ function joinOpen(entry: Entry, path: string, signal: AbortSignal | undefined, s
       signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const onAbort = (): void => end({ mine: new InterruptedError(`stopped while waiting for database ${path}, held by another process`) });
+    const onAbort = (): void => end({ mine: stoppedWaiting(path) });
     const check = (): void => {
       const since = entry.lockedSince;
       if (since !== undefined && Date.now() - Math.max(started, since) >= timeoutMs) {
@@ -470,9 +470,12 @@ function joinOpen(entry: Entry, path: string, signal: AbortSignal | undefined, s
   });
 }
 
+/** A stop while waiting for a held file. */
+const stoppedWaiting = (path: string): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
+
 /** One pause of a wait for a held file; a stop (`signal`) ends the wait with InterruptedError. */
 async function lockWait(ms: number, path: string, signal: AbortSignal | undefined): Promise<void> {
-  const stopped = (): InterruptedError => new InterruptedError(`stopped while waiting for database ${path}, held by another process`);
+  const stopped = (): InterruptedError => stoppedWaiting(path);
   if (signal?.aborted) throw stopped();
   try {
     await sleep(ms, undefined, signal ? { signal } : {});
@@ -657,17 +660,20 @@ export class Database implements Executor {
         continue;
       }
       if (!options.readOnly) makeDatabaseFolder(path, key);
-      const created: Entry = { ready: Promise.resolve() as unknown as Promise<Shared>, refs: 1 };
-      created.ready = connect(path, {
-        ...options,
-        // The wait left of this call's lock wait (it may have waited for another call's open).
-        lockTimeoutMs: Math.max(0, timeout - (Date.now() - started)),
-        // Calls that join this open wait for another process's lock on their own terms from here.
-        onLockWait: (holder) => {
-          created.lockedSince ??= Date.now();
-          options.onLockWait?.(holder);
-        },
-      });
+      const created: Entry = {
+        ready: connect(path, {
+          ...options,
+          // The wait left of this call's lock wait (it may have waited for another call's open).
+          lockTimeoutMs: Math.max(0, timeout - (Date.now() - started)),
+          // Calls that join this open wait for another process's lock on their own terms from here
+          // (told once the attach meets the lock, after `created` is set).
+          onLockWait: (holder) => {
+            created.lockedSince ??= Date.now();
+            options.onLockWait?.(holder);
+          },
+        }),
+        refs: 1,
+      };
       open.set(key, created);
       try {
         return new Database(await created.ready);

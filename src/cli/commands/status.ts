@@ -184,6 +184,7 @@ export function statusCommand(ctx: CliContext): CommandModule {
       // As sync takes it: --max-requests (DOCPIPE_MAX_REQUESTS) wins over the file's cap.
       const cap = args.maxRequests ?? pipeline?.config.maxRequestsPerRun;
       const perRun = cap === undefined ? undefined : Math.min(cap, Math.floor(perHour));
+      const runsLeft = pipeline && perRun ? planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) : null;
       const report: StatusReport = {
         generatedAt: iso(now),
         database: args.db,
@@ -213,8 +214,9 @@ export function statusCommand(ctx: CliContext): CommandModule {
         backlogRequests,
         etaAt: pipeline ? iso(planEta(times, now, perHour, backlogRequests)) : null,
         dailyRequests: dailyRequests === null ? null : Math.round(dailyRequests * 10) / 10,
-        runsLeft: pipeline && perRun ? planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) : null,
-        backlogNeverDone: pipeline !== null && perRun !== undefined && backlogRequests > perRun && planRunsLeft(backlogRequests, perRun, dailyRequests ?? 0) === null,
+        runsLeft,
+        // With a cap, planRunsLeft is null only for a backlog cron never gets to.
+        backlogNeverDone: pipeline !== null && !!perRun && runsLeft === null,
         check:
           args.check === undefined
             ? null

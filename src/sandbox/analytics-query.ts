@@ -44,12 +44,16 @@ function parseInteger(text: string): number | undefined {
   return Number(text);
 }
 
-/** The page sizes of an endpoint. */
+/** The page sizes of an endpoint, and which paging parameters it takes. */
 export interface LimitRule {
   /** @default 50 */
   defaultLimit: number;
   /** @default 250 */
   maxLimit: number;
+  /** The endpoint takes `limit` (one it does not take is ignored, as by the API). @default true */
+  takesLimit?: boolean;
+  /** The endpoint takes `offset` (the cursor endpoints do not). @default true */
+  takesOffset?: boolean;
 }
 
 export function parseAnalyticsQuery(
@@ -82,7 +86,7 @@ export function parseAnalyticsQuery(
   }
 
   let limit: number | undefined = rule.defaultLimit;
-  const limitText = params.get('limit');
+  const limitText = rule.takesLimit === false ? null : params.get('limit');
   if (limitText !== null) {
     limit = parseInteger(limitText);
     if (limit === undefined || limit < 1 || limit > rule.maxLimit) {
@@ -91,7 +95,7 @@ export function parseAnalyticsQuery(
   }
 
   let offset: number | undefined = 0;
-  const offsetText = params.get('offset');
+  const offsetText = rule.takesOffset === false ? null : params.get('offset');
   if (offsetText !== null) {
     offset = parseInteger(offsetText);
     if (offset === undefined) details.push({ message: `offset must be an integer >= 0, got "${offsetText}"` });

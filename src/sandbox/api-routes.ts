@@ -5,7 +5,7 @@
 import type { AnalyticsData } from './analytics-data.js';
 import { parseAnalyticsQuery } from './analytics-query.js';
 import type { Engagement } from './engagement.js';
-import { ENGAGEMENT_LIMITS, engagementPage, threadResponse, type EngagementResource } from './engagement-routes.js';
+import { CURSOR_PAGED, ENGAGEMENT_LIMITS, engagementPage, threadResponse, type EngagementResource } from './engagement-routes.js';
 import type { JobStore } from './agent-jobs.js';
 import type { RateLimits } from './rate-limits.js';
 import { errorResponse, faultResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
@@ -39,8 +39,12 @@ export interface ApiOptions {
 
 export interface ApiResult {
   response: SandboxResponse;
-  /** Whether a requested drift changed the page (it cannot on the first page). */
-  drifted: boolean;
+  /**
+   * Whether the fault asked for (ApiOptions) changed the answer: a drift cannot change a first
+   * page, and 'ignore-offset' or 'shuffle' change only an endpoint that pages. A fault that did
+   * not is not used up (the server refunds it).
+   */
+  faultApplied: boolean;
 }
 
 const NOT_FOUND = (): SandboxResponse => errorResponse(404, 'Not found');
@@ -64,7 +68,7 @@ export function isDriftable(method: string, pathname: string, query: URLSearchPa
 }
 
 export function handleApiRequest(request: ApiRequest, context: ApiContext, options: ApiOptions = {}): ApiResult {
-  const plain = (response: SandboxResponse): ApiResult => ({ response, drifted: false });
+  const plain = (response: SandboxResponse): ApiResult => ({ response, faultApplied: false });
   if (request.authorization !== `Bearer ${context.apiKey}`) return plain(errorResponse(401, 'Unauthorized'));
   const parts = segments(request.pathname);
   if (!parts || parts.some((p) => p === '')) return plain(NOT_FOUND());
@@ -86,7 +90,9 @@ export function handleApiRequest(request: ApiRequest, context: ApiContext, optio
     if (action !== undefined || resource === undefined) return plain(NOT_FOUND());
     const name = id === undefined ? resource : `${resource}/${id}`;
     if (Object.hasOwn(ENGAGEMENT_LIMITS, name)) {
-      return plain(engagementPage(name as EngagementResource, request.query, data(), context.now()));
+      const resource = name as EngagementResource;
+      const ignoreCursor = (options.ignoreOffset === true || options.shuffle === true) && CURSOR_PAGED.has(resource);
+      return { response: engagementPage(resource, request.query, data(), context.now(), ignoreCursor), faultApplied: ignoreCursor };
     }
     return plain(NOT_FOUND());
   }
@@ -116,7 +122,7 @@ function analyticsPage(
 ): ApiResult {
   const now = context.now();
   const parsed = parseAnalyticsQuery(params, now);
-  if (!parsed.ok) return { response: errorResponse(400, 'Invalid query parameters', parsed.details), drifted: false };
+  if (!parsed.ok) return { response: errorResponse(400, 'Invalid query parameters', parsed.details), faultApplied: false };
   const { fromDay, toDay, limit, offset } = parsed.query;
   const listing = context.analytics.listing(metric, projectId, fromDay, toDay, now);
   const { totals } = listing;
@@ -132,7 +138,7 @@ function analyticsPage(
     [metric]: page,
     hasMore: ignoreOffset || start + limit < rows.length,
   };
-  return { response: jsonResponse(200, body), drifted };
+  return { response: jsonResponse(200, body), faultApplied: drifted || ignoreOffset };
 }
 
 /** A copy of `rows` in a random order (Fisher-Yates). */

@@ -9,13 +9,17 @@ import { parseAnalyticsQuery, type LimitRule } from './analytics-query.js';
 import { ULID, type Engagement, type FeedbackEvent } from './engagement.js';
 import { errorResponse, jsonResponse, type SandboxResponse } from './sandbox-response.js';
 
+/** Their page sizes; none takes `offset`, and caller-stats takes no `limit` either (the OpenAPI file's parameters). */
 export const ENGAGEMENT_LIMITS = {
-  feedback: { defaultLimit: 50, maxLimit: 100 },
-  'feedback/by-page': { defaultLimit: 10, maxLimit: 100 },
-  searches: { defaultLimit: 50, maxLimit: 100 },
-  assistant: { defaultLimit: 100, maxLimit: 1000 },
-  'assistant/caller-stats': { defaultLimit: 1, maxLimit: 1 },
+  feedback: { defaultLimit: 50, maxLimit: 100, takesOffset: false },
+  'feedback/by-page': { defaultLimit: 10, maxLimit: 100, takesOffset: false },
+  searches: { defaultLimit: 50, maxLimit: 100, takesOffset: false },
+  assistant: { defaultLimit: 100, maxLimit: 1000, takesOffset: false },
+  'assistant/caller-stats': { defaultLimit: 1, maxLimit: 1, takesLimit: false, takesOffset: false },
 } as const satisfies Record<string, LimitRule>;
+
+/** The endpoints that page (by a cursor): the only ones an 'ignore-offset' or 'shuffle' fault changes. */
+export const CURSOR_PAGED: ReadonlySet<EngagementResource> = new Set(['feedback', 'searches', 'assistant']);
 
 export type EngagementResource = keyof typeof ENGAGEMENT_LIMITS;
 
@@ -45,11 +49,15 @@ const served = (f: FeedbackEvent): Omit<FeedbackEvent, 'at'> => {
   return rest;
 };
 
-export function engagementPage(resource: EngagementResource, params: URLSearchParams, data: Engagement, now: number): SandboxResponse {
+/**
+ * A page of one of these endpoints. `ignoreCursor`: answer as a server that ignores its
+ * cursor would (an 'ignore-offset' or 'shuffle' fault): the first page again, claiming more.
+ */
+export function engagementPage(resource: EngagementResource, params: URLSearchParams, data: Engagement, now: number, ignoreCursor = false): SandboxResponse {
   const parsed = parseAnalyticsQuery(params, now, ENGAGEMENT_LIMITS[resource]);
   if (!parsed.ok) return errorResponse(400, 'Invalid query parameters', parsed.details);
   const { fromDay, toDay, limit } = parsed.query;
-  const cursor = params.get('cursor');
+  const cursor = ignoreCursor ? null : params.get('cursor');
 
   switch (resource) {
     case 'feedback': {
@@ -90,8 +98,10 @@ export function engagementPage(resource: EngagementResource, params: URLSearchPa
       let start = 0;
       if (cursor !== null) {
         const decoded = decodeCursor(cursor);
-        if (typeof decoded !== 'object' || decoded === null || !Number.isInteger((decoded as { o?: unknown }).o)) return invalid('cursor is not valid');
-        start = (decoded as { o: number }).o;
+        const o = typeof decoded === 'object' && decoded !== null ? (decoded as { o?: unknown }).o : undefined;
+        // Only a place this listing has: a cursor the server did not make is a 400.
+        if (typeof o !== 'number' || !Number.isInteger(o) || o < 0 || o > terms.length) return invalid('cursor is not valid');
+        start = o;
       }
       const next = start + limit;
       return jsonResponse(200, {

@@ -234,8 +234,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       { apiKey: config.apiKey, now: config.now, analytics, jobs: jobStore, ...(limits ? { limits } : {}) },
       { drift: fault?.kind === 'drift', ignoreOffset: fault?.kind === 'ignore-offset', shuffle: fault?.kind === 'shuffle' },
     );
-    // A drift that could not change this page does not use up the fault.
-    if (fault?.kind === 'drift' && !result.drifted) faults.refund(fault);
+    // A drift that could not change this page, or an ignored offset on an endpoint that does
+    // not page, does not use up the fault.
+    if ((fault?.kind === 'drift' || fault?.kind === 'ignore-offset' || fault?.kind === 'shuffle') && !result.faultApplied) faults.refund(fault);
     if (fault?.kind === 'drop') return drop(req, record);
     if (fault?.kind === 'malformed') return send(res, record, malformedResponse(result.response));
     if (fault?.kind === 'body') return send(res, record, { status: fault.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: fault.body ?? '' });

@@ -122,6 +122,79 @@ describe('a server that ignores the cursor', () => {
   });
 });
 
+describe("the sandbox's cursor endpoints under faults and made-up parameters", () => {
+  let sandbox: Sandbox;
+  const clock = new ManualClock(NOW);
+  beforeAll(async () => {
+    sandbox = await startSandbox({ now: () => clock.now(), engagement: { searchTermsPerDay: 250, feedbackPerDay: 230, exact: true } });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+  beforeEach(() => {
+    sandbox.requests.length = 0;
+  });
+  const get = async (path: string, query: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const params = new URLSearchParams({ dateFrom: window.start, dateTo: window.end, ...query });
+    const res = await fetch(`${sandbox.url}/v1/analytics/docs/${path}?${params}`, { headers: { authorization: `Bearer ${SANDBOX_API_KEY}` } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const cursorAt = (o: number): string => Buffer.from(JSON.stringify({ o })).toString('base64url');
+
+  for (const kind of ['ignore-offset', 'shuffle'] as const) {
+    it(`a '${kind}' fault makes a cursor endpoint answer its first page again, and the walk stops on it`, async () => {
+      sandbox.addFault({ kind, match: { path: '/searches' }, times: Infinity });
+      try {
+        const dir = mkdtempSync(join(tmpdir(), 'docpipe-cursor-'));
+        try {
+          const client = new HttpClient({ apiKey: SANDBOX_API_KEY, baseUrl: sandbox.url, clock });
+          const fetchPage = (at: PagePosition) =>
+            fetchAnalyticsPage(client, { metric: 'searches', projectId: 'docs', dateFrom: window.start, dateTo: window.end, cursor: typeof at === 'string' ? at : null });
+          const sink = new Spool(dir).walk({ metric: 'searches', projectId: 'docs' }, window);
+          const context = { metric: 'searches' as const, projectId: 'docs', window, runId: 'r', now: () => clock.now(), requestsSpent: () => sandbox.requests.length };
+          await expect(walkWindow(fetchPage, sink, context)).rejects.toThrow(/the API ignores cursor/);
+          // The second request carried the first page's cursor, and got the first page again.
+          expect(sandbox.requests).toHaveLength(2);
+          expect(sandbox.requests[1]?.query.cursor).toEqual(expect.any(String));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      } finally {
+        sandbox.clearFaults();
+      }
+    });
+  }
+
+  it('a fault an endpoint that does not page cannot show is not used up there', async () => {
+    sandbox.addFault({ kind: 'ignore-offset', times: 1 });
+    expect((await get('assistant/caller-stats', {})).status).toBe(200);
+    // Still there for the next page that can show it: the second page of searches is the first again.
+    const first = await get('searches', { limit: '100' });
+    sandbox.clearFaults();
+    sandbox.addFault({ kind: 'ignore-offset', times: 1 });
+    await get('assistant/caller-stats', {});
+    const again = await get('searches', { limit: '100', cursor: first.body.nextCursor as string });
+    expect(again.body.searches).toEqual(first.body.searches);
+    sandbox.clearFaults();
+  });
+
+  it('a searches cursor outside the listing is a 400, as any cursor the server did not make', async () => {
+    for (const o of [-50, 251, 1.5]) {
+      const answer = await get('searches', { cursor: cursorAt(o) });
+      expect(answer, `o = ${o}`).toEqual({ status: 400, body: { error: 'Invalid query parameters', details: [{ message: 'cursor is not valid' }] } });
+    }
+    expect((await get('searches', { cursor: cursorAt(200) })).status).toBe(200);
+  });
+
+  it('a parameter an endpoint does not take is ignored, as by the API (offset on a cursor endpoint, limit on caller-stats)', async () => {
+    expect((await get('feedback', { offset: '-1' })).status).toBe(200);
+    expect((await get('searches', { offset: 'x' })).status).toBe(200);
+    expect((await get('assistant/caller-stats', { limit: '100' })).status).toBe(200);
+    // A limit an endpoint does take is still checked.
+    expect((await get('feedback', { limit: '101' })).status).toBe(400);
+  });
+});
+
 describe('parseEndpointPage', () => {
   it('an empty cursor is a bad body, not a page to ask for: the window fails, the run goes on', () => {
     const searches = { searches: [], totalSearches: 0, nextCursor: '' };

@@ -11,7 +11,8 @@ import { UsageError } from '../core/errors.js';
 import type { LedgerRow } from './ledger.js';
 import { usableJobId } from '../api/schemas.js';
 import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
-import { decodeUtf8 } from '../core/text-file.js';
+import { decodeUtf8, isWellFormed } from '../core/text-file.js';
+import { promptId } from './prompt-files.js';
 
 /** A message as asked for: its job by API id or by the prompt key of the job ledger. */
 export interface MessageRequest {
@@ -44,7 +45,13 @@ function text(value: unknown, where: string, field: string): string | undefined 
   if (value === undefined) return undefined;
   if (typeof value === 'number' && field !== 'prompt') return String(value);
   if (typeof value !== 'string') throw new UsageError(`${where}: "${field}" must be a string`);
-  return value.replace(/\r\n/g, '\n').trim();
+  return wellFormed(value.replace(/\r\n/g, '\n').trim(), where, field);
+}
+
+/** The text, unless it holds a lone surrogate (see isWellFormed): such a message would never match its ledger row. */
+function wellFormed(value: string, where: string, field: string): string {
+  if (isWellFormed(value)) return value;
+  throw new UsageError(`${where}: "${field}" holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character`);
 }
 
 export function parseMessageFile(path: string, content: string): MessageRequest[] {
@@ -73,10 +80,11 @@ export function parseMessageFile(path: string, content: string): MessageRequest[
       const jobId = text(record.jobId, where, 'jobId');
       const promptKey = text(record.promptKey, where, 'promptKey');
       const prompt = text(record.prompt, where, 'prompt');
-      const id = text(record.id, where, 'id');
+      // As a prompt's id: a string, or a number that JSON did not round (null: none).
+      const given = promptId(where, record.id);
+      const id = given === undefined ? undefined : wellFormed(given, where, 'id');
       if (!prompt) throw new UsageError(`${where}: missing or empty "prompt"`);
       if ((jobId ? 1 : 0) + (promptKey ? 1 : 0) !== 1) throw new UsageError(`${where}: give exactly one of "jobId" and "promptKey"`);
-      if (id === '') throw new UsageError(`${where}: empty "id"`);
       requests.push({ line, prompt, ...(jobId ? { jobId } : {}), ...(promptKey ? { promptKey } : {}), ...(id ? { id } : {}) });
     });
   if (requests.length === 0) throw new UsageError(`${path}: no messages found`);

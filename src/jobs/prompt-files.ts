@@ -11,8 +11,12 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
-import { decodeUtf8, escapeChar, fileLine as where } from '../core/text-file.js';
+import { decodeUtf8, escapeChar, fileLine as where, isWellFormed } from '../core/text-file.js';
 import { parseCsv, type CsvRecord } from './csv-reader.js';
+import { closestWord } from '../core/did-you-mean.js';
+
+/** The fields of a `.jsonl` prompt line. */
+const PROMPT_FIELDS = ['prompt', 'id'];
 
 export const PROMPT_FILE_FORMATS = ['txt', 'jsonl', 'csv'] as const;
 export type PromptFileFormat = (typeof PROMPT_FILE_FORMATS)[number];
@@ -130,6 +134,13 @@ function readJsonl(path: string, text: string): RawEntry[] {
     if (typeof prompt !== 'string') {
       throw new UsageError(`${where(path, line)}: "prompt" must be a string, got ${typeName(prompt)}`);
     }
+    // Other fields are the user's own (a title, a note) and left alone; but one that looks like
+    // a misspelt "id" or "prompt" would silently key the prompt by its text, and an edit of the
+    // text would then submit it again.
+    for (const key of Object.keys(record)) {
+      const meant = PROMPT_FIELDS.includes(key) ? undefined : closestWord(key, PROMPT_FIELDS);
+      if (meant !== undefined) throw new UsageError(`${where(path, line)}: unknown field ${quote(key)}: did you mean "${meant}"?`);
+    }
     const normalized = normalizePrompt(prompt);
     if (normalized === '') throw new UsageError(`${where(path, line)}: empty prompt`);
     entries.push({ prompt: normalized, line, id: jsonId(path, line, record['id']) });
@@ -233,6 +244,11 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
   const warnings: string[] = [];
   const byKey = new Map<string, PromptEntry>();
   for (const { prompt, line, id } of raw) {
+    for (const [field, value] of [['prompt', prompt], ['id', id]] as const) {
+      if (value !== undefined && !isWellFormed(value)) {
+        throw new UsageError(`${where(path, line)}: the ${field} ${quote(value)} holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character`);
+      }
+    }
     const key = id ?? promptKey(prompt);
     const earlier = byKey.get(key);
     if (earlier !== undefined) {

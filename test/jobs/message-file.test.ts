@@ -15,6 +15,10 @@ function ledgerRow(promptKey: string, jobId: string | null, status = 'completed'
 }
 
 describe('message files', () => {
+  it('a null id is no id, as in prompt files; a surrogate pair is a character', () => {
+    expect(parseMessageFile('m.jsonl', '{"jobId": "j", "prompt": "ship \\ud83d\\ude80", "id": null}')).toEqual([{ line: 1, jobId: 'j', prompt: 'ship 🚀' }]);
+  });
+
   it('parses jobId and promptKey lines, trims prompts, keeps ids, skips blank lines', () => {
     const text = '\uFEFF{"jobId": "job_1", "prompt": "  Add a FAQ\\r\\nplease "}\n\n{"promptKey": "fix-1", "prompt": "Retry", "id": 7}\n';
     expect(parseMessageFile('m.jsonl', text)).toEqual([
@@ -27,7 +31,13 @@ describe('message files', () => {
     ['', 'm.jsonl: no messages found'],
     ['[1]', 'm.jsonl:1: expected a JSON object like {"jobId": "…", "prompt": "…"}'],
     ['{"jobId": "j", "prompt": 3}', 'm.jsonl:1: "prompt" must be a string'],
-    ['{"jobId": "j", "prompt": "x", "id": ""}', 'm.jsonl:1: empty "id"'],
+    ['{"jobId": "j", "prompt": "x", "id": ""}', 'm.jsonl:1: "id" is empty (omit it, or give a value)'],
+    // JSON has rounded these: two messages' ids would collide, and the second would not be sent.
+    ['{"jobId": "j", "prompt": "x", "id": 12345678901234567891}', 'm.jsonl:1: "id" 12345678901234567000 is too large for a number; write it as a string'],
+    ['{"jobId": "j", "prompt": "x", "id": 1e400}', 'm.jsonl:1: "id" Infinity is too large for a number; write it as a string'],
+    // No character: DuckDB stores U+FFFD, and the message would never match its ledger row.
+    ['{"jobId": "j", "prompt": "follow \\ud800 up"}', 'm.jsonl:1: "prompt" holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character'],
+    ['{"jobId": "j", "prompt": "x", "id": "a\\udfff"}', 'm.jsonl:1: "id" holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character'],
   ])('refuses %j', (text, message) => {
     expect(() => parseMessageFile('m.jsonl', text)).toThrow(new UsageError(message));
   });

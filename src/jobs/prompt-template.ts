@@ -83,25 +83,34 @@ export function renderTemplate(template: Template, row: Readonly<Record<string, 
   return template.parts.map((p) => (p.kind === 'text' ? p.text : formatValue(row[p.name]))).join('');
 }
 
-/** A rendered prompt, keyed by the row's `id` column when the query has one. */
+/** A rendered prompt, keyed by the row's `id` column when the query has one; `row` is its row of the query's result (1-based). */
 export interface RenderedPrompt {
   prompt: string;
   id?: string;
+  row: number;
 }
 
 /**
  * One prompt per row, in row order. A row whose prompt renders empty, or whose `id` is NULL,
- * is a UsageError naming the row (1-based): nothing from a half-understood query is submitted.
+ * is a UsageError naming the row: nothing from a half-understood query is submitted. Rows are
+ * numbered as the query returned them (1-based), or by `rowNumbers` when the caller kept only
+ * some of them (another project's rows left out).
  */
-export function renderPromptRows(template: Template, columns: readonly string[], rows: readonly Record<string, unknown>[]): RenderedPrompt[] {
+export function renderPromptRows(
+  template: Template,
+  columns: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  rowNumbers?: readonly number[],
+): RenderedPrompt[] {
   checkTemplateFields(template, columns);
   const hasId = columns.includes('id');
   return rows.map((row, index) => {
+    const number = rowNumbers?.[index] ?? index + 1;
     const prompt = renderTemplate(template, row).replace(/\r\n/g, '\n').trim();
-    if (prompt === '') throw new UsageError(`query row ${index + 1}: the template renders an empty prompt`);
-    if (!hasId) return { prompt };
+    if (prompt === '') throw new UsageError(`query row ${number}: the template renders an empty prompt`);
+    if (!hasId) return { prompt, row: number };
     const id = row.id;
-    if (id === null || id === undefined || formatValue(id).trim() === '') throw new UsageError(`query row ${index + 1}: the id column is empty`);
-    return { prompt, id: formatValue(id).trim() };
+    if (id === null || id === undefined || formatValue(id).trim() === '') throw new UsageError(`query row ${number}: the id column is empty`);
+    return { prompt, id: formatValue(id).trim(), row: number };
   });
 }

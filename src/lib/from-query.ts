@@ -35,8 +35,11 @@ const FROM_QUERY_OPTION_NAMES = optionNames<PromptsFromQueryOptions>()([
 
 export interface PromptsFromQuery {
   columns: string[];
-  /** One per row, in row order, keyed by the `id` column when there is one (for `submitJobs`). */
-  prompts: PromptInput[];
+  /**
+   * One per row, in row order, keyed by the `id` column when there is one (for `submitJobs`);
+   * `row` is the prompt's row of the query's result (1-based, counting other projects' rows).
+   */
+  prompts: (PromptInput & { row: number })[];
   /** Rows of other projects left out (`project` given and a `project_id` column). */
   otherProjects: number;
 }
@@ -85,6 +88,8 @@ export async function promptsFromQuery(options: PromptsFromQueryOptions): Promis
   const columns: string[] = last?.columns ?? [];
   const rows = last?.rows ?? [];
   // A prompt about another project's page would go to this project's agent.
-  const mine = project !== undefined && columns.includes('project_id') ? rows.filter((r) => String(r.project_id) === project) : rows;
-  return { columns, prompts: renderPromptRows(template, columns, mine), otherProjects: rows.length - mine.length };
+  const numbered = rows.map((row, index) => ({ row, number: index + 1 }));
+  const mine = project !== undefined && columns.includes('project_id') ? numbered.filter((r) => String(r.row.project_id) === project) : numbered;
+  const prompts = renderPromptRows(template, columns, mine.map((r) => r.row), mine.map((r) => r.number));
+  return { columns, prompts, otherProjects: rows.length - mine.length };
 }

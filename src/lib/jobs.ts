@@ -5,6 +5,7 @@
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
 import { UsageError } from '../core/errors.js';
+import type { EXIT } from '../core/errors.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
@@ -64,11 +65,12 @@ export interface SubmitJobsResult extends BatchSummary {
  * The prompts of a list given in code, keyed and deduplicated like a prompt file (`warnings`:
  * the exact duplicates dropped; a key reused for another prompt is a UsageError).
  */
-export function promptEntries(prompts: readonly PromptInput[], label = 'prompts'): { entries: PromptEntry[]; warnings: string[] } {
+export function promptEntries(prompts: readonly (PromptInput & { row?: number })[], label = 'prompts'): { entries: PromptEntry[]; warnings: string[] } {
   if (!Array.isArray(prompts)) throw new UsageError(`invalid ${label}: expected a list of {prompt, id?}`);
   const raw = prompts.map((p, index) => {
     if (typeof p?.prompt !== 'string' || p.prompt.trim() === '') throw new UsageError(`${label}[${index}]: prompt must be a non-empty string`);
-    return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: index + 1, id: promptId(`${label}[${index}]`, p.id) };
+    // A query's prompt is known by its row of the result (another project's rows left out).
+    return { prompt: p.prompt.replace(/\r\n/g, '\n').trim(), line: p.row ?? index + 1, id: promptId(`${label}[${index}]`, p.id) };
   });
   if (raw.length === 0) throw new UsageError(`${label}: no prompts`);
   const { entries, warnings } = collect(label, 'jsonl', raw);
@@ -130,9 +132,13 @@ export interface JobBatchInput {
 
 /**
  * The summary of a batch that ended before it began, nothing submitted: the database held
- * from it, or a stop while it waited for the file.
+ * from it, or a stop while it waited for the file; or (no stop) a batch of no prompt.
  */
-export function batchEndedBeforeStart(total: number, runId: string, stop: StopBeforeStart): SubmitJobsResult {
+export function batchEndedBeforeStart(
+  total: number,
+  runId: string,
+  stop: StopBeforeStart | { stopped: null; stopMessage: null; exitCode: typeof EXIT.ok },
+): SubmitJobsResult {
   return {
     total,
     submitted: 0,

@@ -157,10 +157,30 @@ describe('docpipe jobs from-query', () => {
     const missing = await h.run(['jobs', 'from-query', '--file', 'sql/prompts/nope.sql', '--template', '{x}', ...FAST, '--db', db]);
     expect(missing.code).toBe(2);
     expect(asText(missing.stderr).trim()).toBe("docpipe: cannot read --file 'sql/prompts/nope.sql'");
-    const none = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db]);
-    expect(none.code).toBe(0);
-    expect(none.stdout).toBe('the query returned no rows: nothing to submit\n');
+    // No rows: still a batch's summary (one JSON line), and a --results file of this run (an
+    // earlier run's outcomes are not left in it).
+    const results = join(h.dir, 'none-results.jsonl');
+    writeFileSync(results, '{"prompt_key":"old","status":"completed"}\n');
+    const none = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db, '--results', results]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(summaryOf(none)).toMatchObject({ event: 'summary', command: 'jobs from-query', total: 0, submitted: 0, counts: {}, stopped: null, jobs: [] });
+    expect(none.stdout.trim().split('\n')).toHaveLength(1);
+    expect(logLines(none).find((l) => l.event === 'nothing to submit')).toMatchObject({ detail: 'the query returned no rows: nothing to submit' });
+    expect(readFileSync(results, 'utf8')).toBe('');
     expect(logLines(none).filter((l) => l.level === 'error')).toEqual([]);
+    const dry = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db, '--dry-run']);
+    expect(dry.stdout).toBe('the query returned no rows: nothing to submit\n');
+  });
+
+  it("a row is named by its row of the query's result, other projects' rows counted", async () => {
+    const rows = `SELECT * FROM (VALUES ('other', 'p0'), ('docs', 'p1'), ('other', 'p2'), ('docs', NULL)) v(project_id, path)`;
+    const empty = await h.run(['jobs', 'from-query', rows, '--template', '{path}', ...FAST, '--db', db, '--dry-run']);
+    expect(empty.code).toBe(2);
+    expect(asText(empty.stderr).trim()).toBe('docpipe: query row 4: the template renders an empty prompt');
+    const twice = `SELECT * FROM (VALUES ('other', 'p0'), ('docs', 'p1'), ('docs', 'p1')) v(project_id, path)`;
+    const dup = await h.run(['jobs', 'from-query', twice, '--template', 'Review {path}', ...FAST, '--db', db, '--dry-run']);
+    expect(dup.code, dup.stderr).toBe(0);
+    expect(logLines(dup).find((l) => l.event === 'query prompts')).toMatchObject({ warning: 'query:3: duplicate of line 2, submitted once' });
   });
 
   it('rows of other projects (a project_id column) are left out, not sent to --project, and said so', async () => {
@@ -172,7 +192,8 @@ describe('docpipe jobs from-query', () => {
     expect(logLines(result).find((l) => l.event === 'rows of other projects left out')).toMatchObject({ project: 'docs', rows: 1 });
     const others = await h.run(['jobs', 'from-query', `SELECT 'other' AS project_id, '/b' AS path`, '--template', 'Review {path}', ...FAST, '--db', db]);
     expect(others.code, others.stderr).toBe(0);
-    expect(others.stdout).toBe('the query returned no rows of project docs: nothing to submit\n');
+    expect(summaryOf(others)).toMatchObject({ event: 'summary', total: 0, submitted: 0 });
+    expect(logLines(others).find((l) => l.event === 'nothing to submit')).toMatchObject({ detail: 'the query returned no rows of project docs: nothing to submit' });
     expect(h.sandbox.jobs().filter((j) => String(j.prompt).includes('/b'))).toEqual([]);
   });
 });

@@ -64,7 +64,12 @@ describe('prompt templates', () => {
 
   it('keys rows by an id column when there is one, and refuses an empty prompt or id, naming the row', () => {
     const template = parseTemplate('Fix {path}');
-    expect(renderPromptRows(template, ['id', 'path'], [{ id: 7n, path: '/a' }])).toEqual([{ prompt: 'Fix /a', id: '7' }]);
+    expect(renderPromptRows(template, ['id', 'path'], [{ id: 7n, path: '/a' }])).toEqual([{ prompt: 'Fix /a', id: '7', row: 1 }]);
+    // Rows numbered as the query returned them, when the caller kept only some.
+    expect(renderPromptRows(template, ['path'], [{ path: '/a' }, { path: '/b' }], [2, 5])).toEqual([{ prompt: 'Fix /a', row: 2 }, { prompt: 'Fix /b', row: 5 }]);
+    expect(usageError(() => renderPromptRows(template, ['id', 'path'], [{ id: 1, path: '/a' }, { id: null, path: '/b' }], [3, 7]))).toBe(
+      'query row 7: the id column is empty',
+    );
     expect(usageError(() => renderPromptRows(parseTemplate('{path}'), ['path'], [{ path: '/a' }, { path: '  ' }]))).toBe(
       'query row 2: the template renders an empty prompt',
     );

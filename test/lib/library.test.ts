@@ -495,7 +495,7 @@ describe("import { … } from 'docpipe'", () => {
         await d.close();
       }
     });
-    expect(prompts).toEqual(top.map((r) => ({ prompt: `Polish ${r.path} (${r.total} visitors) [nopr]` })));
+    expect(prompts).toEqual(top.map((r, i) => ({ prompt: `Polish ${r.path} (${r.total} visitors) [nopr]`, row: i + 1 })));
     await expect(promptsFromQuery({ db, sql: 'SELECT 1 AS x', template: '{y}' })).rejects.toThrow(UsageError);
     // A stop ends the SQL running (minutes of work here, unless interrupted), as an interruption, not as bad SQL.
     const stopping = promptsFromQuery({ db, sql: 'SELECT sum(i) AS x FROM range(1000000000000) t(i)', template: '{x}', signal: AbortSignal.timeout(300) });

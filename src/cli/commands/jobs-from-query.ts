@@ -2,6 +2,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { batchEndedBeforeStart, promptEntries } from '../../lib/jobs.js';
 import { stopBeforeStart } from '../../lib/common.js';
+import { EXIT } from '../../core/errors.js';
 import { newRunId } from '../../load/runs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -70,7 +71,14 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
         logger.info('rows of other projects left out', { project, rows: otherProjects, detail: `the query's project_id column names other projects; their rows are not sent to ${project}` });
       }
       if (prompts.length === 0) {
-        ctx.io.stdout(otherProjects > 0 ? `the query returned no rows of project ${project}: nothing to submit\n` : `the query returned no rows: nothing to submit\n`);
+        const said = otherProjects > 0 ? `the query returned no rows of project ${project}: nothing to submit` : 'the query returned no rows: nothing to submit';
+        if (args['dry-run']) return void ctx.io.stdout(`${said}\n`);
+        // A batch of nothing still ends with its summary (one JSON line under --log-format json),
+        // and a --results file says so: an earlier run's outcomes are not left as this run's.
+        resolveApiKey(args); // without a key it is bad usage (exit 2), rows or not
+        logger.info('nothing to submit', { detail: said });
+        const nothing = { ...batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), { stopped: null, stopMessage: null, exitCode: EXIT.ok }), rowsRead: true };
+        await reportBatch(ctx, args, 'jobs from-query', nothing, logger);
         return;
       }
       const { entries, warnings } = promptEntries(prompts, label);

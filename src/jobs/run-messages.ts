@@ -301,14 +301,28 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const mineRows = rows.filter((r) => !takenJobs.has(r.jobId));
   const allDone = mineRows.length === mine.length && mineRows.every(isMessageDone);
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
+  // A message the run never reached (it stopped first) is listed all the same, `not sent`, so
+  // that the summary and the results file name every message of the file.
+  const listed = read === undefined
+    ? rows
+    : options.entries.map((entry) => rows.find((r) => r.messageKey === entry.key) ?? notSentRow(projectId, entry, options.sourceFile));
   return {
     total: options.entries.length,
     sent,
     taken: options.entries.length - mine.length,
-    rows,
+    rows: listed,
     counts,
     stopped,
     stopMessage: stop?.message ?? (stop?.cause === undefined ? null : message(stop.cause)),
     exitCode: runExitCode(stopped, !allDone),
+  };
+}
+
+/** The row of a message a run never reached: no ledger row, `not sent`. */
+function notSentRow(projectId: string, entry: MessageEntry, sourceFile: string): MessageRow {
+  return {
+    projectId, messageKey: entry.key, jobId: entry.jobId, promptKey: entry.promptKey, prompt: entry.prompt, status: 'not sent',
+    statusAfter: null, jobStatus: null, prLink: null, sentAt: null, finishedAt: null, error: null, sourceFile, attempts: 0, polls: 0,
+    postStarted: false,
   };
 }

@@ -268,6 +268,21 @@ describe('docpipe jobs message', () => {
     expect(await messages(h.db)).toMatchObject([{ status: 'sent', job_status: 'completed' }]);
   });
 
+  it('a message the run never reached (the one before it on its job had an unknown outcome) is in the summary, not sent', async () => {
+    const job = await jobOf('Check /installation');
+    const file = join(h.dir, 'two-messages.jsonl');
+    writeFileSync(file, [JSON.stringify({ jobId: job.job_id, prompt: 'First [pr]' }), JSON.stringify({ jobId: job.job_id, prompt: 'Second [pr]' }), ''].join('\n'));
+    h.sandbox.addFault({ kind: 'drop', match: { method: 'POST', path: '/message' }, dropPhase: 'after-handling' });
+    const result = await h.run(['jobs', 'message', '--file', file, ...FAST]);
+    expect(result.code).toBe(1);
+    expect(h.requests('/message', 'POST')).toBe(1);
+    const summary = summaryOf(result);
+    expect(summary).toMatchObject({ total: 2, counts: { unknown: 1, 'not sent': 1 } });
+    // Every message of the file is named, in its order.
+    const listed = (summary.messages as { prompt: string; status: string }[]).map((m) => [m.prompt, m.status]);
+    expect(listed).toEqual([['First [pr]', 'unknown'], ['Second [pr]', 'not sent']]);
+  });
+
   it('a message another run still has in flight is left to it, even with --resubmit-unknown', async () => {
     const job = await jobOf('Check /installation');
     expect((await h.run(['jobs', 'message', job.job_id, 'Add a FAQ [pr]', ...FAST])).code).toBe(0);

@@ -302,7 +302,7 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const allDone = mineRows.length === mine.length && mineRows.every(isMessageDone);
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
   // A message the run never reached (it stopped first) is listed all the same, `not sent`, so
-  // that the summary and the results file name every message of the file.
+  // that the summary names every message of the file.
   const listed = read === undefined
     ? rows
     : options.entries.map((entry) => rows.find((r) => r.messageKey === entry.key) ?? notSentRow(projectId, entry, options.sourceFile));

@@ -12,13 +12,12 @@ import { rmSync } from 'node:fs';
 /**
  * Loads spooled thread bodies in the caller's transaction: each thread's messages replace its
  * earlier copy, and its assistant_threads row says it was fetched (a thread with no message
- * too, and one the API did not have, `notFound`: neither is asked for again). Messages are filed under the thread id asked for, as the
+ * too, and one the API did not have, `notFound`: neither is asked for again; a `notFound`
+ * answer leaves a stored transcript and its row as they are). Messages are filed under the thread id asked for, as the
  * conversations name it, each with its place in the thread as the API listed it (`position`).
  */
 export async function loadThreads(tx: Executor, threads: readonly SpooledThread[], runId: string): Promise<void> {
   if (threads.length === 0) return;
-  const keys = threads.map((t) => `(${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
-  await tx.run(`DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (${keys})`);
   const files = `[${threads.map((t) => sqlString(t.file)).join(', ')}]`;
   const map = threads.map((t) => `(${sqlString(t.file)}, ${sqlString(t.projectId)}, ${sqlString(t.threadId)})`).join(', ');
   // When the body was received (a body spooled by docpipe before 0.3.0 has no time: now).
@@ -28,6 +27,12 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
                       columns = {body: 'STRUCT(threadId VARCHAR, createdAt VARCHAR, messages STRUCT(id VARCHAR, role VARCHAR, content VARCHAR, createdAt VARCHAR)[])',
                                  notFound: 'BOOLEAN', receivedAt: 'VARCHAR'}) j
        JOIN (VALUES ${map}) m(filename, project_id, thread_id) ON m.filename = j.filename`;
+  // A body replaces the thread's stored transcript; a "not found" answer never does (nor its
+  // row): run-threads asks it of a thread with messages only when another run loaded them
+  // after this run's plan, and the transcript stands.
+  await tx.run(
+    `DELETE FROM assistant_messages WHERE (project_id, thread_id) IN (SELECT project_id, thread_id FROM (${bodies}) WHERE NOT not_found)`,
+  );
   await tx.run(
     `INSERT INTO assistant_messages (project_id, thread_id, id, role, content, created_at, thread_created_at, run_id, position)
      SELECT project_id, thread_id, msg.id, msg.role, msg.content,
@@ -40,7 +45,8 @@ export async function loadThreads(tx: Executor, threads: readonly SpooledThread[
     `INSERT OR REPLACE INTO assistant_threads (project_id, thread_id, created_at, message_count, fetched_at, run_id, not_found)
      SELECT project_id, thread_id, try_cast(body.createdAt AS TIMESTAMPTZ),
             (SELECT count(DISTINCT x.id) FROM unnest(body.messages) u(x)), received_at, ${sqlString(runId)}, not_found
-       FROM (${bodies})`,
+       FROM (${bodies}) b
+      WHERE NOT (not_found AND EXISTS (SELECT 1 FROM assistant_messages a WHERE a.project_id = b.project_id AND a.thread_id = b.thread_id))`,
   );
 }
 

@@ -4,8 +4,8 @@
  * (exit 2) naming it, not a raw EISDIR or ENOTDIR after the database was read (or after an
  * hour of jobs).
  */
-import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { canWrite, isSymbolicLink } from '../core/files.js';
 
@@ -49,6 +49,37 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
   return given;
 }
 
+/**
+ * Throws UsageError if `out` (a path checkOutPath returned) would replace the database `db`,
+ * its write-ahead log, or a file of its spool, or (`page`: an HTML page is written) an existing
+ * file that is not an HTML page: `report --out data/docpipe.duckdb` replaced the database with
+ * the page, and `--out prompts.txt` the prompt file, without a word.
+ */
+export function checkNotOwnFile(out: string, value: string, db: string, page: boolean, option = '--out'): void {
+  const bad = (why: string): UsageError => new UsageError(`invalid ${option} '${value}': ${why}; not replaced`);
+  if (db !== ':memory:') {
+    const real = (path: string): string => (existsSync(path) ? realpathSync(path) : resolve(path));
+    const database = real(db);
+    if (out === database || out === `${database}.wal`) throw bad(`it is the database (--db ${db})`);
+    const spool = real(`${db}.spool`);
+    if (out.startsWith(`${spool}${sep}`)) throw bad(`it is in the database's spool (${spool})`);
+  }
+  if (page && existsSync(out) && !isHtmlPage(out)) throw bad('it is an existing file that is not an HTML page');
+}
+
+/** Whether a file begins as an HTML page does (a doctype or an <html> tag, after any BOM and blank space). */
+function isHtmlPage(path: string): boolean {
+  const head = Buffer.alloc(256);
+  const fd = openSync(path, 'r');
+  let read: number;
+  try {
+    read = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const text = head.subarray(0, read).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  return read === 0 || text.startsWith('<!doctype html') || text.startsWith('<html');
+}
 
 const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 

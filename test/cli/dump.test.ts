@@ -378,6 +378,32 @@ syncBuiltinESMExports();
     }
   });
 
+  it("report never replaces the database, its spool, or a file that is not an HTML page (exit 2, the file kept)", async () => {
+    const before = readFileSync(h.db);
+    const prompts = join(h.dir, 'prompts.txt');
+    writeFileSync(prompts, 'Fix the intro\n');
+    mkdirSync(`${h.db}.spool`, { recursive: true });
+    const cases: [string, string][] = [
+      [h.db, `it is the database (--db ${h.db})`],
+      [`${h.db}.wal`, `it is the database (--db ${h.db})`],
+      [join(`${h.db}.spool`, 'r.html'), `it is in the database's spool (${h.db}.spool)`],
+      [prompts, 'it is an existing file that is not an HTML page'],
+    ];
+    for (const [out, why] of cases) {
+      const result = await h.run(['report', '--out', out]);
+      expect(result.code, out).toBe(2);
+      expect(asText(result.stderr).trim()).toBe(`docpipe: invalid --out '${out}': ${why}; not replaced`);
+    }
+    expect(readFileSync(h.db).equals(before)).toBe(true);
+    expect(readFileSync(prompts, 'utf8')).toBe('Fix the intro\n');
+    // A page written before is replaced, as is an empty file.
+    const page = join(h.dir, 'again.html');
+    expect((await h.run(['report', '--out', page])).code).toBe(0);
+    expect((await h.run(['report', '--out', page])).code).toBe(0);
+    writeFileSync(join(h.dir, 'empty.html'), '');
+    expect((await h.run(['report', '--out', join(h.dir, 'empty.html')])).code).toBe(0);
+  });
+
   it('a --db under a symbolic link that leads nowhere is exit 2, saying so', async () => {
     symlinkSync(join(h.dir, 'gone'), join(h.dir, 'dangling'));
     const db = join(h.dir, 'dangling', 'x.duckdb');

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR, type AnalyticsHooks, ty
 import type { CommonOptions } from '../lib/common.js';
 import { resolveApiKey } from './api-key.js';
 import { commonOf } from './common-options.js';
+import { requireKeptDb } from './options.js';
 import type { CliContext } from './context.js';
 import { loggerFor, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
@@ -85,6 +86,7 @@ export async function runAnalytics(
   run: (common: CommonOptions & AnalyticsHooks) => Promise<AnalyticsResult>,
 ): Promise<ExitCode> {
   const { io } = ctx;
+  requireKeptDb(args.db);
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
   const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });

@@ -523,6 +523,11 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
       connection = await (await startEngine()).connect();
       alias = aliasFor(path);
       await attach(connection, path, alias, created, options);
+      // A file DuckDB does not take for a database (one it reads as data: an existing .json,
+      // .csv or .parquet file) is attached as an empty in-memory one: a run would load into it
+      // and keep nothing.
+      const [attached] = (await connection.runAndReadAll(`SELECT path FROM duckdb_databases() WHERE database_name = ${sqlString(alias)}`)).getRowObjectsJS();
+      if (attached?.path === null) throw new DatabasePathError(`database '${path}' is not a DuckDB database file`);
       await connection.run(`USE ${sqlIdentifier(alias)}`);
     }
     const shared = new Shared(path, options.readOnly ?? false, connection, alias, own);
@@ -544,7 +549,8 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
 /** Why a file did not open: one that is not a DuckDB database is bad input (--db), anything else a DatabaseError. */
 function openError(path: string, error: unknown): Error {
   const text = error instanceof Error ? error.message : String(error);
-  if (/is not a valid DuckDB database file/i.test(text)) {
+  // Read-only, a file DuckDB reads as data (see connect) cannot even be attached.
+  if (/is not a valid DuckDB database file|Cannot launch in-memory database in read-only mode/i.test(text)) {
     return new DatabasePathError(`database '${path}' is not a DuckDB database file`, { cause: error });
   }
   return new DatabaseError(`cannot open database ${path}`, { cause: error });

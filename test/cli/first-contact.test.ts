@@ -276,6 +276,34 @@ describe('a mistyped --db', () => {
     expect(readFileSync(notes, 'utf8')).toBe('not a database\n');
     expect(h.sandbox.requests).toHaveLength(0);
   });
+
+  it('refuses a --db data file DuckDB would read as data (.json, .csv, .parquet): a run loaded into nothing and exited 0', async () => {
+    for (const [name, content] of [['a.json', '[1,2]\n'], ['a.csv', 'x,y\n1,2\n'], ['a.parquet', 'PAR1']] as const) {
+      const file = join(h.dir, name);
+      writeFileSync(file, content);
+      for (const argv of [['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02'], ['query', 'SELECT 1'], ['status']]) {
+        const result = await h.run([...argv, '--db', file]);
+        expect(result.code, `${argv[0]} ${name}`).toBe(2);
+        expect(asText(result.stderr)).toContain(`docpipe: database '${file}' is not a DuckDB database file (check --db or DOCPIPE_DB)\n`);
+      }
+      expect(readFileSync(file, 'utf8')).toBe(content);
+      expect(existsSync(`${file}.spool`)).toBe(false);
+    }
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  it('refuses --db :memory: for the commands that record what they did (nothing would be kept)', async () => {
+    const prompts = join(h.dir, 'p.txt');
+    writeFileSync(prompts, 'Fix the intro\n');
+    for (const argv of [['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02'], ['jobs', 'submit', prompts, '--project', 'docs']]) {
+      const result = await h.run([...argv, '--db', ':memory:']);
+      expect(result.code, argv[0]).toBe(2);
+      expect(asText(result.stderr)).toContain("docpipe: invalid --db ':memory:': an in-memory database keeps nothing after the run; name a file (e.g. data/docpipe.duckdb)\n");
+    }
+    expect(h.sandbox.requests).toHaveLength(0);
+    // Reading SQL in memory stays possible.
+    expect((await h.run(['query', 'SELECT 42 AS n', '--db', ':memory:'])).code).toBe(0);
+  });
 });
 
 describe('the key', () => {

@@ -1,7 +1,7 @@
 /** Reading the API key: from --api-key / DOCPIPE_API_KEY, or a file. Never echoed anywhere. */
 import { readFileSync } from 'node:fs';
 import { apiKeyProblem, looksLikeKey } from '../api/http-client.js';
-import { projectIdProblem } from '../core/domain.js';
+import { projectIdProblem, shownProjectId } from '../core/domain.js';
 import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
 
@@ -55,10 +55,14 @@ function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key:
 
 /** The projects named by `--project` (repeatable, or comma-separated) or DOCPIPE_PROJECT. */
 export function projectsOf(args: Pick<GlobalArgs, 'project'>): string[] {
-  const projects = (args.project ?? []).flatMap((p) => String(p).split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  const given: unknown[] = args.project === undefined ? [] : Array.isArray(args.project) ? args.project : [args.project];
+  // `--no-project` (or `--project` read as a flag) is no project id: not the project 'false'.
+  const notText = given.find((p) => typeof p !== 'string' && typeof p !== 'number');
+  if (notText !== undefined) throw new UsageError(`invalid --project '${String(notText)}': expected a project id (pass --project ID)`);
+  const projects = given.flatMap((p) => String(p).split(',')).map((p) => p.trim()).filter((p) => p !== '');
   for (const id of projects) {
     const problem = projectIdProblem(id);
-    if (problem) throw new UsageError(`invalid --project '${id}': ${problem}`);
+    if (problem) throw new UsageError(`invalid --project '${shownProjectId(id)}': ${problem}`);
   }
   return [...new Set(projects)];
 }

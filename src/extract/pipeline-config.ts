@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import { isEventStream } from '../api/endpoints.js';
-import { METRICS, projectIdProblem, type Metric } from '../core/domain.js';
+import { METRICS, projectIdProblem, shownProjectId, type Metric } from '../core/domain.js';
 import { MAX_LOOKBACK_DAYS } from './plan-export.js';
 import { COARSE_FIRST, GRAINS, addDays, alignUp, parseDay, planClosedWindows, utcToday, yearProblem, type Grain } from './windows.js';
 import type { Window } from '../core/domain.js';
@@ -84,7 +84,7 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
   const projects = [...new Set((raw.projects ?? []).map((p) => p.trim()))];
   for (const id of projects) {
     const problem = projectIdProblem(id);
-    if (problem) errors.push(`projects: invalid project id '${id}': ${problem}`);
+    if (problem) errors.push(`projects: invalid project id '${shownProjectId(id)}': ${problem}`);
   }
   if (raw.projects && projects.length < raw.projects.length) warnings.push('projects: duplicates ignored');
   const metrics = [...new Set(raw.metrics ?? [])];

@@ -14,6 +14,7 @@ import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
 import { decodeUtf8, escapeChar, fileLine as where, isWellFormed } from '../core/text-file.js';
 import { parseCsv, type CsvRecord } from './csv-reader.js';
 import { closestWord } from '../core/did-you-mean.js';
+import { looksLikeApiKey } from '../core/domain.js';
 
 /** The fields of a `.jsonl` prompt line. */
 const PROMPT_FIELDS = ['prompt', 'id'];
@@ -245,6 +246,10 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
   const byKey = new Map<string, PromptEntry>();
   for (const { prompt, line, id } of raw) {
     for (const [field, value] of [['prompt', prompt], ['id', id]] as const) {
+      // A key file given as the prompt file: the key would go to the agent (and show in a dry run).
+      if (value !== undefined && looksLikeApiKey(value) && !/\s/.test(value)) {
+        throw new UsageError(`${where(path, line)}: the ${field} looks like an API key (mint_…), not a ${field}; not sent`);
+      }
       if (value !== undefined && !isWellFormed(value)) {
         throw new UsageError(`${where(path, line)}: the ${field} ${quote(value)} holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character`);
       }

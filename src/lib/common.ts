@@ -6,7 +6,8 @@
 import { DEFAULT_BASE_URL, apiKeyProblem, checkBaseUrl, redactKeys, type HttpClientOptions } from '../api/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { closestWord } from '../core/did-you-mean.js';
-import { projectIdProblem } from '../core/domain.js';
+import { projectIdProblem, shownProjectId } from '../core/domain.js';
+import { fileLine } from '../core/text-file.js';
 import { DatabaseBusyError, InterruptedError, UsageError, type ExitCode } from '../core/errors.js';
 import { runExitCode } from '../core/outcome.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -203,7 +204,7 @@ export function checkProjectId(name: string, value: unknown): string {
   const id = typeof value === 'string' ? value.trim() : '';
   if (id === '') throw new UsageError(`no project: pass ${name} (or set DOCPIPE_PROJECT)`);
   const problem = projectIdProblem(id);
-  if (problem) throw new UsageError(`invalid ${name} '${id}': ${problem}`);
+  if (problem) throw new UsageError(`invalid ${name} '${shownProjectId(id)}': ${problem}`);
   return id;
 }
 
@@ -259,4 +260,14 @@ function blankKey(error: unknown, apiKey: unknown): unknown {
     current = fields.cause;
   }
   return error;
+}
+
+/**
+ * Refuses (UsageError, exit 2) a batch whose prompts hold the API key (a key file given as the
+ * prompt file, say): the key would go to the agent and into the ledger. The key is not shown.
+ */
+export function refuseKeyInPrompts(entries: readonly { prompt: string; line: number }[], apiKey: string, label: string): void {
+  const key = apiKey.trim();
+  const found = key === '' ? undefined : entries.find((e) => e.prompt.includes(key));
+  if (found) throw new UsageError(`${fileLine(label, found.line)}: the prompt holds the API key; not sent`);
 }

@@ -315,6 +315,36 @@ describe('the key', () => {
     await h.close();
   });
 
+  it('a key in the wrong place (as the project, as a prompt, inside a prompt) is refused (exit 2) without being shown or sent', async () => {
+    const secret = 'mint_SECRETSECRETSECRET';
+    const shown = (result: { stdout: string; stderr: string }): boolean => `${result.stdout}${result.stderr}`.includes('SECRET');
+    const range = ['--from', '2026-03-01', '--to', '2026-03-08'];
+    const asProject = await h.run(['export', 'visitors', ...range, '--project', secret]);
+    expect(asProject.code).toBe(2);
+    expect(asText(asProject.stderr).trim()).toBe("docpipe: invalid --project 'mint_…': it looks like an API key (they start with mint_), not a project id; the key goes in DOCPIPE_API_KEY");
+    expect(shown(asProject)).toBe(false);
+    // `--no-project` is no project named 'false'.
+    const noProject = await h.run(['export', 'visitors', ...range, '--no-project']);
+    expect(noProject.code).toBe(2);
+    expect(asText(noProject.stderr).trim()).toBe("docpipe: invalid --project 'false': expected a project id (pass --project ID)");
+    // A key file given as the prompt file: refused in a dry run too, which would print it.
+    const keyAsPrompts = join(h.dir, 'key.txt');
+    writeFileSync(keyAsPrompts, `${secret}\n`);
+    for (const extra of [['--dry-run'], []]) {
+      const result = await h.run(['jobs', 'submit', keyAsPrompts, '--project', 'docs', ...extra]);
+      expect(result.code, extra.join(' ')).toBe(2);
+      expect(asText(result.stderr).trim()).toBe(`docpipe: ${keyAsPrompts}:1: the prompt looks like an API key (mint_…), not a prompt; not sent`);
+      expect(shown(result)).toBe(false);
+    }
+    // The key itself inside a prompt's text.
+    const leaky = join(h.dir, 'leaky.txt');
+    writeFileSync(leaky, `Fix the intro\nDocument the login with ${SANDBOX_API_KEY} as the example\n`);
+    const inText = await h.run(['jobs', 'submit', leaky, '--project', 'docs']);
+    expect(inText.code).toBe(2);
+    expect(asText(inText.stderr).trim()).toBe(`docpipe: ${leaky}:2: the prompt holds the API key; not sent`);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
   it('a rejected key stops the run at once, with the line that says so', async () => {
     const result = await h.run([...DAYS, '--api-key', 'mint_wrong']);
     expect(result.code).toBe(1);

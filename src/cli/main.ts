@@ -22,7 +22,7 @@ import { reportCommand } from './commands/report.js';
 import type { SessionOptions } from '../lib/session.js';
 import { GLOBAL_OPTIONS, withEnv } from './help.js';
 import { packageVersion } from '../core/version.js';
-import { numberOption } from './options.js';
+import { checkNumberValuesGiven, numberOption } from './options.js';
 import { neutralise } from '../core/neutralise.js';
 
 export interface RunCliOptions {
@@ -429,6 +429,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     const parser = buildParser(ctx, args).middleware((parsed) => lastValues(parsed), true).middleware((parsed) => {
       readEnvFlags(parsed, argv, process.env);
       readTypedFlags(parsed, argv);
+      checkNumberValuesGiven(argv);
       typedRangeWins(parsed, argv);
       if (keyOnCommandLine(argv)) {
         loggerFor(ctx.io, parsed as unknown as GlobalArgs).warn('api key on the command line', {

@@ -60,11 +60,35 @@ export function parseNumberOption(name: string, raw: unknown, rule: NumberRule):
 }
 
 function checkBounds(value: number, rule: NumberRule, fail: () => never): number {
+  // Past 2^53 a number is not what was typed (9007199254740993 reads as ...992): nothing here needs one.
+  if (!(Math.abs(value) <= Number.MAX_SAFE_INTEGER)) fail();
   if (rule.integer && !Number.isInteger(value)) fail();
   if (rule.min !== undefined && value < rule.min) fail();
   if (rule.above !== undefined && value <= rule.above) fail();
   if (rule.max !== undefined && value > rule.max) fail();
   return value;
+}
+
+/** The numeric options with a default, by name: yargs gives such an option typed without a value its default. */
+const DEFAULTED = new Map<string, NumberRule>();
+
+/**
+ * Throws UsageError for a numeric option with a default typed without a value (`--concurrency`
+ * last on the line, or before another option): yargs quietly takes the default. `argv` as typed.
+ */
+export function checkNumberValuesGiven(argv: readonly string[]): void {
+  const end = argv.indexOf('--'); // what follows is not an option
+  const words = end === -1 ? argv : argv.slice(0, end);
+  for (const [i, word] of words.entries()) {
+    const name = /^--([^=]+)$/.exec(word)?.[1];
+    const rule = name === undefined ? undefined : DEFAULTED.get(name);
+    if (rule === undefined) continue;
+    const next = words[i + 1];
+    // A value may be negative (`-1`) where the rule lets it; any other word with a dash is an option.
+    if (next === undefined || (next.startsWith('-') && !/^-\d/.test(next))) {
+      throw new UsageError(`invalid --${name}: no value given; expected ${describeRule(rule)}`);
+    }
+  }
 }
 
 /**
@@ -82,6 +106,7 @@ export function numberOption(
   spec: { describe: string },
 ): { describe: string; coerce: (raw: unknown) => number };
 export function numberOption(name: string, rule: NumberRule, spec: { describe: string; default?: number }) {
+  if (spec.default !== undefined) DEFAULTED.set(name, rule);
   return {
     // No yargs type: `number` would turn 'abc' into NaN before the check sees it, and
     // `string` would show as [string] in the help. Digits arrive as numbers, the rest as typed.

@@ -52,6 +52,9 @@ describe('parseNumberOption', () => {
     ['timeout', '0m', { above: 0, seconds: true }, "invalid --timeout '0m': expected a number of seconds > 0, or a duration such as 90s, 45m or 2h"],
     ['max-requests', '5m', whole, "invalid --max-requests '5m': expected a whole number >= 0"],
     ['timeout', '-1h', { above: 0, seconds: true }, "invalid --timeout '-1h'"],
+    // Past 2^53 the number read is not the one typed.
+    ['max-requests', '9007199254740993', whole, "invalid --max-requests '9007199254740993': expected a whole number >= 0"],
+    ['timeout', '1e400', { above: 0, seconds: true }, "invalid --timeout '1e400'"],
   ] as const)('--%s %j is refused, naming the value typed', (name, raw, rule, message) => {
     expect(() => parseNumberOption(name, raw, rule)).toThrow(UsageError);
     expect(() => parseNumberOption(name, raw, rule)).toThrow(message);

@@ -130,6 +130,9 @@ describe('docpipe jobs from-query', () => {
     [['--template', 'Fix {pathh} ({total})'], "docpipe: --template field {pathh} matches no column of the query (columns: project_id, path, window_start, window_end, total, human, ai, ai_share, rank)"],
     [['--template', 'Fix {path'], "docpipe: --template: '{' at character 5 is not closed (write {{ for a literal brace)"],
     [['--template', 'Fix {path}', '--concurrency', '0'], "docpipe: invalid --concurrency '0': expected a whole number >= 1"],
+    // Typed without a value, last or before another option: yargs took the default.
+    [['--template', 'Fix {path}', '--concurrency'], 'docpipe: invalid --concurrency: no value given; expected a whole number >= 1'],
+    [['--template', 'Fix {path}', '--jobs-per-hour', '--dry-run'], 'docpipe: invalid --jobs-per-hour: no value given; expected a whole number >= 1'],
   ])('bad input %j exits 2 with one line, before any request or write', async (args, line) => {
     const requests = h.sandbox.requests.length;
     const result = await h.run(['jobs', 'from-query', '--file', TOP, ...args, ...FAST, '--db', db]);

@@ -96,9 +96,14 @@ export async function writingOut<T>(value: string, write: () => T | Promise<T>, 
     if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
       throw new UsageError(`cannot write ${option} '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
     }
-    // A folder to make in one that exists but takes no new folder (/proc, /sys).
-    if (code === 'ENOENT' && (error as { syscall?: unknown }).syscall === 'mkdir') {
+    // A folder to make in one that exists but takes no new folder (/proc, /sys), or a file to
+    // make in one that takes no new file (the temporary file beside it is not the one to name).
+    const syscall = (error as { syscall?: unknown }).syscall;
+    if (code === 'ENOENT' && syscall === 'mkdir') {
       throw new UsageError(`cannot write ${option} '${value}': its folder cannot be made there (${code})`, { cause: error });
+    }
+    if (code === 'ENOENT' && syscall === 'open') {
+      throw new UsageError(`cannot write ${option} '${value}': a file cannot be made there (${code})`, { cause: error });
     }
     throw error;
   }

@@ -553,6 +553,9 @@ function openError(path: string, error: unknown): Error {
   if (/is not a valid DuckDB database file|Cannot launch in-memory database in read-only mode/i.test(text)) {
     return new DatabasePathError(`database '${path}' is not a DuckDB database file`, { cause: error });
   }
+  // A file (or folder) this user may not write or read there: the path is the user's to change.
+  const refused = /Permission denied|Read-only file system/i.exec(text);
+  if (refused) return new DatabasePathError(`database '${path}' cannot be opened there: ${refused[0].toLowerCase()}`, { cause: error });
   return new DatabaseError(`cannot open database ${path}`, { cause: error });
 }
 

@@ -418,6 +418,8 @@ syncBuiltinESMExports();
     const cases: [string[], string][] = [
       [['dump', '--out', '/proc/docpipe-lake'], "docpipe: cannot write --out '/proc/docpipe-lake': its folder cannot be made there (ENOENT)"],
       [['report', '--out', '/proc/docpipe/r.html'], "docpipe: cannot write --out '/proc/docpipe/r.html': its folder cannot be made there (ENOENT)"],
+      // A folder that takes no new file: named as given, not as the temporary file beside it.
+      [['report', '--out', '/proc/r.html'], "docpipe: cannot write --out '/proc/r.html': a file cannot be made there (ENOENT)"],
       [['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/proc/docpipe/x.duckdb'],
         "docpipe: database '/proc/docpipe/x.duckdb' cannot be created: its folder cannot be made there (check --db or DOCPIPE_DB)"],
     ];
@@ -434,6 +436,9 @@ syncBuiltinESMExports();
     if (refusal === 'EPERM' || refusal === 'EACCES' || refusal === 'EROFS') {
       cases.push([['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/sys/docpipe/x.duckdb'],
         `docpipe: database '/sys/docpipe/x.duckdb' cannot be created: its folder cannot be made there (${refusal}) (check --db or DOCPIPE_DB)`]);
+      // A folder that exists but takes no file: DuckDB's own refusal, as the path's fault (exit 2, not 1).
+      cases.push([['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', '/sys/x.duckdb'],
+        "docpipe: database '/sys/x.duckdb' cannot be opened there: permission denied (check --db or DOCPIPE_DB)"]);
     }
     for (const [args, line] of cases) {
       const result = await h.run(args);
@@ -445,7 +450,7 @@ syncBuiltinESMExports();
   it('report --out: a symbolic link is written through (it stays a link); a pipe is refused, not replaced', async () => {
     mkdirSync(join(h.dir, 'www'), { recursive: true });
     const target = join(h.dir, 'www', 'real.html');
-    writeFileSync(target, 'old');
+    writeFileSync(target, '<!doctype html><p>an older report</p>');
     const link = join(h.dir, 'link.html');
     symlinkSync(join('www', 'real.html'), link);
     const written = await h.run(['report', '--out', link]);

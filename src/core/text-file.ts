@@ -55,11 +55,16 @@ export function escapeChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
+/** A surrogate without its pair (global: for `replace`; `test` needs lastIndex reset, as isWellFormed does). */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
  * Whether a string is well-formed UTF-16: no surrogate without its pair. JSON may spell one
  * (`"\ud800"`), but it is no character: DuckDB stores it as U+FFFD, so a text that holds one
  * never reads back as it was written (a prompt's key would never match its ledger row).
  */
 export function isWellFormed(text: string): boolean {
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+  LONE_SURROGATE.lastIndex = 0;
+  return !LONE_SURROGATE.test(text);
 }
+

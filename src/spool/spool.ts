@@ -50,6 +50,7 @@ import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
 import { appendWholeSync, makeFolders } from '../core/files.js';
+import { LONE_SURROGATE } from '../core/text-file.js';
 
 let memorySpool: string | undefined;
 
@@ -71,8 +72,6 @@ export function spoolDirFor(dbPath: string): string {
   if (dbPath === ':memory:') return memorySpoolDir();
   return `${dbPath}.spool`;
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** A JSON value with every lone surrogate in its strings (and keys) made U+FFFD, which DuckDB's JSON readers refuse. */
 export function wellFormed(value: unknown): unknown {

@@ -85,7 +85,7 @@ export function checkNumberValuesGiven(argv: readonly string[]): void {
     if (rule === undefined) continue;
     const next = words[i + 1];
     // A value may be negative (`-1`) where the rule lets it; any other word with a dash is an option.
-    if (next === undefined || (next.startsWith('-') && !/^-\d/.test(next))) {
+    if (next === undefined || (next.startsWith('-') && !/^-\.?\d/.test(next))) {
       throw new UsageError(`invalid --${name}: no value given; expected ${describeRule(rule)}`);
     }
   }

@@ -67,9 +67,14 @@ export function checkNotOwnFile(out: string, value: string, db: string, page: bo
   if (page && existsSync(out) && !isHtmlPage(out)) throw bad('it is an existing file that is not an HTML page');
 }
 
-/** Whether a file begins as an HTML page does (a doctype or an <html> tag, after any BOM and blank space). */
+/**
+ * Whether a file may be taken for a page: named `.html` or `.htm`, blank, or beginning (after
+ * any BOM, blank space, comments and an XML declaration) with a doctype or an html, head or
+ * body tag. A database, a prompt file or a CSV is none of these.
+ */
 function isHtmlPage(path: string): boolean {
-  const head = Buffer.alloc(256);
+  if (/\.html?$/i.test(path)) return true;
+  const head = Buffer.alloc(4096);
   const fd = openSync(path, 'r');
   let read: number;
   try {
@@ -77,8 +82,9 @@ function isHtmlPage(path: string): boolean {
   } finally {
     closeSync(fd);
   }
-  const text = head.subarray(0, read).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
-  return read === 0 || text.startsWith('<!doctype html') || text.startsWith('<html');
+  const text = head.subarray(0, read).toString('utf8').replace(/^\uFEFF/, '').toLowerCase();
+  const start = text.replace(/^(\s+|<!--[\s\S]*?-->|<\?xml[\s\S]*?\?>)*/, '');
+  return start === '' || /^<(!doctype html|html|head|body)[\s>]/.test(start);
 }
 
 const CANNOT_WRITE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
@@ -93,6 +99,7 @@ export async function writingOut<T>(value: string, write: () => T | Promise<T>, 
     return await write();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+
     if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
       throw new UsageError(`cannot write ${option} '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
     }
@@ -102,7 +109,10 @@ export async function writingOut<T>(value: string, write: () => T | Promise<T>, 
     if (code === 'ENOENT' && syscall === 'mkdir') {
       throw new UsageError(`cannot write ${option} '${value}': its folder cannot be made there (${code})`, { cause: error });
     }
-    if (code === 'ENOENT' && syscall === 'open') {
+    // Only a file at the path given (or under it, or its temporary file beside it): another
+    // file's ENOENT (the database's, say) is its own error.
+    const at = (error as { path?: unknown }).path;
+    if (code === 'ENOENT' && syscall === 'open' && typeof at === 'string' && resolve(at).startsWith(resolve(value))) {
       throw new UsageError(`cannot write ${option} '${value}': a file cannot be made there (${code})`, { cause: error });
     }
     throw error;

@@ -79,20 +79,29 @@ export interface Series {
  * segment of every API URL and names the spool's folders: `.`, `..`, a slash or a control
  * character would point somewhere else.
  */
-/** Whether a value starts as Mintlify's admin keys do: shown as `mint_…`, never whole. */
+/** Whether a value starts as Mintlify's admin keys do (`mint_`, any case): a message shows it as `mint_…`, never whole. */
 export function looksLikeApiKey(value: string): boolean {
   return /^mint_/i.test(value.trim());
 }
 
-/** A project id as a message may show it: one that looks like a key is not shown (see projectIdProblem). */
+/**
+ * Whether a value is shaped like an admin key as a whole: `mint_` and at least 16 more key
+ * characters, nothing else. A project id or a prompt id may begin with mint_ (`mint_docs`);
+ * one this long and of nothing but key characters is a key pasted in the wrong place.
+ */
+export function isKeyShaped(value: string): boolean {
+  return /^mint_[A-Za-z0-9_-]{16,}$/.test(value.trim());
+}
+
+/** A project id as a message may show it: one shaped like a key is not shown (see projectIdProblem). */
 export function shownProjectId(id: string): string {
-  return looksLikeApiKey(id) ? 'mint_…' : id;
+  return isKeyShaped(id) ? 'mint_…' : id;
 }
 
 export function projectIdProblem(id: string): string | undefined {
   if (id === '') return 'it is empty';
   // The key in the wrong place: it would go into logs, the spool's folder names and the URL.
-  if (looksLikeApiKey(id)) return 'it looks like an API key (they start with mint_), not a project id; the key goes in DOCPIPE_API_KEY';
+  if (isKeyShaped(id)) return 'it is shaped like an API key (mint_ and a long tail), not a project id; the key goes in DOCPIPE_API_KEY';
   if (id === '.' || id === '..') return 'it is a relative path';
   if (/[/\\]/.test(id)) return 'it contains a slash';
   // eslint-disable-next-line no-control-regex -- control characters are what is refused

@@ -13,11 +13,20 @@ import { UsageError } from '../core/errors.js';
 import { describeDuplicateKey, firstDuplicateKey } from '../core/json-keys.js';
 import { decodeUtf8, escapeChar, fileLine as where, isWellFormed } from '../core/text-file.js';
 import { parseCsv, type CsvRecord } from './csv-reader.js';
-import { closestWord } from '../core/did-you-mean.js';
-import { looksLikeApiKey } from '../core/domain.js';
+import { editDistance } from '../core/did-you-mean.js';
+import { isKeyShaped } from '../core/domain.js';
 
-/** The fields of a `.jsonl` prompt line. */
-const PROMPT_FIELDS = ['prompt', 'id'];
+/**
+ * The field of a `.jsonl` prompt line a key was surely meant to be: `id` or `prompt` in other
+ * letter case (`Id`, `PROMPT`), or `prompt` one letter off (`promt`, `prompts`). A name that only
+ * resembles `id` (`pid`, `_id`, `idx`) may well be the user's own field, and is left alone.
+ */
+function misspeltField(key: string): string | undefined {
+  if (key === 'id' || key === 'prompt') return undefined;
+  const lower = key.toLowerCase();
+  if (lower === 'id') return 'id';
+  return lower === 'prompt' || editDistance(lower, 'prompt') === 1 ? 'prompt' : undefined;
+}
 
 export const PROMPT_FILE_FORMATS = ['txt', 'jsonl', 'csv'] as const;
 export type PromptFileFormat = (typeof PROMPT_FILE_FORMATS)[number];
@@ -139,7 +148,7 @@ function readJsonl(path: string, text: string): RawEntry[] {
     // a misspelt "id" or "prompt" would silently key the prompt by its text, and an edit of the
     // text would then submit it again.
     for (const key of Object.keys(record)) {
-      const meant = PROMPT_FIELDS.includes(key) ? undefined : closestWord(key, PROMPT_FIELDS);
+      const meant = misspeltField(key);
       if (meant !== undefined) throw new UsageError(`${where(path, line)}: unknown field ${quote(key)}: did you mean "${meant}"?`);
     }
     const normalized = normalizePrompt(prompt);
@@ -247,8 +256,8 @@ export function collect(path: string, format: PromptFileFormat, raw: RawEntry[])
   for (const { prompt, line, id } of raw) {
     for (const [field, value] of [['prompt', prompt], ['id', id]] as const) {
       // A key file given as the prompt file: the key would go to the agent (and show in a dry run).
-      if (value !== undefined && looksLikeApiKey(value) && !/\s/.test(value)) {
-        throw new UsageError(`${where(path, line)}: the ${field} looks like an API key (mint_…), not a ${field}; not sent`);
+      if (value !== undefined && isKeyShaped(value)) {
+        throw new UsageError(`${where(path, line)}: the ${field} is shaped like an API key (mint_…); refused, not shown`);
       }
       if (value !== undefined && !isWellFormed(value)) {
         throw new UsageError(`${where(path, line)}: the ${field} ${quote(value)} holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is no character`);

@@ -92,7 +92,8 @@ export function handleApiRequest(request: ApiRequest, context: ApiContext, optio
     if (Object.hasOwn(ENGAGEMENT_LIMITS, name)) {
       const resource = name as EngagementResource;
       const ignoreCursor = (options.ignoreOffset === true || options.shuffle === true) && CURSOR_PAGED.has(resource);
-      return { response: engagementPage(resource, request.query, data(), context.now(), ignoreCursor), faultApplied: ignoreCursor };
+      // A first page (no cursor) is the same whether the cursor is ignored or not: the fault waits for the next.
+      return { response: engagementPage(resource, request.query, data(), context.now(), ignoreCursor), faultApplied: ignoreCursor && request.query.has('cursor') };
     }
     return plain(NOT_FOUND());
   }

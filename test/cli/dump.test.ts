@@ -402,6 +402,20 @@ syncBuiltinESMExports();
     expect((await h.run(['report', '--out', page])).code).toBe(0);
     writeFileSync(join(h.dir, 'empty.html'), '');
     expect((await h.run(['report', '--out', join(h.dir, 'empty.html')])).code).toBe(0);
+    // Pages as other tools write them: after a comment or an XML declaration, without a doctype,
+    // or any file named .html; and a blank file.
+    const pages: [string, string][] = [
+      ['commented.page', '<!-- generated -->\n<html><body>old</body></html>'],
+      ['xml.page', '<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"></html>'],
+      ['head.page', '\uFEFF  <head><title>old</title></head>'],
+      ['blank.page', '  \n'],
+      ['odd.htm', 'not markup at all'],
+    ];
+    for (const [name, content] of pages) {
+      writeFileSync(join(h.dir, name), content);
+      const result = await h.run(['report', '--out', join(h.dir, name)]);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+    }
   });
 
   it('a --db under a symbolic link that leads nowhere is exit 2, saying so', async () => {

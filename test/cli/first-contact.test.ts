@@ -321,7 +321,7 @@ describe('the key', () => {
     const range = ['--from', '2026-03-01', '--to', '2026-03-08'];
     const asProject = await h.run(['export', 'visitors', ...range, '--project', secret]);
     expect(asProject.code).toBe(2);
-    expect(asText(asProject.stderr).trim()).toBe("docpipe: invalid --project 'mint_…': it looks like an API key (they start with mint_), not a project id; the key goes in DOCPIPE_API_KEY");
+    expect(asText(asProject.stderr).trim()).toBe("docpipe: invalid --project 'mint_…': it is shaped like an API key (mint_ and a long tail), not a project id; the key goes in DOCPIPE_API_KEY");
     expect(shown(asProject)).toBe(false);
     // `--no-project` is no project named 'false'.
     const noProject = await h.run(['export', 'visitors', ...range, '--no-project']);
@@ -333,7 +333,7 @@ describe('the key', () => {
     for (const extra of [['--dry-run'], []]) {
       const result = await h.run(['jobs', 'submit', keyAsPrompts, '--project', 'docs', ...extra]);
       expect(result.code, extra.join(' ')).toBe(2);
-      expect(asText(result.stderr).trim()).toBe(`docpipe: ${keyAsPrompts}:1: the prompt looks like an API key (mint_…), not a prompt; not sent`);
+      expect(asText(result.stderr).trim()).toBe(`docpipe: ${keyAsPrompts}:1: the prompt is shaped like an API key (mint_…); refused, not shown`);
       expect(shown(result)).toBe(false);
     }
     // The key itself inside a prompt's text.
@@ -343,6 +343,9 @@ describe('the key', () => {
     expect(inText.code).toBe(2);
     expect(asText(inText.stderr).trim()).toBe(`docpipe: ${leaky}:2: the prompt holds the API key; not sent`);
     expect(h.sandbox.requests).toHaveLength(0);
+    // A project id that merely begins with mint_ is a project id.
+    const mintDocs = await h.run(['export', 'visitors', ...range, '--project', 'Mint_Docs']);
+    expect(mintDocs.code, mintDocs.stderr).toBe(0);
   });
 
   it('a rejected key stops the run at once, with the line that says so', async () => {

@@ -7,7 +7,7 @@ import { apiKeySource, resolveApiKey } from '../../src/cli/api-key.js';
 import { requestedLogFormat } from '../../src/cli/io.js';
 import { apiKeyProblem } from '../../src/api/http-client.js';
 import { envName } from '../../src/cli/help.js';
-import { parseNumberOption } from '../../src/cli/options.js';
+import { checkNumberValuesGiven, numberOption, parseNumberOption } from '../../src/cli/options.js';
 import { closestWord } from '../../src/core/did-you-mean.js';
 import { projectIdProblem } from '../../src/core/domain.js';
 import { UsageError } from '../../src/core/errors.js';
@@ -61,6 +61,20 @@ describe('parseNumberOption', () => {
   });
 });
 
+describe('checkNumberValuesGiven', () => {
+  numberOption('test-level', { min: -10 }, { describe: 'a test option', default: 1 });
+  it('refuses a numeric option with a default typed without a value (yargs would take the default)', () => {
+    for (const argv of [['--test-level'], ['--test-level', '--verbose'], ['x', '--test-level', '-v']]) {
+      expect(() => checkNumberValuesGiven(argv), argv.join(' ')).toThrow(new UsageError('invalid --test-level: no value given; expected a number >= -10'));
+    }
+  });
+  it('takes a value, a negative one too, and ignores what follows --', () => {
+    for (const argv of [['--test-level', '3'], ['--test-level', '-1'], ['--test-level', '-.5'], ['--test-level=2'], ['--', '--test-level']]) {
+      expect(() => checkNumberValuesGiven(argv), argv.join(' ')).not.toThrow();
+    }
+  });
+});
+
 describe('closestWord', () => {
   const statuses = ['active', 'completed', 'archived', 'failed', 'pending', 'unknown', 'timed_out', 'rejected'];
   it.each([
@@ -75,7 +89,7 @@ describe('closestWord', () => {
 });
 
 describe('projectIdProblem', () => {
-  it.each(['docs', 'my-project_2', '64f1c0ffee', 'a.b'])('accepts %s', (id) => {
+  it.each(['docs', 'my-project_2', '64f1c0ffee', 'a.b', 'mint_docs', 'Mint_Docs', 'MINT_ABCDEFGHIJKLMNOPQRST'])('accepts %s', (id) => {
     expect(projectIdProblem(id)).toBeUndefined();
   });
   it.each([
@@ -87,6 +101,7 @@ describe('projectIdProblem', () => {
     ['a\nb', 'it contains a space or a control character'],
     ['a?b', 'it contains ?, # or %'],
     ['', 'it is empty'],
+    ['mint_abcdefghijklmnopqr', 'it is shaped like an API key (mint_ and a long tail), not a project id; the key goes in DOCPIPE_API_KEY'],
   ])('refuses %j: %s', (id, problem) => {
     expect(projectIdProblem(id)).toBe(problem);
   });

@@ -171,6 +171,9 @@ describe('docpipe jobs from-query', () => {
     expect(logLines(none).find((l) => l.event === 'nothing to submit')).toMatchObject({ detail: 'the query returned no rows: nothing to submit' });
     expect(readFileSync(results, 'utf8')).toBe('');
     expect(logLines(none).filter((l) => l.level === 'error')).toEqual([]);
+    // Nothing to send needs no key.
+    const noKey = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db], { withKey: false });
+    expect(noKey.code, noKey.stderr).toBe(0);
     const dry = await h.run(['jobs', 'from-query', 'SELECT path FROM page_visitors WHERE false', '--template', '{path}', ...FAST, '--db', db, '--dry-run']);
     expect(dry.stdout).toBe('the query returned no rows: nothing to submit\n');
   });

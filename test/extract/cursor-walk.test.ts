@@ -178,6 +178,16 @@ describe("the sandbox's cursor endpoints under faults and made-up parameters", (
     sandbox.clearFaults();
   });
 
+  it("a cursor fault is not used up on a first page (no cursor to ignore): the next page shows it", async () => {
+    sandbox.addFault({ kind: 'ignore-offset', match: { path: '/searches' }, times: 1 });
+    const first = await get('searches', { limit: '100' });
+    const second = await get('searches', { limit: '100', cursor: first.body.nextCursor as string });
+    expect(second.body.searches).toEqual(first.body.searches);
+    const third = await get('searches', { limit: '100', cursor: first.body.nextCursor as string });
+    expect(third.body.searches).not.toEqual(first.body.searches);
+    sandbox.clearFaults();
+  });
+
   it('a searches cursor outside the listing is a 400, as any cursor the server did not make', async () => {
     for (const o of [-50, 251, 1.5]) {
       const answer = await get('searches', { cursor: cursorAt(o) });

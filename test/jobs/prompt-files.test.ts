@@ -89,6 +89,11 @@ describe('parsePromptFile: formats', () => {
     expect(() => parsePromptFile('p.csv', Uint8Array.from([...utf8('prompt,id\n"a\rb",1\n"c'), 0xff, ...utf8('",2\n')]))).toThrow(/^p\.csv:3: is not valid UTF-8/);
   });
 
+  it("jsonl: the user's own fields are left alone, even those that resemble id (pid, _id, prompt_id); an id may begin with mint_", () => {
+    const line = JSON.stringify({ prompt: 'Fix the intro', pid: 42, _id: 'x', idx: 1, prompt_id: 'p', promptId: 'q', kind: 'docs', id: 'mint_intro' });
+    expect(summary(parsePromptFile('own.jsonl', utf8(`${line}\n`)))).toEqual([{ line: 1, prompt: 'Fix the intro', key: 'mint_intro', id: 'mint_intro' }]);
+  });
+
   it('jsonl: objects per line, \\n escapes make multi-line prompts, ids kept, extra fields ignored', () => {
     const lines = [
       JSON.stringify({ prompt: 'Line one\nLine two\n  indented', id: 'a-1', owner: 'docs' }),
@@ -259,7 +264,9 @@ describe('bad files throw a one-line UsageError naming the file and line', () =>
     ['jsonl: id too large to be exact', 'p.jsonl', '{"prompt":"b","id":12345678901234567890}', 1, /too large.*string/],
     ['jsonl: id beyond a double', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"b","id":1e400}', 2, /"id" Infinity is too large/],
     ['jsonl: a misspelt id (it would key the prompt by its text)', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"Fix the intro","Id":"intro-1"}', 2, /unknown field "Id": did you mean "id"\?$/],
-    ['jsonl: a misspelt id beside the id', 'p.jsonl', '{"prompt":"Fix","id":"a","ids":"b"}', 1, /unknown field "ids": did you mean "id"\?$/],
+    ['jsonl: a misspelt prompt beside the prompt', 'p.jsonl', '{"prompt":"Fix","id":"a","promt":"b"}', 1, /unknown field "promt": did you mean "prompt"\?$/],
+    ['jsonl: the id in capitals', 'p.jsonl', '{"prompt":"Fix","ID":"a"}', 1, /unknown field "ID": did you mean "id"\?$/],
+    ['jsonl: a prompt that is an API key (a key file given as the prompt file)', 'p.jsonl', '{"prompt":"mint_abcdefghijklmnopqrstu"}', 1, /the prompt is shaped like an API key \(mint_…\); refused, not shown$/],
     ['jsonl: a lone surrogate in the prompt (no character: DuckDB would store U+FFFD)', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"follow \\ud800 up"}', 2, /the prompt "follow \\ud800 up" holds a lone surrogate escape/],
     ['jsonl: a lone low surrogate in the id', 'p.jsonl', '{"prompt":"a","id":"x\\udc00"}', 1, /the id "x\\udc00" holds a lone surrogate escape/],
     ['jsonl: empty prompt', 'p.jsonl', '{"prompt":"a"}\n{"prompt":"  \\n "}', 2, /empty prompt/],

@@ -75,7 +75,6 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
         if (args['dry-run']) return void ctx.io.stdout(`${said}\n`);
         // A batch of nothing still ends with its summary (one JSON line under --log-format json),
         // and a --results file says so: an earlier run's outcomes are not left as this run's.
-        resolveApiKey(args); // without a key it is bad usage (exit 2), rows or not
         logger.info('nothing to submit', { detail: said });
         const nothing = { ...batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), { stopped: null, stopMessage: null, exitCode: EXIT.ok }), rowsRead: true };
         await reportBatch(ctx, args, 'jobs from-query', nothing, logger);

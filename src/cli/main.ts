@@ -58,8 +58,10 @@ function errorLine(error: Error): string {
     const first = error.cause.message.split('\n')[0];
     if (first && error.name === 'DatabaseError') text += ` (${first})`;
   }
-  // One line, and inert on a terminal: an error may carry the API's words.
-  return neutralise(text.replace(/\s*\n\s*/g, ' '));
+  // One line, and inert on a terminal: an error may carry the API's words. A usage error's line
+  // breaks are the value typed (`--from $'2026-11-01\n2026'`): shown as such (\x0a), not as
+  // the space another message's line breaks become.
+  return neutralise(error instanceof UsageError ? text : text.replace(/\s*\n\s*/g, ' '));
 }
 
 const COMMANDS = 'export, sync, status, query, report, dump, jobs, sandbox or doctor';

@@ -87,6 +87,8 @@ export interface Sandbox {
   readonly requests: RequestRecord[];
   addFault(fault: FaultSpec): void;
   clearFaults(): void;
+  /** Ends every pending 'slow' delay now: those answers go out (a test's "the slow request may go on"). */
+  releaseDelays(): void;
   /** Every job created, in creation order. */
   jobs(): SandboxJob[];
   /** Stops listening and closes every socket, keep-alive ones included. */
@@ -269,6 +271,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests,
     addFault: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
+    releaseDelays: () => {
+      for (const [timer, resolve] of delays) {
+        clearTimeout(timer);
+        delays.delete(timer);
+        resolve();
+      }
+    },
     jobs: () => jobStore.list(),
     close: async () => {
       if (closing) return;

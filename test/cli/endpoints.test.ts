@@ -498,12 +498,14 @@ describe('docpipe export assistant --threads', () => {
     // Another process (this one's parent) journals requests in the spool: runs overlap.
     mkdirSync(join(`${h.db}.spool`, 'requests'), { recursive: true });
     writeFileSync(join(`${h.db}.spool`, 'requests', `${process.ppid}-other.jsonl`), '');
-    // The first run's first thread is slow; meanwhile a second run refreshes every other thread.
-    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 4_000, times: 1 });
+    // The first run's first thread is slow (held until the second run is done, however slow the
+    // machine); meanwhile a second run refreshes every other thread.
+    h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 120_000, times: 1 });
     const first = h.run([...base, '--refresh']);
     while (threadRequests().length === threads) await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await h.run([...base, '--refresh']);
     expect(second.code, second.stdout).toBe(0);
+    h.sandbox.releaseDelays();
     const result = await first;
     expect(result.code, result.stdout).toBe(0);
     // Each thread was refreshed once: the first run's first thread by it, the rest by the second.

@@ -259,6 +259,12 @@ describe('a mistyped --db', () => {
     expect(existsSync(join(h.dir, 'sub'))).toBe(false);
   });
 
+  it('a bad value with a line break in it is shown as typed (the break escaped), not with a space for it', async () => {
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01\n2026', '--to', '2026-03-02']);
+    expect(result.code).toBe(2);
+    expect(asText(result.stderr).trim()).toMatch(/^docpipe: invalid --from '2026-03-01\\x0a2026'/);
+  });
+
   it('refuses a folder given as --db', async () => {
     const result = await h.run(['query', 'SELECT 1', '--db', h.dir]);
     expect(result.code).toBe(2);

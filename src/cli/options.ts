@@ -115,11 +115,3 @@ export function numberOption(name: string, rule: NumberRule, spec: { describe: s
     coerce: (raw: unknown): number => parseNumberOption(name, raw, rule),
   };
 }
-
-/**
- * A command that records what it did (an export, a sync, a job batch) needs a file: an
- * in-memory database would spend requests (and create jobs) and keep nothing after the run.
- */
-export function requireKeptDb(db: string): void {
-  if (db === ':memory:') throw new UsageError(`invalid --db '${db}': an in-memory database keeps nothing after the run; name a file (e.g. data/docpipe.duckdb)`);
-}

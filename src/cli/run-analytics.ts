@@ -3,10 +3,9 @@ import type { Argv } from 'yargs';
 import { parseDuration } from '../core/duration.js';
 import { UsageError, type ExitCode } from '../core/errors.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_REQUESTS_PER_HOUR, type AnalyticsHooks, type AnalyticsResult } from '../lib/analytics.js';
-import type { CommonOptions } from '../lib/common.js';
 import { resolveApiKey } from './api-key.js';
 import { commonOf } from './common-options.js';
-import { requireKeptDb } from './options.js';
+import { requireKeptDb, type CommonOptions } from '../lib/common.js';
 import type { CliContext } from './context.js';
 import { loggerFor, type GlobalArgs } from './io.js';
 import { createProgress } from './output/progress.js';
@@ -86,7 +85,7 @@ export async function runAnalytics(
   run: (common: CommonOptions & AnalyticsHooks) => Promise<AnalyticsResult>,
 ): Promise<ExitCode> {
   const { io } = ctx;
-  requireKeptDb(args.db);
+  requireKeptDb(args.db, '--db');
   const apiKey = resolveApiKey(args);
   const logger = loggerFor(io, args);
   const progress = createProgress(logger, io.stderr, io.isTTY, { perHour, now: () => io.clock.now() });

@@ -24,7 +24,7 @@ import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, typ
 import { GRAINS, checkNotFuture, planWindows, type Grain } from '../extract/windows.js';
 import { finishRun, logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace, type BudgetWait, type Session } from './session.js';
-import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, requireKeptDb, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** The analytics budget of an organization (DESIGN §1). */
 export const DEFAULT_REQUESTS_PER_HOUR = 100;
@@ -127,6 +127,7 @@ function checkMaxWait(value: number): number {
 
 /** Opens the database, runs the export, records the run: what `export` and `sync` share. */
 async function runAnalytics(common: ResolvedCommon, hooks: AnalyticsHooks, options: CoreOptions): Promise<AnalyticsResult> {
+  requireKeptDb(common.workspace.db);
   const { clock, logger } = common;
   const runId = newRunId(clock.now());
   // DuckDB on one thread while loading: the other core is better spent fetching and parsing.

@@ -271,3 +271,12 @@ export function refuseKeyInPrompts(entries: readonly { prompt: string; line: num
   const found = key === '' ? undefined : entries.find((e) => e.prompt.includes(key));
   if (found) throw new UsageError(`${fileLine(label, found.line)}: the prompt holds the API key; not sent`);
 }
+
+/**
+ * A run that records what it did (an export, a sync, a job batch, messages) needs a file: an
+ * in-memory database would spend requests (and create jobs) and keep nothing, each short write
+ * opening a new empty one. `name`: the option as the caller knows it (`--db` on the command line).
+ */
+export function requireKeptDb(db: string, name = 'db'): void {
+  if (db === ':memory:') throw new UsageError(`invalid ${name} '${db}': an in-memory database keeps nothing after the run; name a file (e.g. data/docpipe.duckdb)`);
+}

@@ -11,7 +11,7 @@ import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/pro
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createSession, createWorkspace } from './session.js';
-import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, positive, refuseKeyInPrompts, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, positive, refuseKeyInPrompts, requireKeptDb, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type ResolvedCommon, type StopBeforeStart } from './common.js';
 
 /** Agent job creation and follow-up messages: 100 an hour per project (DESIGN §1). */
 export const DEFAULT_JOBS_PER_HOUR = 100;
@@ -155,6 +155,7 @@ export function batchEndedBeforeStart(
 /** Submits and follows a batch of entries, recording the run: what `submitJobs` and `jobs from-query` share. */
 export async function runJobBatch(common: ResolvedCommon, input: JobBatchInput): Promise<SubmitJobsResult> {
   const { clock } = common;
+  requireKeptDb(common.workspace.db);
   refuseKeyInPrompts(input.entries, common.apiKey, input.source);
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});

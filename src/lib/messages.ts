@@ -11,7 +11,7 @@ import { readMessageFile, resolveMessages, type MessageEntry, type MessageReques
 import { runMessages, type MessageEvent, type MessagesSummary } from '../jobs/run-messages.js';
 import { logCrashedRuns, newRunId, recordRunEnd, recordRunStart, runOutcome } from '../load/runs.js';
 import { createWorkspace } from './session.js';
-import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, refuseKeyInPrompts, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type StopBeforeStart } from './common.js';
+import { checkOptionNames, checkProjectId, COMMON_OPTION_NAMES, optionNames, refuseKeyInPrompts, requireKeptDb, resolveCommon, stopBeforeStart, withoutKey, yesNo, type CommonOptions, type StopBeforeStart } from './common.js';
 import { agentSession, FOLLOW_OPTION_NAMES, resolveFollow, type JobFollowOptions } from './jobs.js';
 
 /** A message given in code: the job by its API id or by its prompt key in the ledger. */
@@ -111,6 +111,7 @@ async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult
   const label = typeof options.messages === 'string' ? options.messages : 'messages';
   const requests = typeof options.messages === 'string' ? await readMessageFile(options.messages) : requestsOf(options.messages);
   const common = resolveCommon(options);
+  requireKeptDb(common.workspace.db);
   refuseKeyInPrompts(requests, common.apiKey, label);
   // A database that does not exist has no ledger: a message naming a prompt's key is refused
   // before one is made (an empty file left behind).

@@ -240,6 +240,8 @@ describe("import { … } from 'docpipe'", () => {
       [{ grain: 'month' }, /^unknown option 'grain' of exportAnalytics: the options are apiKey, baseUrl, .*, window, refresh, lookbackDays, threads$/],
       [{ windw: 'week' }, /^unknown option 'windw' of exportAnalytics: did you mean 'window'\?$/],
       [{ http: { timeout: 5 } }, /^unknown option 'http\.timeout': did you mean 'http\.timeoutMs'\?$/],
+      // Each short write would open a new, empty in-memory database: nothing kept.
+      [{ db: ':memory:' }, /^invalid db ':memory:': an in-memory database keeps nothing after the run/],
     ];
     for (const [override, message] of cases) {
       const options = { ...common(), project: 'docs', metric: 'visitors' as const, from: '2026-03-01', to: '2026-03-08', ...override };
@@ -258,6 +260,7 @@ describe("import { … } from 'docpipe'", () => {
       [{ signal: { aborted: false } }, /invalid signal/],
       [{ resubmitUnknown: 'no' }, /invalid resubmitUnknown 'no': expected true or false/],
       [{ resubmitUnknow: true }, /^unknown option 'resubmitUnknow' of submitJobs: did you mean 'resubmitUnknown'\?$/],
+      [{ db: ':memory:' }, /^invalid db ':memory:'/],
     ];
     for (const [override, message] of jobCases) {
       const options = { ...common(), project: 'docs', prompts: [{ prompt: 'Fix it' }], ...override };
@@ -267,6 +270,8 @@ describe("import { … } from 'docpipe'", () => {
     }
     const message = await sendMessages({ ...common(), project: '..', messages: [{ jobId: 'j', prompt: 'hi' }] }).catch((e: unknown) => e);
     expect((message as Error).message).toMatch(/invalid project '\.\.'/);
+    const inMemory = await sendMessages({ ...common(), db: ':memory:', project: 'docs', messages: [{ jobId: 'j', prompt: 'hi' }] }).catch((e: unknown) => e);
+    expect((inMemory as Error).message).toMatch(/^invalid db ':memory:'/);
     const numeric = await sendMessages({ ...common(), project: 'docs', messages: [{ jobId: 17 as unknown as string, prompt: 'hi' }] }).catch((e: unknown) => e);
     expect(numeric).toBeInstanceOf(UsageError);
     expect((numeric as Error).message).toBe("messages[0]: invalid jobId '17': expected a string");

@@ -16,7 +16,7 @@ import { spoolDirFor } from '../../spool/spool.js';
 import { readerOptions } from '../session.js';
 import { requireProjects, resolveApiKey } from '../api-key.js';
 import { commonOf } from '../common-options.js';
-import { requireKeptDb } from '../options.js';
+import { requireKeptDb } from '../../lib/common.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
@@ -68,7 +68,7 @@ export function messageCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       const { concurrency, timeout, 'poll-interval': pollInterval, 'jobs-per-hour': jobsPerHour } = args;
-      if (!args['dry-run']) requireKeptDb(args.db);
+      if (!args['dry-run']) requireKeptDb(args.db, '--db');
       const projects = requireProjects(args);
       if (projects.length > 1) throw new UsageError(`jobs take one --project, got ${projects.length}: ${projects.join(', ')}`);
       const projectId = projects[0] as string;

@@ -9,7 +9,7 @@ import { decidePrompt } from '../../jobs/decide-prompt.js';
 import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
-import { resolveCommon } from '../../lib/common.js';
+import { requireKeptDb, resolveCommon } from '../../lib/common.js';
 import { runJobBatch, type SubmitJobsResult } from '../../lib/jobs.js';
 import type { Logger } from '../../core/logger.js';
 import { Store } from '../../load/store.js';
@@ -20,7 +20,7 @@ import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, tellStderr, type GlobalArgs } from '../io.js';
 import { commandHelp } from '../help.js';
-import { numberOption, requireKeptDb } from '../options.js';
+import { numberOption } from '../options.js';
 import { OUTPUT_FORMATS, renderCsv, renderJsonLines, renderRows, type OutputFormat } from '../output/table.js';
 import { commonOf } from '../common-options.js';
 import { countsLine, stopLine } from '../output/batch-summary.js';
@@ -142,7 +142,7 @@ export type SubmitArgs = Awaited<ReturnType<typeof submitOptions>['argv']> & Glo
  * read (the numbers are checked as they are parsed).
  */
 export function checkSubmitArgs(args: SubmitArgs): void {
-  if (!args['dry-run']) requireKeptDb(args.db);
+  if (!args['dry-run']) requireKeptDb(args.db, '--db');
   if (args.results !== undefined) checkResultsPath(args.results, inputFileOf(args));
   singleProject(requireProjects(args));
 }

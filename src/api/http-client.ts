@@ -6,7 +6,6 @@
  */
 import pRetry, { AbortError } from 'p-retry';
 import { systemClock, type Clock } from '../core/clock.js';
-import { looksLikeApiKey } from '../core/domain.js';
 import {
   ApiUnreachableError,
   CLI_BASE_URL_SOURCE,
@@ -143,7 +142,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /** Pure: whether a value given for something else (a file name, a URL) looks like an API key (`mint_…`, or one long word of key characters): such a value is never shown. */
 export function looksLikeKey(value: string): boolean {
-  return looksLikeApiKey(value) || /^[A-Za-z0-9_-]{24,}$/.test(value);
+  return /^mint_/i.test(value) || /^[A-Za-z0-9_-]{24,}$/.test(value);
 }
 
 /**

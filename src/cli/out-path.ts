@@ -50,13 +50,13 @@ export function checkOutPath(value: string, kind: 'file' | 'folder', option = '-
 }
 
 /**
- * Throws UsageError if `out` (a path checkOutPath returned) would replace the database `db`,
- * its write-ahead log, or a file of its spool, or (`page`: an HTML page is written) an existing
- * file that is not an HTML page: `report --out data/docpipe.duckdb` replaced the database with
- * the page, and `--out prompts.txt` the prompt file, without a word.
+ * Throws UsageError if a page written to `out` (a path checkOutPath returned) would replace the
+ * database `db`, its write-ahead log, or a file of its spool, or an existing file that is not an
+ * HTML page: `report --out data/docpipe.duckdb` replaced the database with the page, and
+ * `--out prompts.txt` the prompt file, without a word.
  */
-export function checkNotOwnFile(out: string, value: string, db: string, page: boolean, option = '--out'): void {
-  const bad = (why: string): UsageError => new UsageError(`invalid ${option} '${value}': ${why}; not replaced`);
+export function checkPageOut(out: string, value: string, db: string): void {
+  const bad = (why: string): UsageError => new UsageError(`invalid --out '${value}': ${why}; not replaced`);
   if (db !== ':memory:') {
     const real = (path: string): string => (existsSync(path) ? realpathSync(path) : resolve(path));
     const database = real(db);
@@ -64,7 +64,7 @@ export function checkNotOwnFile(out: string, value: string, db: string, page: bo
     const spool = real(`${db}.spool`);
     if (out.startsWith(`${spool}${sep}`)) throw bad(`it is in the database's spool (${spool})`);
   }
-  if (page && existsSync(out) && !isHtmlPage(out)) throw bad('it is an existing file that is not an HTML page');
+  if (existsSync(out) && !isHtmlPage(out)) throw bad('it is an existing file that is not an HTML page');
 }
 
 /**

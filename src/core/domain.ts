@@ -75,16 +75,6 @@ export interface Series {
 }
 
 /**
- * Pure: why `id` cannot be a project id, or undefined when it can. A project id is one path
- * segment of every API URL and names the spool's folders: `.`, `..`, a slash or a control
- * character would point somewhere else.
- */
-/** Whether a value starts as Mintlify's admin keys do (`mint_`, any case): a message shows it as `mint_…`, never whole. */
-export function looksLikeApiKey(value: string): boolean {
-  return /^mint_/i.test(value.trim());
-}
-
-/**
  * Whether a value is shaped like an admin key as a whole: `mint_` and at least 16 more key
  * characters, nothing else. A project id or a prompt id may begin with mint_ (`mint_docs`);
  * one this long and of nothing but key characters is a key pasted in the wrong place.
@@ -98,6 +88,11 @@ export function shownProjectId(id: string): string {
   return isKeyShaped(id) ? 'mint_…' : id;
 }
 
+/**
+ * Pure: why `id` cannot be a project id, or undefined when it can. A project id is one path
+ * segment of every API URL and names the spool's folders: `.`, `..`, a slash or a control
+ * character would point somewhere else.
+ */
 export function projectIdProblem(id: string): string | undefined {
   if (id === '') return 'it is empty';
   // The key in the wrong place: it would go into logs, the spool's folder names and the URL.

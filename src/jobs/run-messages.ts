@@ -303,9 +303,8 @@ export async function runMessages(options: MessagesOptions): Promise<MessagesSum
   const stopped: StopReason | null = interrupted ? 'interrupted' : (stop?.reason ?? null);
   // A message the run never reached (it stopped first) is listed all the same, `not sent`, so
   // that the summary names every message of the file.
-  const listed = read === undefined
-    ? rows
-    : options.entries.map((entry) => rows.find((r) => r.messageKey === entry.key) ?? notSentRow(projectId, entry, options.sourceFile));
+  const byKey = new Map(rows.map((r) => [r.messageKey, r]));
+  const listed = read === undefined ? rows : options.entries.map((entry) => byKey.get(entry.key) ?? notSentRow(projectId, entry, options.sourceFile));
   return {
     total: options.entries.length,
     sent,

@@ -4,8 +4,7 @@
  * resumes instead of submitting again. It never prints and never exits.
  */
 import { DEFAULT_FAILURE_LIMIT, FailureBreaker } from '../api/failure-breaker.js';
-import { UsageError } from '../core/errors.js';
-import type { EXIT } from '../core/errors.js';
+import { EXIT, UsageError } from '../core/errors.js';
 import { JobLedger } from '../jobs/ledger.js';
 import { collect, promptId, readPromptFile, type PromptEntry } from '../jobs/prompt-files.js';
 import { runBatch, type BatchEvent, type BatchSummary } from '../jobs/run-batch.js';
@@ -130,26 +129,17 @@ export interface JobBatchInput {
   onEvent?: (event: BatchEvent) => void;
 }
 
+/** The summary of a batch of no prompt (a query without rows): nothing submitted, nothing stopped it. */
+export function emptyBatch(runId: string): SubmitJobsResult {
+  return { total: 0, submitted: 0, taken: 0, rows: [], rowsRead: true, counts: {}, stopped: null, stopMessage: null, exitCode: EXIT.ok, runId, warnings: [] };
+}
+
 /**
  * The summary of a batch that ended before it began, nothing submitted: the database held
- * from it, or a stop while it waited for the file; or (no stop) a batch of no prompt.
+ * from it, or a stop while it waited for the file.
  */
-export function batchEndedBeforeStart(
-  total: number,
-  runId: string,
-  stop: StopBeforeStart | { stopped: null; stopMessage: null; exitCode: typeof EXIT.ok },
-): SubmitJobsResult {
-  return {
-    total,
-    submitted: 0,
-    taken: 0,
-    rows: [],
-    rowsRead: false,
-    counts: total > 0 ? { 'not submitted': total } : {},
-    ...stop,
-    runId,
-    warnings: [],
-  };
+export function batchEndedBeforeStart(total: number, runId: string, stop: StopBeforeStart): SubmitJobsResult {
+  return { ...emptyBatch(runId), total, rowsRead: false, counts: total > 0 ? { 'not submitted': total } : {}, ...stop };
 }
 
 /** Submits and follows a batch of entries, recording the run: what `submitJobs` and `jobs from-query` share. */

@@ -523,11 +523,14 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
       connection = await (await startEngine()).connect();
       alias = aliasFor(path);
       await attach(connection, path, alias, created, options);
-      // A file DuckDB does not take for a database (one it reads as data: an existing .json,
-      // .csv or .parquet file) is attached as an empty in-memory one: a run would load into it
-      // and keep nothing.
-      const [attached] = (await connection.runAndReadAll(`SELECT path FROM duckdb_databases() WHERE database_name = ${sqlString(alias)}`)).getRowObjectsJS();
-      if (attached?.path === null) throw new DatabasePathError(`database '${path}' is not a DuckDB database file`);
+      // An existing file DuckDB does not take for a database (one it reads as data: a .json,
+      // .csv or .parquet file) is attached for writing as an empty in-memory one: a run would
+      // load into it and keep nothing. (A file made just now is DuckDB's; read-only, such a
+      // file fails to attach: see openError.)
+      if (!created && !options.readOnly) {
+        const [attached] = (await connection.runAndReadAll(`SELECT path FROM duckdb_databases() WHERE database_name = ${sqlString(alias)}`)).getRowObjectsJS();
+        if (attached?.path === null) throw new DatabasePathError(`database '${path}' is not a DuckDB database file`);
+      }
       await connection.run(`USE ${sqlIdentifier(alias)}`);
     }
     const shared = new Shared(path, options.readOnly ?? false, connection, alias, own);

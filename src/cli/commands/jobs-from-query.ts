@@ -1,8 +1,7 @@
 /** `docpipe jobs from-query`: one prompt per row of a SQL query, submitted like `jobs submit`. */
 import type { Argv, CommandModule } from 'yargs';
-import { batchEndedBeforeStart, promptEntries } from '../../lib/jobs.js';
+import { batchEndedBeforeStart, emptyBatch, promptEntries } from '../../lib/jobs.js';
 import { stopBeforeStart } from '../../lib/common.js';
-import { EXIT } from '../../core/errors.js';
 import { newRunId } from '../../load/runs.js';
 import { promptsFromQuery } from '../../lib/from-query.js';
 import { defineCommand, type CliContext } from '../context.js';
@@ -76,8 +75,7 @@ export function fromQueryCommand(ctx: CliContext): CommandModule {
         // A batch of nothing still ends with its summary (one JSON line under --log-format json),
         // and a --results file says so: an earlier run's outcomes are not left as this run's.
         logger.info('nothing to submit', { detail: said });
-        const nothing = { ...batchEndedBeforeStart(0, newRunId(ctx.io.clock.now()), { stopped: null, stopMessage: null, exitCode: EXIT.ok }), rowsRead: true };
-        await reportBatch(ctx, args, 'jobs from-query', nothing, logger);
+        await reportBatch(ctx, args, 'jobs from-query', emptyBatch(newRunId(ctx.io.clock.now())), logger);
         return;
       }
       const { entries, warnings } = promptEntries(prompts, label);

@@ -12,7 +12,7 @@ import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
 import { withCurrentSchema } from '../session.js';
-import { checkNotOwnFile, checkOutPath, writingOut } from '../out-path.js';
+import { checkOutPath, checkPageOut, writingOut } from '../out-path.js';
 import { projectsOf } from '../api-key.js';
 import { writeFileAtomic } from '../../spool/spool.js';
 import { makeFolders } from '../../core/files.js';
@@ -44,7 +44,7 @@ export function reportCommand(ctx: CliContext): CommandModule {
     builder,
     handler: async (args) => {
       const out = checkOutPath(args.out, 'file');
-      checkNotOwnFile(out, args.out, args.db, true);
+      checkPageOut(out, args.out, args.db);
       const now = ctx.io.clock.now();
       const range = resolveRange(args, 'day', now, DEFAULT_LAST);
       planWindows(range.from, range.to, 'range'); // checks the dates

@@ -100,6 +100,26 @@ describe('loadWindows', () => {
     expect(runs).toEqual([{ run_id: 'run-2' }]);
   });
 
+  it('replaces a totals row whose loaded_windows row was deleted by hand, and a new window beside it goes in plainly', async () => {
+    await load(spooled());
+    await db.run(`DELETE FROM loaded_windows`);
+    await db.run(`DELETE FROM page_visitors`);
+    const other = { start: '2026-03-01', end: '2026-03-02' };
+    await load(spooled({ rows: rows(4), totals: { human: 7, ai: 1, total: 7 }, runId: 'run-2' }), spooled({ window: other, rows: rows(2), runId: 'run-2' }));
+    expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, human, run_id FROM visitor_totals ORDER BY s`)).toEqual([
+      { s: '2026-02-28', human: 7n, run_id: 'run-2' },
+      { s: '2026-03-01', human: 100n, run_id: 'run-2' },
+    ]);
+    expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, row_count FROM loaded_windows ORDER BY s`)).toEqual([
+      { s: '2026-02-28', row_count: 4n },
+      { s: '2026-03-01', row_count: 2n },
+    ]);
+    // Loaded again, both are replaced (their loaded_windows rows are there now).
+    await load(spooled({ rows: rows(3), runId: 'run-3' }), spooled({ window: other, rows: rows(1), runId: 'run-3' }));
+    expect(await db.all(`SELECT count(*) AS n, count(DISTINCT run_id) AS runs FROM visitor_totals`)).toEqual([{ n: 2n, runs: 1n }]);
+    expect(await db.all(`SELECT sum(row_count) AS n FROM loaded_windows`)).toEqual([{ n: 4n }]);
+  });
+
   it('keeps the previous copy intact when a load fails half-way', async () => {
     await load(spooled());
     // The second page holds a count DuckDB cannot read as a number.

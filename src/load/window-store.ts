@@ -140,22 +140,23 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[], op
     // Spelled out beside the IN list so that DuckDB can skip row groups by their min/max.
     const starts = mine.map((l) => l.walk.window.start).sort();
     const span = `window_start BETWEEN ${date(starts[0]!)} AND ${date(starts.at(-1)!)}`;
-    // Only windows loaded before have rows to replace; a window's rows and its loaded_windows
-    // row always change together, so this is exact. Their totals rows are looked for on their
-    // own (a totals row is kept if its loaded_windows row is deleted by hand).
-    const found = await tx.all<{ kind: 'loaded' | 'totals'; project_id: string; s: string; e: string }>(
-      `SELECT 'loaded' AS kind, project_id, strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e
-         FROM loaded_windows WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})
-       UNION ALL
-       SELECT 'totals', project_id, NULL, NULL FROM ${tables.totals} WHERE (project_id, window_start, window_end) IN (${keys})`,
+    // Only windows loaded before have rows to replace: a window's rows, its totals row and its
+    // loaded_windows row always change together. A window with either row (one of them may
+    // have been deleted by hand) has its rows deleted first, so that the grain stays unique.
+    const found = await tx.all<{ loaded: boolean; totals: boolean; project_id: string; s: string; e: string }>(
+      `SELECT bool_or(t = 'loaded') AS loaded, bool_or(t = 'totals') AS totals, project_id,
+              strftime(window_start, '%Y-%m-%d') AS s, strftime(window_end, '%Y-%m-%d') AS e
+         FROM (SELECT 'loaded' AS t, project_id, window_start, window_end FROM loaded_windows
+                WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})
+               UNION ALL
+               SELECT 'totals', project_id, window_start, window_end FROM ${tables.totals}
+                WHERE (project_id, window_start, window_end) IN (${keys}))
+        GROUP BY ALL`,
     );
-    const earlier = found.filter((f) => f.kind === 'loaded');
-    const totalsFound = found.length > earlier.length;
-    if (earlier.length > 0) {
-      appendOnly = false;
-      replacesBookkeeping = true;
-    }
-    for (const w of earlier) {
+    const totalsFound = found.some((f) => f.totals);
+    if (found.length > 0) appendOnly = false;
+    if (found.some((f) => f.loaded)) replacesBookkeeping = true;
+    for (const w of found) {
       await tx.run(`DELETE FROM ${tables.pages} WHERE project_id = $p AND window_start = $s::DATE AND window_end = $e::DATE`, {
         p: w.project_id,
         s: w.s,

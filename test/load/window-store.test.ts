@@ -100,10 +100,9 @@ describe('loadWindows', () => {
     expect(runs).toEqual([{ run_id: 'run-2' }]);
   });
 
-  it('replaces a totals row whose loaded_windows row was deleted by hand, and a new window beside it goes in plainly', async () => {
+  it('replaces a window whose loaded_windows row was deleted by hand (its rows and totals row), and a new window beside it goes in plainly', async () => {
     await load(spooled());
     await db.run(`DELETE FROM loaded_windows`);
-    await db.run(`DELETE FROM page_visitors`);
     const other = { start: '2026-03-01', end: '2026-03-02' };
     await load(spooled({ rows: rows(4), totals: { human: 7, ai: 1, total: 7 }, runId: 'run-2' }), spooled({ window: other, rows: rows(2), runId: 'run-2' }));
     expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, human, run_id FROM visitor_totals ORDER BY s`)).toEqual([
@@ -113,6 +112,11 @@ describe('loadWindows', () => {
     expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, row_count FROM loaded_windows ORDER BY s`)).toEqual([
       { s: '2026-02-28', row_count: 4n },
       { s: '2026-03-01', row_count: 2n },
+    ]);
+    // The grain stays unique: the window's 3,000 earlier rows went with its totals row.
+    expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, count(*) AS n, count(DISTINCT path) AS paths FROM page_visitors GROUP BY ALL ORDER BY s`)).toEqual([
+      { s: '2026-02-28', n: 4n, paths: 4n },
+      { s: '2026-03-01', n: 2n, paths: 2n },
     ]);
     // Loaded again, both are replaced (their loaded_windows rows are there now).
     await load(spooled({ rows: rows(3), runId: 'run-3' }), spooled({ window: other, rows: rows(1), runId: 'run-3' }));

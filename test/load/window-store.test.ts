@@ -124,6 +124,17 @@ describe('loadWindows', () => {
     expect(await db.all(`SELECT sum(row_count) AS n FROM loaded_windows`)).toEqual([{ n: 4n }]);
   });
 
+  it('replaces the rows of a window whose loaded_windows and totals rows were both deleted by hand', async () => {
+    await load(spooled({ rows: rows(5) }), spooled({ window: { start: '2026-03-01', end: '2026-03-02' }, rows: rows(3) }));
+    await db.run(`DELETE FROM loaded_windows WHERE window_start = '2026-02-28'`);
+    await db.run(`DELETE FROM visitor_totals WHERE window_start = '2026-02-28'`);
+    await load(spooled({ rows: rows(5), runId: 'run-2' }));
+    expect(await db.all(`SELECT strftime(window_start, '%Y-%m-%d') AS s, count(*) AS n, count(DISTINCT path) AS paths, max(run_id) AS run FROM page_visitors GROUP BY ALL ORDER BY s`)).toEqual([
+      { s: '2026-02-28', n: 5n, paths: 5n, run: 'run-2' },
+      { s: '2026-03-01', n: 3n, paths: 3n, run: 'run-1' },
+    ]);
+  });
+
   it('keeps the previous copy intact when a load fails half-way', async () => {
     await load(spooled());
     // The second page holds a count DuckDB cannot read as a number.

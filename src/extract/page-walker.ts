@@ -8,7 +8,8 @@
  *
  * A walk the spool already holds is picked up where it stopped: its pages are read back (not
  * fetched), and the walk resumes at the next offset. If the first page fetched then shows
- * other totals, the data moved since: that is drift, and the walk restarts.
+ * other totals, the data moved since: that is drift, and the walk restarts; so does a walk
+ * whose pages read back show drift already (one an earlier run kept after its last re-walk).
  */
 import type { ReceivedPage } from '../api/analytics.js';
 import {
@@ -264,6 +265,10 @@ export async function walkWindow(
   };
 
   try {
+    // A walk left with drift in its spooled pages (the walk an earlier run had re-walked as
+    // often as it could, or stopped on as the API ignoring its offset) is not finished as it
+    // is: this run's re-walks start it over, as for drift found now.
+    if (existing !== null && progress.drift.length > 0 && mayRewalk()) restart(0);
     while (!progress.finished) {
       if (progress.pages >= maxPages) {
         throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);

@@ -155,6 +155,23 @@ describe('walkWindow', () => {
     expect(sink.pages().map((p) => (p.body as { totals: Counts }).totals.human)).toEqual([11, 11, 11]);
   });
 
+  it('starts over a resumed walk whose spooled pages show drift (an earlier run kept it after its last re-walk)', async () => {
+    // The earlier run's walk 4 took a page that repeats a path of the page before it (drift it
+    // had no re-walk left for), then stopped: the API ignored its offset, say.
+    sink.claim();
+    sink.begin({ walk: 4, startedAt: Date.parse('2026-03-04T00:00:00Z'), pagesBefore: 9, requestsBefore: 9 });
+    const all = rows(600);
+    sink.writePage(0, (await received(totals, all.slice(0, 250), true)).body);
+    sink.writePage(1, (await received(totals, all.slice(200, 450), true)).body);
+    sink.release();
+    const fetch = listing(all);
+    const result = await walk(fetch);
+    // Not resumed at offset 500 on top of the drifted pages: walked again from the start.
+    expect(fetch.offsets).toEqual([0, 250, 500]);
+    expect(result).toMatchObject({ rows: 600, pages: 14, walks: 5, warnings: [], repeatedPaths: false });
+    expect(sink.pages()).toHaveLength(3);
+  });
+
   it('drops a torn spooled page and every later one, and fetches them again', async () => {
     const all = rows(800);
     let calls = 0;

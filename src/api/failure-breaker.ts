@@ -76,6 +76,8 @@ export class FailedInRow {
     /** What a unit is, plural, for the message: `windows`. */
     private readonly what: string,
     readonly limit: number = DEFAULT_FAILED_IN_ROW_LIMIT,
+    /** What befell them, for the message. */
+    private readonly outcome = 'failed',
   ) {}
 
   succeeded(): void {
@@ -87,7 +89,7 @@ export class FailedInRow {
     this.count++;
     if (this.count < this.limit) return undefined;
     return new ApiFailingError(
-      `${this.count} ${this.what} in a row failed (last: ${error}); ${KEEPS_BUDGET}`,
+      `${this.count} ${this.what} in a row ${this.outcome} (last: ${error}); ${KEEPS_BUDGET}`,
     );
   }
 }

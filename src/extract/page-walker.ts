@@ -65,6 +65,14 @@ export interface WalkContext extends Series {
   requestsSpent: () => number;
 }
 
+/** How the warning of a walk loaded with the drift its re-walks could not outrun begins. */
+const DRIFT_WARNING = 'data drifted during ';
+
+/** Pure: the warning of a completed walk whose last walk still drifted, if it has one. */
+export function driftWarning(walk: CompletedWalk): string | undefined {
+  return walk.warnings.find((w) => w.startsWith(DRIFT_WARNING));
+}
+
 /** Pure: the next offset, or null when the walk is over. */
 export function nextOffset(offset: number, page: WalkPage): number | null {
   const next = nextPosition('offset', offset, page);
@@ -330,7 +338,7 @@ export async function walkWindow(
       requests: state.requestsBefore + requestsOfWalk(),
       walks: state.walk,
       warnings: [
-        ...(drift.length === 0 ? [] : [`data drifted during ${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
+        ...(drift.length === 0 ? [] : [`${DRIFT_WARNING}${state.walk} walks; loaded the last walk: ${summarise(drift)}`]),
         ...new Set(progress.pageWarnings),
       ],
       repeatedPaths: progress.repeatedPaths,

@@ -10,7 +10,7 @@
  * run's plan.
  */
 import { fetchAnalyticsPage } from '../api/analytics.js';
-import { FailedInRow } from '../api/failure-breaker.js';
+import { DEFAULT_FAILED_IN_ROW_LIMIT, FailedInRow } from '../api/failure-breaker.js';
 import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
@@ -25,7 +25,7 @@ import { readLoadedWindows, ROW_GROUP_ROWS } from '../load/window-store.js';
 import { claimCompletedWalks, loadSpooledWalks, scanWalks } from '../load/spool-recovery.js';
 import { otherRunsJournalling } from '../spool/request-journal.js';
 import type { CompletedWalk, Spool, SpoolWalk } from '../spool/spool.js';
-import { walkWindow, type WalkOptions } from './page-walker.js';
+import { driftWarning, walkWindow, type WalkOptions } from './page-walker.js';
 import { orderAllFetches, planExport, type FetchReason } from './plan-export.js';
 import type { Grain } from './windows.js';
 
@@ -300,6 +300,11 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Every window failing alike (a changed schema, a key without the scope) stops the run.
   const failedInRow = new FailedInRow('windows');
+  // So does every window drifting on every walk (pages that are empty but claim more, a
+  // listing that moves under each walk): each is loaded with its warning (DESIGN rule 5), but
+  // a run of them is an API failing (rule 11), which would spend the hour's budget at a
+  // request a walk on windows that all come out short.
+  const driftedInRow = new FailedInRow('windows', DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
   // A project whose every window fails (a mistyped id: 404) is left for the rest of the run,
   // the other projects going on: its windows take turns with theirs, so the run's count above
   // starts over at each of theirs.
@@ -395,6 +400,16 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       failedInRow.succeeded();
       failedInProject.get(item.projectId)?.succeeded();
       await pipeline.push({ spooled, walk, reason: item.reason });
+      const drift = driftWarning(walk);
+      if (drift === undefined) {
+        driftedInRow.succeeded();
+        continue;
+      }
+      const drifting = driftedInRow.failed(drift);
+      if (drifting) {
+        stop('failing', drifting);
+        break;
+      }
     }
   };
 

@@ -88,6 +88,25 @@ describe('odd answers from the API', () => {
     });
   });
 
+  it('stops an export whose windows drift on every walk (empty pages that claim more): 5 loaded with their warning, the rest left, exit 75', async () => {
+    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body: '{"totals":{"human":10,"ai":5,"total":12},"visitors":[],"hasMore":true}', times: Infinity });
+    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-09']);
+    expect(result.code).toBe(75);
+    expect(summaryOf(result)).toMatchObject({
+      stopped: 'failing',
+      windowsLoaded: 5,
+      windowsLeft: 3,
+      stopMessage: expect.stringMatching(/^5 windows in a row still drifted after every re-walk \(last: data drifted during 4 walks; loaded the last walk: empty page with hasMore at offset 0\); stopped to keep/),
+    });
+    // Four walks of one request a window, and no more.
+    expect(h.requests('/visitors')).toBe(20);
+    // A window that walks cleanly in between starts the count over.
+    h.sandbox.clearFaults();
+    const healthy = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-09']);
+    expect(healthy.code).toBe(0);
+    expect(summaryOf(healthy)).toMatchObject({ windowsLoaded: 3, stopped: null });
+  });
+
   describe('job statuses (item 10)', () => {
     // `rejected` is also docpipe's own word for a prompt the API refused (no job): a job the API calls so is not over.
     it.each(['cancelled', 'COMPLETED', 'rejected'])('keeps the unknown status %s verbatim; a timeout never overwrites it', async (status) => {

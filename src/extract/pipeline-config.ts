@@ -63,6 +63,18 @@ function gotOf(value: unknown): string {
   return ` (got ${text.length > 60 ? `${text.slice(0, 57)}...` : text})`;
 }
 
+/**
+ * Pure: the warning for a run whose cap is above its hourly budget (the budget stops it first),
+ * with the values the run uses: the pipeline file's, or what the command line or the
+ * environment put in their place (`fromFile` says which, for the names).
+ */
+export function capWarning(cap: { requests: number | undefined; fromFile: boolean }, perHour: { requests: number; fromFile: boolean }): string | undefined {
+  if (cap.requests === undefined || cap.requests <= perHour.requests) return undefined;
+  const capName = cap.fromFile ? 'maxRequestsPerRun' : "the run's request cap";
+  const hourName = perHour.fromFile ? 'requestsPerHour' : 'the hourly budget';
+  return `${capName} ${cap.requests} exceeds ${hourName} ${perHour.requests}: the hourly budget will stop the run first`;
+}
+
 export function checkPipelineConfig(json: unknown): PipelineCheck {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { config: undefined, warnings: [], errors: ['(top level): expected a JSON object'] };
@@ -108,9 +120,6 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
     } catch (error) {
       errors.push(error instanceof Error ? error.message : String(error));
     }
-  }
-  if (raw.maxRequestsPerRun !== undefined && raw.requestsPerHour !== undefined && raw.maxRequestsPerRun > raw.requestsPerHour) {
-    warnings.push(`maxRequestsPerRun ${raw.maxRequestsPerRun} exceeds requestsPerHour ${raw.requestsPerHour}: the hourly budget will stop the run first`);
   }
   if (errors.length > 0 || raw.start === undefined || raw.lookbackDays === undefined || raw.requestsPerHour === undefined) {
     return { config: undefined, warnings, errors };

@@ -14,6 +14,7 @@ import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed, MAX_LOOKBACK_DAYS } from '../extract/plan-export.js';
 import {
+  capWarning,
   checkPipelineConfig,
   futureStartWarning,
   planSyncSeries,
@@ -410,15 +411,22 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const early = futureStartWarning(config, now);
   if (early !== undefined) common.logger.warn('pipeline', { file: label, warning: early });
   const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+  const perHour = checkPerHour(options.requestsPerHour ?? config.requestsPerHour);
+  // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
+  // backfill in one process, which the cap would stop before its first wait.
+  const maxRequests = common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun);
+  const overCap = capWarning(
+    { requests: maxRequests, fromFile: common.maxRequests === undefined },
+    { requests: perHour, fromFile: options.requestsPerHour === undefined },
+  );
+  if (overCap !== undefined) common.logger.warn('pipeline', { file: label, warning: overCap });
   return runAnalytics(common, options, {
     command: `sync ${label}`,
     tasks,
     refresh: false,
     lookbackDays: config.lookbackDays,
-    perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
-    // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
-    // backfill in one process, which the cap would stop before its first wait.
-    maxRequests: common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun),
+    perHour,
+    maxRequests,
     maxWaitMs,
   });
 }

@@ -275,6 +275,21 @@ describe('sync', () => {
     expect(logLines(await h.run(['sync', file])).some((l) => l.event === 'pipeline')).toBe(false);
   });
 
+  it('warns of a cap above the hourly budget with the values the run uses, the command line\'s over the file\'s', async () => {
+    const file = join(h.dir, 'capped.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-03-08', requestsPerHour: 5, maxRequestsPerRun: 10 }));
+    const warnings = async (...args: string[]) =>
+      logLines(await h.run(['sync', file, ...args])).filter((l) => l.event === 'pipeline').map((l) => l.warning);
+    expect(await warnings()).toEqual(['maxRequestsPerRun 10 exceeds requestsPerHour 5: the hourly budget will stop the run first']);
+    // The budget the run uses is the command line's: the file's cap is within it.
+    expect(await warnings('--requests-per-hour', '100')).toEqual([]);
+    expect(await warnings('--max-requests', '50', '--requests-per-hour', '20')).toEqual([
+      "the run's request cap 50 exceeds the hourly budget 20: the hourly budget will stop the run first",
+    ]);
+    // A run that waits for the budget has no cap from the file.
+    expect(await warnings('--wait', '--requests-per-hour', '1000')).toEqual([]);
+  });
+
   it('takes its projects from --project or DOCPIPE_PROJECT, and refuses the shipped placeholder', async () => {
     const file = join(h.dir, 'nightly.json');
     writeFileSync(file, JSON.stringify({ projects: ['your-project-id'], metrics: ['visitors'], start: '2026-03-08' }));

@@ -100,7 +100,7 @@ describe('odd answers from the API', () => {
     });
     // Four walks of one request a window, and no more.
     expect(h.requests('/visitors')).toBe(20);
-    // A window that walks cleanly in between starts the count over.
+    // Once the API answers properly, the next run walks the windows left.
     h.sandbox.clearFaults();
     const healthy = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-09']);
     expect(healthy.code).toBe(0);

@@ -13,6 +13,18 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
   return key;
 }
 
+/**
+ * The key if one is given and can be read, else '': a dry run needs none (it makes no
+ * request), but refuses what the run would refuse, a prompt that holds it.
+ */
+export function apiKeyIfGiven(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
+  try {
+    return findApiKey(args).key;
+  } catch {
+    return '';
+  }
+}
+
 /** Where the key came from, as an error about it names it: `--api-key`, DOCPIPE_API_KEY or `--api-key-file 'path'`. */
 export function apiKeySource(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
   try {

@@ -345,13 +345,30 @@ describe('the key', () => {
     // The key itself inside a prompt's text.
     const leaky = join(h.dir, 'leaky.txt');
     writeFileSync(leaky, `Fix the intro\nDocument the login with ${SANDBOX_API_KEY} as the example\n`);
-    const inText = await h.run(['jobs', 'submit', leaky, '--project', 'docs']);
-    expect(inText.code).toBe(2);
-    expect(asText(inText.stderr).trim()).toBe(`docpipe: ${leaky}:2: the prompt holds the API key; not sent`);
+    const holdsKey = (result: { stdout: string; stderr: string }): boolean => `${result.stdout}${result.stderr}`.includes(SANDBOX_API_KEY);
+    // Refused by a dry run too, which would print it, and foretell a run that is not refused.
+    for (const extra of [['--dry-run'], []]) {
+      const inText = await h.run(['jobs', 'submit', leaky, '--project', 'docs', ...extra]);
+      expect(inText.code, extra.join(' ')).toBe(2);
+      expect(asText(inText.stderr).trim()).toBe(`docpipe: ${leaky}:2: the prompt holds the API key; not sent`);
+      expect(holdsKey(inText)).toBe(false);
+    }
     expect(h.sandbox.requests).toHaveLength(0);
     // A project id that merely begins with mint_ is a project id.
     const mintDocs = await h.run(['export', 'visitors', ...range, '--project', 'Mint_Docs']);
     expect(mintDocs.code, mintDocs.stderr).toBe(0);
+    // The prompts of a query, and follow-up messages, the same.
+    for (const extra of [['--dry-run'], []]) {
+      const fromQuery = await h.run(['jobs', 'from-query', `SELECT 'Use ${SANDBOX_API_KEY} here' AS p`, '--template', '{p}', '--project', 'docs', ...extra]);
+      expect(fromQuery.code, extra.join(' ')).toBe(2);
+      expect(asText(fromQuery.stderr).trim()).toBe('docpipe: query:1: the prompt holds the API key; not sent');
+      expect(holdsKey(fromQuery)).toBe(false);
+      const message = await h.run(['jobs', 'message', 'job_0001', `Try ${SANDBOX_API_KEY} instead`, '--project', 'docs', ...extra]);
+      expect(message.code, extra.join(' ')).toBe(2);
+      expect(asText(message.stderr).trim()).toBe('docpipe: messages:1: the prompt holds the API key; not sent');
+      expect(holdsKey(message)).toBe(false);
+    }
+    expect(h.requests('/job')).toBe(0);
   });
 
   it('a rejected key stops the run at once, with the line that says so', async () => {

@@ -14,9 +14,9 @@ import { newRunId } from '../../load/runs.js';
 import { Store } from '../../load/store.js';
 import { spoolDirFor } from '../../spool/spool.js';
 import { readerOptions } from '../session.js';
-import { requireProjects, resolveApiKey } from '../api-key.js';
+import { apiKeyIfGiven, requireProjects, resolveApiKey } from '../api-key.js';
 import { commonOf } from '../common-options.js';
-import { requireKeptDb } from '../../lib/common.js';
+import { refuseKeyInPrompts, requireKeptDb } from '../../lib/common.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { commandHelp } from '../help.js';
 import { loggerFor } from '../io.js';
@@ -87,6 +87,8 @@ export function messageCommand(ctx: CliContext): CommandModule {
       const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
       if (args['dry-run']) {
+        // A message that holds the key is refused (without being shown), as the run refuses it.
+        refuseKeyInPrompts(requests, apiKeyIfGiven(args), args.file ?? 'messages');
         // Read-only, as the dry run of jobs submit: a database that does not exist is not made.
         const runId = newRunId(ctx.io.clock.now());
         const exists = existsSync(args.db);

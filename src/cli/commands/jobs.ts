@@ -9,14 +9,14 @@ import { decidePrompt } from '../../jobs/decide-prompt.js';
 import { JobLedger, LOCAL_STATUSES, readLedger, readStatuses, type LedgerRow } from '../../jobs/ledger.js';
 import { readPromptFile, type PromptEntry } from '../../jobs/prompt-files.js';
 import { promptStart, type BatchEvent } from '../../jobs/run-batch.js';
-import { requireKeptDb, resolveCommon } from '../../lib/common.js';
+import { refuseKeyInPrompts, requireKeptDb, resolveCommon } from '../../lib/common.js';
 import { runJobBatch, type SubmitJobsResult } from '../../lib/jobs.js';
 import type { Logger } from '../../core/logger.js';
 import { Store } from '../../load/store.js';
 import { upgradeIfOlder } from '../../load/database.js';
 import { readAllKeptJobs } from '../../spool/kept-jobs.js';
 import { spoolDirFor } from '../../spool/spool.js';
-import { projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
+import { apiKeyIfGiven, projectsOf, requireProjects, resolveApiKey } from '../api-key.js';
 import { defineCommand, type CliContext } from '../context.js';
 import { loggerFor, tellStderr, type GlobalArgs } from '../io.js';
 import { commandHelp } from '../help.js';
@@ -162,6 +162,8 @@ export async function submitEntries(
   const apiKey = args['dry-run'] ? '' : resolveApiKey(args);
 
   if (args['dry-run']) {
+    // A prompt that holds the key is refused (without being shown), as the run refuses it.
+    refuseKeyInPrompts(batch.entries, apiKeyIfGiven(args), batch.source);
     // One read of the ledger (read-only, beside other readers; none yet: nothing was submitted),
     // and the runner's own decision for each prompt. A dry run never creates the database.
     const ledgerRows = async (): Promise<Map<string, LedgerRow>> => {

@@ -54,8 +54,8 @@ function charts(p: ProjectReport, data: ReportData): Chart[] {
   const lastDays = `The ${Math.min(TABLE_DAYS, p.daily.length)} most recent days.`;
   const top = p.topPages;
   const missingWeeks = p.weeks.filter((w) => w.visitorsTotal === null).map((w) => w.weekStart);
-  const gaps = missingDayRuns(p.daily);
-  const missingDays = gaps.length > 0 ? ` Missing days (no day window loaded, drawn as gaps): ${gaps.join(', ')}.` : '';
+  const gaps = missingDayRuns(p.daily, (d) => d.missing === true || d.noVisitors === true);
+  const missingDays = gaps.length > 0 ? ` Missing days (no visitors day window loaded, drawn as gaps): ${gaps.join(', ')}.` : '';
   return [
     {
       id: 'visitors',

@@ -23,6 +23,8 @@ export interface DailyPoint {
   complete: boolean;
   /** No day window loaded for it (a gap between loaded days): drawn as a gap, named on the page. */
   missing?: true;
+  /** Views loaded for it, but no visitors day window: a gap in the visitors chart, named there. */
+  noVisitors?: true;
 }
 
 export interface TopPage {
@@ -113,8 +115,11 @@ class ByProject {
 async function readDaily(db: Executor, projects: readonly string[], from: string, to: string): Promise<ByProject> {
   const rows = await db.all(
     `SELECT project_id, strftime(day, '%Y-%m-%d') AS day, visitors_human, visitors_ai, visitors_total,
-            CAST(ai_share AS DOUBLE) AS ai_share, views_total, complete
-     FROM daily_site
+            CAST(ai_share AS DOUBLE) AS ai_share, views_total, complete,
+            -- A day of views alone has no visitors window (a NULL count of a loaded one is a flag).
+            EXISTS (SELECT 1 FROM visitor_totals t
+                     WHERE t.project_id = d.project_id AND t.window_start = d.day AND t.window_end = d.day + 1) AS has_visitors
+     FROM daily_site d
      WHERE list_contains($projects, project_id) AND day >= CAST($from AS DATE) AND day < CAST($to AS DATE)
      ORDER BY project_id, day`,
     { projects: textList(projects), from, to },
@@ -133,6 +138,7 @@ function dailyOf(rows: readonly Raw[]): DailyPoint[] {
       aiShare: num(r.ai_share),
       viewsTotal: num(r.views_total),
       complete: r.complete === true,
+      ...(r.has_visitors === false ? { noVisitors: true as const } : {}),
     })),
   );
 }
@@ -153,13 +159,13 @@ export function withGaps(daily: readonly DailyPoint[]): DailyPoint[] {
   return out;
 }
 
-/** Pure: runs of consecutive missing days, as `start` or `start .. end` (inclusive). */
-export function missingDayRuns(daily: readonly DailyPoint[]): string[] {
+/** Pure: runs of consecutive missing days (or those `isMissing` picks), as `start` or `start .. end` (inclusive). */
+export function missingDayRuns(daily: readonly DailyPoint[], isMissing = (point: DailyPoint): boolean => point.missing === true): string[] {
   const runs: string[] = [];
   let first: string | undefined;
   let previous: string | undefined;
   for (const point of [...daily, undefined]) {
-    if (point?.missing) {
+    if (point && isMissing(point)) {
       first ??= point.day;
       previous = point.day;
       continue;

@@ -174,6 +174,20 @@ describe('the database the report reads', () => {
     expect(missing.stderr).toMatch(/database '.*nope\.duckdb' does not exist/);
     expect(existsSync(join(h.dir, 'nope.duckdb'))).toBe(false);
   });
+
+  it('names the days the visitors chart has no day window for, views loaded for them or not', async () => {
+    const copy = join(h.dir, 'gaps.duckdb');
+    copyFileSync(h.db, copy);
+    // 03-03 and 03-04 keep their views; 03-06 loses both metrics.
+    const cut = await h.run(['query', '--write', '--db', copy,
+      `DELETE FROM visitor_totals WHERE window_end = window_start + 1 AND window_start IN ('2026-03-03', '2026-03-04', '2026-03-06');
+       DELETE FROM view_totals WHERE window_end = window_start + 1 AND window_start = '2026-03-06'`]);
+    expect(cut.code, cut.stderr).toBe(0);
+    const out = join(h.dir, 'gaps.html');
+    const result = await h.run(['report', '--db', copy, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('Missing days (no visitors day window loaded, drawn as gaps): 2026-03-03 .. 2026-03-04, 2026-03-06.');
+  });
 });
 
 describe('the report in a headless browser', () => {

@@ -64,18 +64,31 @@ function gotOf(value: unknown): string {
 }
 
 /**
- * Pure: the warning for a run whose cap is above its hourly budget (the budget stops it first),
- * with the values the run uses: the pipeline file's, or what the command line or the
- * environment put in their place (`fromFile` says which, for the names).
+ * What a run puts in place of the file's budget fields: the command line's (or the
+ * environment's) `--requests-per-hour` and `--max-requests`, a library caller's options; and
+ * whether it waits for the budget (`--wait`), which no per-run cap of the file stops.
  */
-export function capWarning(cap: { requests: number | undefined; fromFile: boolean }, perHour: { requests: number; fromFile: boolean }): string | undefined {
-  if (cap.requests === undefined || cap.requests <= perHour.requests) return undefined;
-  const capName = cap.fromFile ? 'maxRequestsPerRun' : "the run's request cap";
-  const hourName = perHour.fromFile ? 'requestsPerHour' : 'the hourly budget';
-  return `${capName} ${cap.requests} exceeds ${hourName} ${perHour.requests}: the hourly budget will stop the run first`;
+export interface BudgetOverrides {
+  requestsPerHour?: number | undefined;
+  maxRequests?: number | undefined;
+  waits?: boolean;
 }
 
-export function checkPipelineConfig(json: unknown): PipelineCheck {
+/**
+ * Pure: the warning for a run whose cap is above its hourly budget (the budget stops it first),
+ * with the values the run uses: the file's, or what `overrides` put in their place.
+ */
+function capWarning(file: { requestsPerHour: number; maxRequestsPerRun: number | undefined }, overrides: BudgetOverrides): string | undefined {
+  const cap = overrides.maxRequests ?? (overrides.waits ? undefined : file.maxRequestsPerRun);
+  const perHour = overrides.requestsPerHour ?? file.requestsPerHour;
+  if (cap === undefined || cap <= perHour) return undefined;
+  const capName = overrides.maxRequests === undefined ? 'maxRequestsPerRun' : "the run's request cap";
+  const hourName = overrides.requestsPerHour === undefined ? 'requestsPerHour' : 'the hourly budget';
+  return `${capName} ${cap} exceeds ${hourName} ${perHour}: the hourly budget will stop the run first`;
+}
+
+/** Checks a pipeline file's JSON; its warnings speak of the values the run uses (`overrides`). */
+export function checkPipelineConfig(json: unknown, overrides: BudgetOverrides = {}): PipelineCheck {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { config: undefined, warnings: [], errors: ['(top level): expected a JSON object'] };
   }
@@ -120,6 +133,10 @@ export function checkPipelineConfig(json: unknown): PipelineCheck {
     } catch (error) {
       errors.push(error instanceof Error ? error.message : String(error));
     }
+  }
+  if (raw.requestsPerHour !== undefined) {
+    const overCap = capWarning({ requestsPerHour: raw.requestsPerHour, maxRequestsPerRun: raw.maxRequestsPerRun }, overrides);
+    if (overCap !== undefined) warnings.push(overCap);
   }
   if (errors.length > 0 || raw.start === undefined || raw.lookbackDays === undefined || raw.requestsPerHour === undefined) {
     return { config: undefined, warnings, errors };

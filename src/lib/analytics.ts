@@ -14,11 +14,11 @@ import { isEventStream } from '../api/endpoints.js';
 import { runThreads, type ThreadsSummary } from '../extract/run-threads.js';
 import { isClosed, MAX_LOOKBACK_DAYS } from '../extract/plan-export.js';
 import {
-  capWarning,
   checkPipelineConfig,
   futureStartWarning,
   planSyncSeries,
   resolveSyncProjects,
+  type BudgetOverrides,
   type PipelineConfig,
 } from '../extract/pipeline-config.js';
 import { emptyExportSummary, runExport, type ExportSummary, type ExportTask, type WindowEvent } from '../extract/run-export.js';
@@ -358,8 +358,15 @@ async function exportNow(options: ExportAnalyticsOptions): Promise<AnalyticsResu
 /** The pipeline file `sync` reads when none is named. */
 export const DEFAULT_PIPELINE_FILE = 'pipelines/nightly.json';
 
-/** Reads and checks a pipeline file; every problem at once in one UsageError. */
-export function readPipeline(source: string | Record<string, unknown>, onWarning: (warning: string) => void = () => undefined): PipelineConfig {
+/**
+ * Reads and checks a pipeline file; every problem at once in one UsageError. Its warnings
+ * speak of the values the run uses: the file's, or those `overrides` put in their place.
+ */
+export function readPipeline(
+  source: string | Record<string, unknown>,
+  onWarning: (warning: string) => void = () => undefined,
+  overrides: BudgetOverrides = {},
+): PipelineConfig {
   const label = typeof source === 'string' ? source : '(options.pipeline)';
   let json: unknown = source;
   if (typeof source === 'string') {
@@ -379,7 +386,7 @@ export function readPipeline(source: string | Record<string, unknown>, onWarning
     const duplicate = firstDuplicateKey(body);
     if (duplicate) throw new UsageError(`pipeline file '${source}': ${describeDuplicateKey(duplicate)}`);
   }
-  const check = checkPipelineConfig(json);
+  const check = checkPipelineConfig(json, overrides);
   for (const warning of check.warnings) onWarning(warning);
   if (!check.config) throw new UsageError(`pipeline file '${label}': ${check.errors.join('; ')}`);
   return check.config;
@@ -400,7 +407,12 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const common = resolveCommon(options);
   const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
   const label = typeof source === 'string' ? source : '(options.pipeline)';
-  const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }));
+  const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+  const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }), {
+    requestsPerHour: options.requestsPerHour,
+    maxRequests: common.maxRequests,
+    waits: waitsForBudget(maxWaitMs),
+  });
   // Explicit projects win over the file.
   if (options.projects !== undefined && !Array.isArray(options.projects)) {
     throw new UsageError(`invalid projects '${String(options.projects as unknown)}': expected a list of project ids`);
@@ -410,23 +422,15 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const tasks: ExportTask[] = planSyncSeries(config, projects, now);
   const early = futureStartWarning(config, now);
   if (early !== undefined) common.logger.warn('pipeline', { file: label, warning: early });
-  const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
-  const perHour = checkPerHour(options.requestsPerHour ?? config.requestsPerHour);
-  // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
-  // backfill in one process, which the cap would stop before its first wait.
-  const maxRequests = common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun);
-  const overCap = capWarning(
-    { requests: maxRequests, fromFile: common.maxRequests === undefined },
-    { requests: perHour, fromFile: options.requestsPerHour === undefined },
-  );
-  if (overCap !== undefined) common.logger.warn('pipeline', { file: label, warning: overCap });
   return runAnalytics(common, options, {
     command: `sync ${label}`,
     tasks,
     refresh: false,
     lookbackDays: config.lookbackDays,
-    perHour,
-    maxRequests,
+    perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
+    // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
+    // backfill in one process, which the cap would stop before its first wait.
+    maxRequests: common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun),
     maxWaitMs,
   });
 }

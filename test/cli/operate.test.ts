@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SLOT_MARGIN_MS } from '../../src/api/request-budget.js';
+import { readPipeline } from '../../src/lib/analytics.js';
 import { logLines, startHarness, summaryOf, type Harness, asText } from './harness.js';
 
 const NOW = '2026-03-10T06:00:00Z';
@@ -288,6 +289,15 @@ describe('sync', () => {
     ]);
     // A run that waits for the budget has no cap from the file.
     expect(await warnings('--wait', '--requests-per-hour', '1000')).toEqual([]);
+    // status plans with the same values, and says the same.
+    const statusWarnings = async (...args: string[]) =>
+      logLines(await h.run(['status', file, ...args])).filter((l) => l.event === 'pipeline').map((l) => l.warning);
+    expect(await statusWarnings()).toEqual(['maxRequestsPerRun 10 exceeds requestsPerHour 5: the hourly budget will stop the run first']);
+    expect(await statusWarnings('--requests-per-hour', '100')).toEqual([]);
+    // And a library caller reading the file alone hears of the file's own values.
+    const heard: string[] = [];
+    readPipeline(file, (w) => heard.push(w));
+    expect(heard).toEqual(['maxRequestsPerRun 10 exceeds requestsPerHour 5: the hourly budget will stop the run first']);
   });
 
   it('takes its projects from --project or DOCPIPE_PROJECT, and refuses the shipped placeholder', async () => {

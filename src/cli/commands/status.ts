@@ -108,13 +108,21 @@ const span = (w: Window | null): string => (w ? `${w.start}..${w.end}` : '-');
 /** The pipeline to plan with: a named file must be read; the default only when it names real projects. */
 function choosePipeline(
   ctx: CliContext,
-  args: { pipeline?: string | undefined; logFormat?: string | undefined; verbose: boolean; project?: string[] | undefined },
+  args: {
+    pipeline?: string | undefined;
+    logFormat?: string | undefined;
+    verbose: boolean;
+    project?: string[] | undefined;
+    requestsPerHour?: number | undefined;
+    maxRequests?: number | undefined;
+  },
 ): { file: string; config: PipelineConfig; projects: string[] } | null {
   const logger = loggerFor(ctx.io, args);
   const named = args.pipeline !== undefined;
   const file = args.pipeline ?? DEFAULT_PIPELINE_FILE;
   if (!named && !existsSync(file)) return null;
-  const config = readPipelineFile(file, logger);
+  // Its warnings speak of the budget status plans with (see perHour and cap below).
+  const config = readPipelineFile(file, logger, { requestsPerHour: args.requestsPerHour, maxRequests: args.maxRequests });
   const override = projectsOf(args);
   if (!named && override.length === 0 && config.projects.includes(PLACEHOLDER_PROJECT)) {
     logger.info('pipeline not used', { file, detail: `it still has the placeholder project id '${PLACEHOLDER_PROJECT}': showing what the database holds` });

@@ -8,8 +8,9 @@
  *
  * A walk the spool already holds is picked up where it stopped: its pages are read back (not
  * fetched), and the walk resumes at the next offset. If the first page fetched then shows
- * other totals, the data moved since: that is drift, and the walk restarts; so does a walk
- * whose pages read back show drift already (one an earlier run kept after its last re-walk).
+ * other totals, the data moved since: that is drift, and the walk restarts. A walk stopped
+ * because the server ignores its offset or cursor keeps no page: what it was served cannot be
+ * trusted, and the next run walks the window from the start.
  */
 import type { ReceivedPage } from '../api/analytics.js';
 import {
@@ -273,10 +274,6 @@ export async function walkWindow(
   };
 
   try {
-    // A walk left with drift in its spooled pages (the walk an earlier run had re-walked as
-    // often as it could, or stopped on as the API ignoring its offset) is not finished as it
-    // is: this run's re-walks start it over, as for drift found now.
-    if (existing !== null && progress.drift.length > 0 && mayRewalk()) restart(0);
     while (!progress.finished) {
       if (progress.pages >= maxPages) {
         throw new DataError(`runaway paging: more than ${maxPages} pages (offset ${progress.offset ?? 0})`);
@@ -298,20 +295,24 @@ export async function walkWindow(
       if (progress.repeatsEarlierPage(page)) {
         // Re-walking cannot help: every walk would spend its requests on the same page.
         const what = paging === 'offset' ? 'offset' : 'cursor';
-        throw new ApiFailingError(
+        const error = new ApiFailingError(
           `the API ignores ${what}: the page at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`} of ${context.metric} ` +
             `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
             `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`,
         );
+        restart(1); // its pages dropped, to be walked again from the start by the next run
+        throw error;
       }
       if (progress.idlePages + 1 >= MAX_IDLE_PAGES && progress.addsNothing(page)) {
         // Walking on could spend the hour's budget, and every later hour's, on this window.
         const what = paging === 'offset' ? 'offset' : 'cursor';
-        throw new ApiFailingError(
+        const error = new ApiFailingError(
           `the API ignores ${what}: ${MAX_IDLE_PAGES} pages in a row of ${context.metric} ${context.window.start}..${context.window.end} ` +
             `(the last at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`}) held mostly rows already seen ` +
             `and still claimed hasMore; stopped to keep the request budget`,
         );
+        restart(1); // as above
+        throw error;
       }
       const drift = progress.driftOf(page);
       if (drift.length > 0 && mayRewalk()) {

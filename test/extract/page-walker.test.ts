@@ -155,9 +155,10 @@ describe('walkWindow', () => {
     expect(sink.pages().map((p) => (p.body as { totals: Counts }).totals.human)).toEqual([11, 11, 11]);
   });
 
-  it('starts over a resumed walk whose spooled pages show drift (an earlier run kept it after its last re-walk)', async () => {
-    // The earlier run's walk 4 took a page that repeats a path of the page before it (drift it
-    // had no re-walk left for), then stopped: the API ignored its offset, say.
+  it('finishes a resumed walk that an earlier run kept with its drift after its last re-walk, and says so', async () => {
+    // Walk 4 of 3 re-walks took a page that repeats a path of the page before it (drift the
+    // re-walks could not outrun: a path the API really lists twice), then the budget ran out.
+    // Starting it over would meet the same drift, every run, and never finish a long window.
     sink.claim();
     sink.begin({ walk: 4, startedAt: Date.parse('2026-03-04T00:00:00Z'), pagesBefore: 9, requestsBefore: 9 });
     const all = rows(600);
@@ -166,10 +167,25 @@ describe('walkWindow', () => {
     sink.release();
     const fetch = listing(all);
     const result = await walk(fetch);
-    // Not resumed at offset 500 on top of the drifted pages: walked again from the start.
+    expect(fetch.offsets).toEqual([500]);
+    expect(result).toMatchObject({ walks: 4, repeatedPaths: true, warnings: ['data drifted during 4 walks; loaded the last walk: path /p200 repeated at offset 250'] });
+  });
+
+  it.each([
+    // It serves its first page again, row for row.
+    ['repeats an earlier page', (_offset: number, page: number, all: ApiRow[]) => all.slice(0, 250)],
+    // It serves its listing again in another order each time: pages of rows already seen.
+    ['serves rows already seen, page after page', (_offset: number, page: number, all: ApiRow[]) => [...all.slice(page, 250), ...all.slice(0, page)]],
+  ])('keeps no page of a walk stopped because the API ignores its offset (it %s): the next run walks the window from the start', async (_what, serve) => {
+    const all = rows(600);
+    let page = 0;
+    const ignoring = (offset: number): Promise<ReceivedPage> => received(totals, serve(offset, page++, all), true);
+    await expect(walk(ignoring, { maxRewalks: 0 })).rejects.toThrow(/the API ignores offset/);
+    expect(sink.pages()).toEqual([]);
+    const fetch = listing(all);
+    const result = await walk(fetch);
     expect(fetch.offsets).toEqual([0, 250, 500]);
-    expect(result).toMatchObject({ rows: 600, pages: 14, walks: 5, warnings: [], repeatedPaths: false });
-    expect(sink.pages()).toHaveLength(3);
+    expect(result).toMatchObject({ rows: 600, warnings: [], repeatedPaths: false });
   });
 
   it('drops a torn spooled page and every later one, and fetches them again', async () => {

@@ -9,8 +9,8 @@
  * A walk the spool already holds is picked up where it stopped: its pages are read back (not
  * fetched), and the walk resumes at the next offset. If the first page fetched then shows
  * other totals, the data moved since: that is drift, and the walk restarts. A walk stopped
- * because the server ignores its offset or cursor keeps no page: what it was served cannot be
- * trusted, and the next run walks the window from the start.
+ * because the server ignores its offset or cursor keeps no page it took with drift: the next
+ * run walks the window from the start.
  */
 import type { ReceivedPage } from '../api/analytics.js';
 import {
@@ -273,6 +273,15 @@ export async function walkWindow(
     spentAtBegin = context.requestsSpent();
   };
 
+  /**
+   * Before a stop on a server that ignores the offset or cursor: pages the walk took with drift
+   * (its re-walks spent) are what that server served, not the window; they are dropped, and the
+   * next run walks the window from the start. A walk clean so far keeps its pages.
+   */
+  const dropDrifted = (): void => {
+    if (progress.drift.length > 0) restart(1);
+  };
+
   try {
     while (!progress.finished) {
       if (progress.pages >= maxPages) {
@@ -300,7 +309,7 @@ export async function walkWindow(
             `${context.window.start}..${context.window.end} repeats an earlier page row for row` +
             `${page.hasMore ? ' and still claims hasMore' : ''}; stopped to keep the request budget`,
         );
-        restart(1); // its pages dropped, to be walked again from the start by the next run
+        dropDrifted();
         throw error;
       }
       if (progress.idlePages + 1 >= MAX_IDLE_PAGES && progress.addsNothing(page)) {
@@ -311,7 +320,7 @@ export async function walkWindow(
             `(the last at ${what === 'offset' ? `offset ${progress.offset ?? 0}` : `page ${progress.pages + 1}`}) held mostly rows already seen ` +
             `and still claimed hasMore; stopped to keep the request budget`,
         );
-        restart(1); // as above
+        dropDrifted();
         throw error;
       }
       const drift = progress.driftOf(page);

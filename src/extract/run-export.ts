@@ -15,7 +15,7 @@ import type { HttpClient } from '../api/http-client.js';
 import type { RequestBudget } from '../api/request-budget.js';
 import type { Clock } from '../core/clock.js';
 import { windowKey, type LoadedWindow, type Metric, type Window } from '../core/domain.js';
-import { EXIT, WalkTakenOverError, type ExitCode } from '../core/errors.js';
+import { EXIT, WalkTakenOverError, type ApiFailingError, type ExitCode } from '../core/errors.js';
 import { replacesStop, runExitCode, stopReasonOf, type StopReason } from '../core/outcome.js';
 import { BoundedPipeline } from '../core/pipeline.js';
 import { databaseReason } from '../load/database.js';
@@ -300,11 +300,15 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Every window failing alike (a changed schema, a key without the scope) stops the run.
   const failedInRow = new FailedInRow('windows');
-  // So does every window drifting on every walk (pages that are empty but claim more, a
-  // listing that moves under each walk): each is loaded with its warning (DESIGN rule 5), but
-  // a run of them is an API failing (rule 11), which would spend the hour's budget at a
-  // request a walk on windows that all come out short.
-  const driftedInRow = new FailedInRow('windows', DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
+  // A series (a metric of a project) whose every window drifts on every walk (pages that are
+  // empty but claim more, a listing that moves under each walk): each window is loaded with its
+  // warning (DESIGN rule 5), but a run of them is an API failing (rule 11), which would spend the
+  // hour's budget at a request a walk on windows that all come out short. After
+  // DEFAULT_FAILED_IN_ROW_LIMIT in a row, the series' other windows are left for the next run,
+  // the other series go on, and the run ends as 'failing' (exit 75). Counted per series, since
+  // the windows of other series take turns with its own.
+  const driftedInSeries = new Map<string, FailedInRow>();
+  const seriesGivenUp = new Map<string, ApiFailingError>();
   // A project whose every window fails (a mistyped id: 404) is left for the rest of the run,
   // the other projects going on: its windows take turns with theirs, so the run's count above
   // starts over at each of theirs.
@@ -314,7 +318,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const fetchAll = async (): Promise<void> => {
     for (const q of recovered) await pipeline.push(q);
     for (const item of ordered) {
-      if (projectsGivenUp.has(item.projectId)) continue; // left for the next run
+      if (projectsGivenUp.has(item.projectId) || seriesGivenUp.has(seriesKey(item.metric, item.projectId))) continue; // left for the next run
       if (options.signal?.aborted) {
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;
@@ -401,16 +405,19 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       failedInProject.get(item.projectId)?.succeeded();
       await pipeline.push({ spooled, walk, reason: item.reason });
       const drift = driftWarning(walk);
+      const series = seriesKey(item.metric, item.projectId);
       if (drift === undefined) {
-        driftedInRow.succeeded();
+        driftedInSeries.delete(series);
         continue;
       }
-      const drifting = driftedInRow.failed(drift);
-      if (drifting) {
-        stop('failing', drifting);
-        break;
-      }
+      const inRow = driftedInSeries.get(series) ?? new FailedInRow(`windows of ${item.metric} for project ${item.projectId}`, DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
+      driftedInSeries.set(series, inRow);
+      const drifting = inRow.failed(drift);
+      if (drifting) seriesGivenUp.set(series, drifting);
     }
+    // Nothing else stopped the run: a series given up on stops it as the API failing.
+    const [givenUp] = seriesGivenUp.values();
+    if (givenUp !== undefined && summary.stopped === null) stop('failing', givenUp);
   };
 
   let loadError: unknown;
@@ -455,7 +462,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
     if (replacesStop(summary.stopped, reason)) stop(reason, loadError);
   }
-  if (summary.stopped !== null || projectsGivenUp.size > 0) {
+  if (summary.stopped !== null || projectsGivenUp.size > 0 || seriesGivenUp.size > 0) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;
   }
   summary.requests = budget.requestsUsed;

@@ -88,21 +88,25 @@ describe('odd answers from the API', () => {
     });
   });
 
-  it('stops an export whose windows drift on every walk (empty pages that claim more): 5 loaded with their warning, the rest left, exit 75', async () => {
-    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors' }, body: '{"totals":{"human":10,"ai":5,"total":12},"visitors":[],"hasMore":true}', times: Infinity });
-    const result = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-09']);
+  it('leaves the rest of a series whose windows drift on every walk (empty pages that claim more) after 5 in a row, goes on with the others, and ends with exit 75', async () => {
+    const empty = '{"totals":{"human":10,"ai":5,"total":12},"visitors":[],"hasMore":true}';
+    h.sandbox.addFault({ kind: 'body', match: { path: '/bad/visitors' }, body: empty, times: Infinity });
+    // The windows of a healthy project take turns with the broken one's.
+    const result = await h.run(['export', 'visitors', '--project', 'docs,bad', '--from', '2026-03-01', '--to', '2026-03-09']);
     expect(result.code).toBe(75);
     expect(summaryOf(result)).toMatchObject({
       stopped: 'failing',
-      windowsLoaded: 5,
+      windowsLoaded: 8 + 5,
       windowsLeft: 3,
-      stopMessage: expect.stringMatching(/^5 windows in a row still drifted after every re-walk \(last: data drifted during 4 walks; loaded the last walk: empty page with hasMore at offset 0\); stopped to keep/),
+      stopMessage: expect.stringMatching(
+        /^5 windows of visitors for project bad in a row still drifted after every re-walk \(last: data drifted during 4 walks; loaded the last walk: empty page with hasMore at offset 0\); stopped to keep/,
+      ),
     });
-    // Four walks of one request a window, and no more.
-    expect(h.requests('/visitors')).toBe(20);
+    // Four walks of one request a window of bad, and no more.
+    expect(h.requests('/bad/visitors')).toBe(20);
     // Once the API answers properly, the next run walks the windows left.
     h.sandbox.clearFaults();
-    const healthy = await h.run(['export', 'visitors', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-09']);
+    const healthy = await h.run(['export', 'visitors', '--project', 'docs,bad', '--from', '2026-03-01', '--to', '2026-03-09']);
     expect(healthy.code).toBe(0);
     expect(summaryOf(healthy)).toMatchObject({ windowsLoaded: 3, stopped: null });
   });

@@ -309,6 +309,8 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   // the windows of other series take turns with its own.
   const driftedInSeries = new Map<string, FailedInRow>();
   const seriesGivenUp = new Map<string, ApiFailingError>();
+  /** Why the first window left for a series given up on was left. */
+  let driftLeft: ApiFailingError | undefined;
   // A project whose every window fails (a mistyped id: 404) is left for the rest of the run,
   // the other projects going on: its windows take turns with theirs, so the run's count above
   // starts over at each of theirs.
@@ -318,7 +320,12 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
   const fetchAll = async (): Promise<void> => {
     for (const q of recovered) await pipeline.push(q);
     for (const item of ordered) {
-      if (projectsGivenUp.has(item.projectId) || seriesGivenUp.has(seriesKey(item.metric, item.projectId))) continue; // left for the next run
+      if (projectsGivenUp.has(item.projectId)) continue; // left for the next run
+      const drifting = seriesGivenUp.get(seriesKey(item.metric, item.projectId));
+      if (drifting) {
+        driftLeft ??= drifting; // left for the next run too
+        continue;
+      }
       if (options.signal?.aborted) {
         stop('interrupted', options.signal.reason ?? 'interrupted');
         break;
@@ -412,12 +419,12 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       }
       const inRow = driftedInSeries.get(series) ?? new FailedInRow(`windows of ${item.metric} for project ${item.projectId}`, DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
       driftedInSeries.set(series, inRow);
-      const drifting = inRow.failed(drift);
-      if (drifting) seriesGivenUp.set(series, drifting);
+      const givenUp = inRow.failed(drift);
+      if (givenUp) seriesGivenUp.set(series, givenUp);
     }
-    // Nothing else stopped the run: a series given up on stops it as the API failing.
-    const [givenUp] = seriesGivenUp.values();
-    if (givenUp !== undefined && summary.stopped === null) stop('failing', givenUp);
+    // Nothing else stopped the run: a series that had windows left when it was given up on
+    // stops it as the API failing.
+    if (driftLeft !== undefined && summary.stopped === null) stop('failing', driftLeft);
   };
 
   let loadError: unknown;
@@ -462,7 +469,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     if (reason !== 'locked' && reason !== 'interrupted') throw loadError;
     if (replacesStop(summary.stopped, reason)) stop(reason, loadError);
   }
-  if (summary.stopped !== null || projectsGivenUp.size > 0 || seriesGivenUp.size > 0) {
+  if (summary.stopped !== null || projectsGivenUp.size > 0) {
     summary.windowsLeft = recovered.length + fetches.length - handedOver - summary.windowsLoaded - summary.windowsFailed;
   }
   summary.requests = budget.requestsUsed;

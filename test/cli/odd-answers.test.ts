@@ -104,6 +104,11 @@ describe('odd answers from the API', () => {
     });
     // Four walks of one request a window of bad, and no more.
     expect(h.requests('/bad/visitors')).toBe(20);
+    // A series with no window left after its fifth is not stopped: all is loaded, with warnings.
+    h.sandbox.addFault({ kind: 'body', match: { path: '/few/visitors' }, body: empty, times: Infinity });
+    const few = await h.run(['export', 'visitors', '--project', 'few', '--from', '2026-03-01', '--to', '2026-03-06']);
+    expect(few.code).toBe(0);
+    expect(summaryOf(few)).toMatchObject({ stopped: null, windowsLoaded: 5, windowsLeft: 0, warnings: 5 });
     // Once the API answers properly, the next run walks the windows left.
     h.sandbox.clearFaults();
     const healthy = await h.run(['export', 'visitors', '--project', 'docs,bad', '--from', '2026-03-01', '--to', '2026-03-09']);

@@ -14,15 +14,14 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
 }
 
 /**
- * The key if one is given and can be read, else '': a dry run needs none (it makes no
+ * The key if one is given (checked as the run checks it: a key given twice, or a key file that
+ * cannot be read, is the same usage error), else '': a dry run needs none (it makes no
  * request), but refuses what the run would refuse, a prompt that holds it.
  */
 export function apiKeyIfGiven(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
-  try {
-    return findApiKey(args).key;
-  } catch {
-    return '';
-  }
+  const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
+  const none = !(typeof given === 'string' && given.trim()) && !args.apiKeyFile;
+  return none ? '' : resolveApiKey(args);
 }
 
 /** Where the key came from, as an error about it names it: `--api-key`, DOCPIPE_API_KEY or `--api-key-file 'path'`. */

@@ -353,6 +353,22 @@ describe('the key', () => {
       expect(asText(inText.stderr).trim()).toBe(`docpipe: ${leaky}:2: the prompt holds the API key; not sent`);
       expect(holdsKey(inText)).toBe(false);
     }
+    // A dry run given a key it cannot take (twice, or an empty key file) says so, as the run does.
+    const keyFile = join(h.dir, 'sandbox-key.txt');
+    writeFileSync(keyFile, `${SANDBOX_API_KEY}\n`);
+    const emptyKeyFile = join(h.dir, 'empty-key.txt');
+    writeFileSync(emptyKeyFile, '');
+    for (const [given, error] of [
+      [['--api-key', SANDBOX_API_KEY, '--api-key-file', keyFile], '--api-key and --api-key-file are both given: keep one'],
+      [['--api-key-file', emptyKeyFile], `--api-key-file '${emptyKeyFile}' is empty`],
+    ] as const) {
+      for (const extra of [['--dry-run'], []]) {
+        const result = await h.run(['jobs', 'submit', leaky, '--project', 'docs', ...given, ...extra]);
+        expect(result.code, `${given.join(' ')} ${extra.join(' ')}`).toBe(2);
+        expect(asText(result.stderr)).toContain(`docpipe: ${error}`);
+        expect(holdsKey(result)).toBe(false);
+      }
+    }
     expect(h.sandbox.requests).toHaveLength(0);
     // A project id that merely begins with mint_ is a project id.
     const mintDocs = await h.run(['export', 'visitors', ...range, '--project', 'Mint_Docs']);

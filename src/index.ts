@@ -58,7 +58,7 @@ export { METRICS, type Metric } from './core/domain.js';
 export { GRAINS, type Grain } from './extract/windows.js';
 export type { ExportSummary, WindowEvent } from './extract/run-export.js';
 export type { ThreadsSummary } from './extract/run-threads.js';
-export type { PipelineConfig } from './extract/pipeline-config.js';
+export type { BudgetOverrides, PipelineConfig } from './extract/pipeline-config.js';
 export type { BudgetWait } from './lib/session.js';
 export type { BatchEvent, BatchSummary } from './jobs/run-batch.js';
 export type { LedgerRow } from './jobs/ledger.js';

@@ -407,9 +407,11 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
   const common = resolveCommon(options);
   const source = options.pipeline ?? DEFAULT_PIPELINE_FILE;
   const label = typeof source === 'string' ? source : '(options.pipeline)';
+  // Checked before the file, whose warnings speak of them.
   const maxWaitMs = checkMaxWait(options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+  const requestsPerHour = options.requestsPerHour === undefined ? undefined : checkPerHour(options.requestsPerHour);
   const config = readPipeline(source, (warning) => common.logger.warn('pipeline', { file: label, warning }), {
-    requestsPerHour: options.requestsPerHour,
+    requestsPerHour,
     maxRequests: common.maxRequests,
     waits: waitsForBudget(maxWaitMs),
   });
@@ -427,7 +429,7 @@ async function syncNow(options: SyncPipelineOptions): Promise<AnalyticsResult> {
     tasks,
     refresh: false,
     lookbackDays: config.lookbackDays,
-    perHour: checkPerHour(options.requestsPerHour ?? config.requestsPerHour),
+    perHour: requestsPerHour ?? config.requestsPerHour,
     // The file's cap keeps each cron run short; a run that waits for the budget (--wait) is a
     // backfill in one process, which the cap would stop before its first wait.
     maxRequests: common.maxRequests ?? (waitsForBudget(maxWaitMs) ? undefined : config.maxRequestsPerRun),

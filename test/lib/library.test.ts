@@ -462,6 +462,11 @@ describe("import { … } from 'docpipe'", () => {
     const days = sandbox.requests.map((r) => r.query.dateFrom);
     expect(days).toEqual(['2026-03-09', '2026-03-08', '2026-03-07', '2026-03-06']);
     await expect(syncPipeline({ ...common(), pipeline: { ...pipeline, window: 'range' } })).rejects.toThrow(/'range' has no meaning/);
+    // A budget of the caller's that cannot be is refused before the file's warnings speak of it.
+    const lines: string[] = [];
+    const logger = createLogger({ format: 'json', write: (line) => void lines.push(line) });
+    await expect(syncPipeline({ ...common(), logger, pipeline: { ...pipeline, maxRequestsPerRun: 500 }, requestsPerHour: -5 })).rejects.toThrow(/invalid requestsPerHour '-5'/);
+    expect(lines).toEqual([]);
   });
 
   it('submitJobs submits prompts given in code once, follows them to the end, and resumes without submitting again', async () => {

@@ -300,15 +300,17 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
 
   // Every window failing alike (a changed schema, a key without the scope) stops the run.
   const failedInRow = new FailedInRow('windows');
-  // A series (a metric of a project) whose every window drifts on every walk (pages that are
+  // A series (a metric of a project, at one grain) whose every window drifts on every walk (pages that are
   // empty but claim more, a listing that moves under each walk): each window is loaded with its
   // warning (DESIGN rule 5), but a run of them is an API failing (rule 11), which would spend the
   // hour's budget at a request a walk on windows that all come out short. After
   // DEFAULT_FAILED_IN_ROW_LIMIT in a row, the series' other windows are left for the next run,
   // the other series go on, and the run ends as 'failing' (exit 75). Counted per series, since
-  // the windows of other series take turns with its own.
+  // the windows of other series take turns with its own (other grains' too: long windows may
+  // drift where one-page windows cannot).
   const driftedInSeries = new Map<string, FailedInRow>();
   const seriesGivenUp = new Map<string, ApiFailingError>();
+  const driftSeries = (item: PlannedFetch): string => `${seriesKey(item.metric, item.projectId)}\u0000${item.grain}`;
   /** Why the first window left for a series given up on was left. */
   let driftLeft: ApiFailingError | undefined;
   // A project whose every window fails (a mistyped id: 404) is left for the rest of the run,
@@ -321,7 +323,7 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
     for (const q of recovered) await pipeline.push(q);
     for (const item of ordered) {
       if (projectsGivenUp.has(item.projectId)) continue; // left for the next run
-      const drifting = seriesGivenUp.get(seriesKey(item.metric, item.projectId));
+      const drifting = seriesGivenUp.get(driftSeries(item));
       if (drifting) {
         driftLeft ??= drifting; // left for the next run too
         continue;
@@ -412,12 +414,12 @@ export async function runExport(options: ExportOptions): Promise<ExportSummary> 
       failedInProject.get(item.projectId)?.succeeded();
       await pipeline.push({ spooled, walk, reason: item.reason });
       const drift = driftWarning(walk);
-      const series = seriesKey(item.metric, item.projectId);
+      const series = driftSeries(item);
       if (drift === undefined) {
         driftedInSeries.delete(series);
         continue;
       }
-      const inRow = driftedInSeries.get(series) ?? new FailedInRow(`windows of ${item.metric} for project ${item.projectId}`, DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
+      const inRow = driftedInSeries.get(series) ?? new FailedInRow(`${item.grain} windows of ${item.metric} for project ${item.projectId}`, DEFAULT_FAILED_IN_ROW_LIMIT, 'still drifted after every re-walk');
       driftedInSeries.set(series, inRow);
       const givenUp = inRow.failed(drift);
       if (givenUp) seriesGivenUp.set(series, givenUp);

@@ -67,6 +67,13 @@ export function isDriftable(method: string, pathname: string, query: URLSearchPa
   return offset !== null && /^\d+$/.test(offset) && Number(offset) > 0;
 }
 
+/** The length in days of the window a request asks for (`dateTo` - `dateFrom`), if it names one. */
+export function windowDaysOf(query: URLSearchParams): number | undefined {
+  const [from, to] = [query.get('dateFrom'), query.get('dateTo')].map((d) => (d && /^\d{4}-\d{2}-\d{2}$/.test(d) ? Date.parse(`${d}T00:00:00Z`) : NaN));
+  const days = (to! - from!) / 86_400_000;
+  return Number.isInteger(days) ? days : undefined;
+}
+
 export function handleApiRequest(request: ApiRequest, context: ApiContext, options: ApiOptions = {}): ApiResult {
   const plain = (response: SandboxResponse): ApiResult => ({ response, faultApplied: false });
   if (request.authorization !== `Bearer ${context.apiKey}`) return plain(errorResponse(401, 'Unauthorized'));

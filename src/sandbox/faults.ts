@@ -18,6 +18,8 @@ export interface FaultSpec {
     method?: 'GET' | 'POST';
     /** A substring of the URL path, e.g. '/visitors' or '/job'. */
     path?: string;
+    /** The length in days of the window asked for (`dateTo` - `dateFrom`): 7 for a week's. */
+    days?: number;
   };
   /** How many matching requests it affects (Infinity allowed). @default 1 */
   times?: number;
@@ -55,6 +57,8 @@ export interface FaultContext {
   path: string;
   /** Drift only changes analytics pages past the first. */
   driftable: boolean;
+  /** The length in days of the window asked for, if the request names one. */
+  days?: number | undefined;
 }
 
 interface FaultState {
@@ -102,6 +106,7 @@ function matches(spec: FaultSpec, context: FaultContext): boolean {
   if (spec.kind === 'drift' && !context.driftable) return false;
   if (spec.match?.method !== undefined && spec.match.method !== context.method) return false;
   if (spec.match?.path !== undefined && !context.path.includes(spec.match.path)) return false;
+  if (spec.match?.days !== undefined && spec.match.days !== context.days) return false;
   return true;
 }
 
@@ -176,6 +181,9 @@ export function parseFaultSpec(text: string): FaultSpec {
         if (v === '') throw bad('path must not be empty');
         match.path = v;
         break;
+      case 'days':
+        match.days = integer(key, v);
+        break;
       case 'times':
         spec.times = /^(inf|infinity)$/i.test(v) ? Infinity : integer(key, v);
         break;
@@ -206,7 +214,7 @@ export function parseFaultSpec(text: string): FaultSpec {
         break;
       default:
         throw bad(
-          `unknown field "${key}" (expected method, path, times, skip, status, retryAfter, plainText, delayMs, dropPhase, and last body or patch)`,
+          `unknown field "${key}" (expected method, path, days, times, skip, status, retryAfter, plainText, delayMs, dropPhase, and last body or patch)`,
         );
     }
   }
@@ -224,7 +232,7 @@ export function parseFaultSpec(text: string): FaultSpec {
       spec.patch = patch as Record<string, unknown>;
     }
   }
-  if (match.method !== undefined || match.path !== undefined) spec.match = match;
+  if (match.method !== undefined || match.path !== undefined || match.days !== undefined) spec.match = match;
   validateFault(spec, text);
   return spec;
 }

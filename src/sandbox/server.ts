@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { JobStore, type SandboxJob } from './agent-jobs.js';
 import { AnalyticsData } from './analytics-data.js';
 import { DEFAULT_ENGAGEMENT, type EngagementShape } from './engagement.js';
-import { handleApiRequest, isDriftable } from './api-routes.js';
+import { handleApiRequest, isDriftable, windowDaysOf } from './api-routes.js';
 import { DEFAULT_SLOW_MS, FaultQueue, type FaultSpec } from './faults.js';
 import { RateLimits, type RateLimitOptions } from './rate-limits.js';
 import {
@@ -210,6 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       method,
       path: url.pathname,
       driftable: isDriftable(method, url.pathname, url.searchParams),
+      days: windowDaysOf(url.searchParams),
     });
     switch (fault?.kind) {
       case 'drop':

@@ -99,7 +99,7 @@ describe('odd answers from the API', () => {
       windowsLoaded: 8 + 5,
       windowsLeft: 3,
       stopMessage: expect.stringMatching(
-        /^5 windows of visitors for project bad in a row still drifted after every re-walk \(last: data drifted during 4 walks; loaded the last walk: empty page with hasMore at offset 0\); stopped to keep/,
+        /^5 day windows of visitors for project bad in a row still drifted after every re-walk \(last: data drifted during 4 walks; loaded the last walk: empty page with hasMore at offset 0\); stopped to keep/,
       ),
     });
     // Four walks of one request a window of bad, and no more.
@@ -114,6 +114,22 @@ describe('odd answers from the API', () => {
     const healthy = await h.run(['export', 'visitors', '--project', 'docs,bad', '--from', '2026-03-01', '--to', '2026-03-09']);
     expect(healthy.code).toBe(0);
     expect(summaryOf(healthy)).toMatchObject({ windowsLoaded: 3, stopped: null });
+  });
+
+  it('counts drifting windows per grain too: a sync of weeks and days whose weeks drift gives the weeks up, the days going on', async () => {
+    const empty = '{"totals":{"human":10,"ai":5,"total":12},"visitors":[],"hasMore":true}';
+    h.sandbox.addFault({ kind: 'body', match: { path: '/visitors', days: 7 }, body: empty, times: Infinity });
+    const file = join(h.dir, 'grains.json');
+    writeFileSync(file, JSON.stringify({ projects: ['docs'], metrics: ['visitors'], start: '2026-01-05', windows: ['week', 'day'], requestsPerHour: 100000 }));
+    const result = await h.run(['sync', file]);
+    expect(result.code).toBe(75);
+    // 9 closed weeks (5 loaded with their warning, 4 left) and 64 closed days, taking turns.
+    expect(summaryOf(result)).toMatchObject({
+      stopped: 'failing',
+      windowsLoaded: 5 + 64,
+      windowsLeft: 4,
+      stopMessage: expect.stringMatching(/^5 week windows of visitors for project docs in a row still drifted after every re-walk/),
+    });
   });
 
   describe('job statuses (item 10)', () => {

@@ -18,6 +18,8 @@ describe('parseFaultSpec', () => {
     ['slow:delayMs=250:skip=1', { kind: 'slow', delayMs: 250, skip: 1 }],
     ['malformed:times=Infinity', { kind: 'malformed', times: Infinity }],
     ['drift:times=inf:method=get', { kind: 'drift', times: Infinity, match: { method: 'GET' } }],
+    // A week's windows only.
+    ['ignore-offset:days=7:times=inf', { kind: 'ignore-offset', times: Infinity, match: { days: 7 } }],
     // An HTTP date keeps its colons.
     [
       'rate-limit:retryAfter=Wed, 21 Oct 2026 07:28:00 GMT:times=2',

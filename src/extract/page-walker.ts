@@ -253,6 +253,12 @@ export async function walkWindow(
     state = existing;
     progress = replay(sink, context);
     spentBefore = progress.pages;
+    if (progress.pages === 0) {
+      // Begun without a page (a run stopped before its first answer, or one that dropped its
+      // pages): the data will be as of now, not as of when it began.
+      state = { ...state, startedAt: context.now() };
+      sink.begin(state);
+    }
   }
   let spentAtBegin = context.requestsSpent();
   const requestsOfWalk = (): number => spentBefore + context.requestsSpent() - spentAtBegin;

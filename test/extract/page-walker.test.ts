@@ -196,6 +196,14 @@ describe('walkWindow', () => {
     expect(fetch.offsets).toEqual([250, 500]);
   });
 
+  it('dates a resumed walk that holds no page by its first page, not by the run that began it', async () => {
+    sink.claim();
+    sink.begin({ walk: 2, startedAt: Date.parse('2026-03-01T00:00:00Z'), pagesBefore: 3, requestsBefore: 4 });
+    sink.release();
+    const result = await walk(listing(rows(300)));
+    expect(result).toMatchObject({ fetchedAt: Date.parse('2026-03-05T00:00:00Z'), walks: 2, pages: 5, requests: 6, rows: 300 });
+  });
+
   it('drops a torn spooled page and every later one, and fetches them again', async () => {
     const all = rows(800);
     let calls = 0;

@@ -79,7 +79,9 @@ export interface BudgetOverrides {
  * with the values the run uses: the file's, or what `overrides` put in their place.
  */
 function capWarning(file: { requestsPerHour: number; maxRequestsPerRun: number | undefined }, overrides: BudgetOverrides): string | undefined {
-  const cap = overrides.maxRequests ?? (overrides.waits ? undefined : file.maxRequestsPerRun);
+  // A run that waits for the budget is not stopped by it: it waits, and its cap ends it.
+  if (overrides.waits) return undefined;
+  const cap = overrides.maxRequests ?? file.maxRequestsPerRun;
   const perHour = overrides.requestsPerHour ?? file.requestsPerHour;
   if (cap === undefined || cap <= perHour) return undefined;
   const capName = overrides.maxRequests === undefined ? 'maxRequestsPerRun' : "the run's request cap";

@@ -287,8 +287,10 @@ describe('sync', () => {
     expect(await warnings('--max-requests', '50', '--requests-per-hour', '20')).toEqual([
       "the run's request cap 50 exceeds the hourly budget 20: the hourly budget will stop the run first",
     ]);
-    // A run that waits for the budget has no cap from the file.
+    // A run that waits for the budget has no cap from the file, and is not stopped by the
+    // budget: it waits, and a cap of its own ends it.
     expect(await warnings('--wait', '--requests-per-hour', '1000')).toEqual([]);
+    expect(await warnings('--wait', '--max-requests', '50')).toEqual([]);
     // status plans with the same values, and says the same.
     const statusWarnings = async (...args: string[]) =>
       logLines(await h.run(['status', file, ...args])).filter((l) => l.event === 'pipeline').map((l) => l.warning);

@@ -6,10 +6,8 @@ import { UsageError } from '../core/errors.js';
 import type { GlobalArgs } from './io.js';
 
 export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
-  const { key, source } = findApiKey(args);
-  // Checked before any request (or database write): a key that cannot go in a header.
-  const problem = apiKeyProblem(key);
-  if (problem) throw new UsageError(`${problem}: check ${source}`);
+  const key = apiKeyIfGiven(args);
+  if (key === '') throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key-file)');
   return key;
 }
 
@@ -19,27 +17,32 @@ export function resolveApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): 
  * request), but refuses what the run would refuse, a prompt that holds it.
  */
 export function apiKeyIfGiven(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
-  const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
-  const none = !(typeof given === 'string' && given.trim()) && !args.apiKeyFile;
-  return none ? '' : resolveApiKey(args);
+  const found = findApiKey(args);
+  if (found === undefined) return '';
+  // Checked before any request (or database write): a key that cannot go in a header.
+  const problem = apiKeyProblem(found.key);
+  if (problem) throw new UsageError(`${problem}: check ${found.source}`);
+  return found.key;
 }
 
 /** Where the key came from, as an error about it names it: `--api-key`, DOCPIPE_API_KEY or `--api-key-file 'path'`. */
 export function apiKeySource(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): string {
   try {
-    return findApiKey(args).source;
+    return findApiKey(args)?.source ?? 'DOCPIPE_API_KEY';
   } catch {
     return 'DOCPIPE_API_KEY';
   }
 }
 
-function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: string } {
+/** The key given and where it came from; undefined when none is given. */
+function findApiKey(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: string } | undefined {
   const found = findApiKeyText(args);
+  if (found === undefined) return undefined;
   const fromEnv = found.source === 'value' && found.key === process.env.DOCPIPE_API_KEY?.trim();
   return { key: found.key, source: found.source === 'file' ? `--api-key-file '${args.apiKeyFile}'` : fromEnv ? 'DOCPIPE_API_KEY' : '--api-key' };
 }
 
-function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: 'value' | 'file' } {
+function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key: string; source: 'value' | 'file' } | undefined {
   // Given twice (flag and env, or two flags), the last one wins.
   const given: unknown = Array.isArray(args.apiKey) ? args.apiKey.at(-1) : args.apiKey;
   // The command line beats the environment, as for every option: an --api-key-file typed
@@ -61,7 +64,7 @@ function findApiKeyText(args: Pick<GlobalArgs, 'apiKey' | 'apiKeyFile'>): { key:
     }
     throw new UsageError(`--api-key-file ${named} is empty`);
   }
-  throw new UsageError('no API key: set DOCPIPE_API_KEY (or --api-key-file)');
+  return undefined;
 }
 
 /** The projects named by `--project` (repeatable, or comma-separated) or DOCPIPE_PROJECT. */

@@ -99,7 +99,6 @@ export async function writingOut<T>(value: string, write: () => T | Promise<T>, 
     return await write();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-
     if (typeof code === 'string' && CANNOT_WRITE.has(code)) {
       throw new UsageError(`cannot write ${option} '${value}': ${code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left' : 'not allowed here'} (${code})`, { cause: error });
     }

@@ -67,4 +67,3 @@ export function isWellFormed(text: string): boolean {
   LONE_SURROGATE.lastIndex = 0;
   return !LONE_SURROGATE.test(text);
 }
-

@@ -115,7 +115,7 @@ async function sendNow(options: SendMessagesOptions): Promise<SendMessagesResult
   refuseKeyInPrompts(requests, common.apiKey, label);
   // A database that does not exist has no ledger: a message naming a prompt's key is refused
   // before one is made (an empty file left behind).
-  if (common.workspace.db !== ':memory:' && !existsSync(common.workspace.db)) resolveMessages(label, requests, []);
+  if (!existsSync(common.workspace.db)) resolveMessages(label, requests, []);
   const { clock } = common;
   const runId = newRunId(clock.now());
   const workspace = createWorkspace(common.workspace, runId, common.logger, common.signal ? { signal: common.signal } : {});

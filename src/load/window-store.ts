@@ -142,18 +142,14 @@ export async function loadWindows(tx: Executor, loads: readonly WindowLoad[], op
     const span = `window_start BETWEEN ${date(starts[0]!)} AND ${date(starts.at(-1)!)}`;
     // The windows loaded before: a window's rows, its totals row and its loaded_windows row
     // change together, but one of the rows may have been deleted by hand.
-    const found = await tx.all<{ loaded: boolean; totals: boolean }>(
-      `SELECT bool_or(t = 'loaded') AS loaded, bool_or(t = 'totals') AS totals
-         FROM (SELECT 'loaded' AS t, project_id, window_start, window_end FROM loaded_windows
-                WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})
-               UNION ALL
-               SELECT 'totals', project_id, window_start, window_end FROM ${tables.totals}
-                WHERE (project_id, window_start, window_end) IN (${keys}))
-        GROUP BY project_id, window_start, window_end`,
+    const [found] = await tx.all<{ loaded: boolean; totals: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM loaded_windows
+                       WHERE metric = ${sqlString(metric)} AND (project_id, window_start, window_end) IN (${keys})) AS loaded,
+              EXISTS (SELECT 1 FROM ${tables.totals} WHERE (project_id, window_start, window_end) IN (${keys})) AS totals`,
     );
-    const totalsFound = found.some((f) => f.totals);
-    if (found.length > 0) appendOnly = false;
-    if (found.some((f) => f.loaded)) replacesBookkeeping = true;
+    const totalsFound = found?.totals === true;
+    if (found?.loaded || totalsFound) appendOnly = false;
+    if (found?.loaded) replacesBookkeeping = true;
     // Every window's earlier rows go first, found by their key whatever bookkeeping is left (a
     // window whose rows are there without either row would otherwise have them twice): one
     // statement, whose span skips the row groups of other days (about 4 ms on 540,000 rows).

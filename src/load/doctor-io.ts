@@ -4,14 +4,15 @@
  * plans. The database repairs are one transaction; completed walks are loaded with the
  * export's own loader, through the recovery the export runs at its start.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
-import { spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
+import { spoolDirFor, tempFiles, walkOwnerLive, type Spool } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
@@ -21,8 +22,10 @@ import {
   plural,
   runIsAlive,
   runProcess,
+  STALE_TEMP_MS,
   windowLabel,
   type KeptAnswerFacts,
+  type TempFileFacts,
   type DoctorFacts,
   type Finding,
   type JournalFacts,
@@ -262,7 +265,7 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
  * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
  * the journal itself decides what a write may move.
  */
-export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; keptAnswers: KeptAnswerFacts[] } {
+export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; keptAnswers: KeptAnswerFacts[]; temps: TempFileFacts[] } {
   const walks = spool.walks().map((w): WalkFacts => {
     const file = w.read();
     const owner = file.owner;
@@ -292,7 +295,23 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
   const keptAnswers = (['created', 'sent'] as const).flatMap((kind) =>
     readAllKeptJobs(spool.root, kind).map((k): KeptAnswerFacts => ({ kind, projectId: k.projectId, key: k.key, jobId: k.job.id })),
   );
-  return { walks, journals, threads: surveyThreads(spool), keptAnswers };
+  return { walks, journals, threads: surveyThreads(spool), keptAnswers, temps: surveyTemps(spool.root) };
+}
+
+/** The copies interrupted writes may have left in the spool, with their process's life and age. */
+function surveyTemps(root: string): TempFileFacts[] {
+  return tempFiles(root).map((t) => ({ path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0 }));
+}
+
+/** Removes the copies `paths` (under the spool) that are still stale, as doctor found them: how many. */
+function removeTemps(root: string, paths: readonly string[]): number {
+  const stale = new Set(surveyTemps(root).filter((t) => !t.live && t.idleMs > STALE_TEMP_MS).map((t) => t.path));
+  let removed = 0;
+  for (const path of paths.filter((p) => stale.has(p))) {
+    rmSync(join(root, path), { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** How long ago (ms, on the system clock, as file times are) a file was written at `writtenAt`. */
@@ -393,6 +412,11 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
     fixed.push({ check: 'spool', status: 'fixed', detail: `${windowLabel(r)}: discarded an abandoned incomplete walk` });
   }
   if (of('recover-walks').length > 0) fixed.push(...(await recoverWalks(ctx)));
+  const temps = of('remove-temps').flatMap((r) => r.paths);
+  if (temps.length > 0) {
+    const removed = removeTemps(ctx.spool.root, temps);
+    if (removed > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `removed ${plural(removed, 'copy', 'copies')} of spool files that interrupted writes left` });
+  }
   if (of('load-threads').length > 0) {
     const loaded = await loadSpooledThreads(ctx.store, ctx.spool, ctx.runId);
     if (loaded > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `loaded ${plural(loaded, 'assistant thread body', 'assistant thread bodies')} from the spool, no request made` });

@@ -13,8 +13,9 @@
  *   again; for caller stats, its one row).
  * - orphans: no row of a window table belongs to a window without a `loaded_windows` row (the
  *   loader replaces only windows it knows of, so an orphan would be doubled by the next load).
- * - spool: no walk is left over (completed but not loaded, or abandoned), and no request
- *   journal of an ended process waits to be moved into `request_log`.
+ * - spool: no walk is left over (completed but not loaded, or abandoned), no copy an
+ *   interrupted write left behind, and no request journal of an ended process waits to be
+ *   moved into `request_log`.
  * - views: every view and macro of sql/views.sql is there (the open that writes makes a
  *   dropped view again, not a dropped macro).
  * - runs: no run is left `running` by a process that is gone.
@@ -36,6 +37,14 @@ export type Status = (typeof STATUSES)[number];
  * as long (a run may have resumed it since it started), is abandoned: --fix discards it. @default 7 days
  */
 export const STALE_WALK_MS = 7 * 24 * 3_600_000;
+/**
+ * A copy that a write of a whole spool file (a walk rewritten, a thread body, a kept answer)
+ * makes before it renames it into place, not written for this long and whose process is gone,
+ * was left by a process killed between the two: --fix removes it. Such a write takes
+ * milliseconds; a copy a process on another host is writing (the spool on a shared disk)
+ * is fresh. @default 1 hour
+ */
+export const STALE_TEMP_MS = 3_600_000;
 
 /** A repair `--fix` may make, as data; ./doctor-io.ts carries it out. */
 export type Repair =
@@ -56,7 +65,9 @@ export type Repair =
   /** Make the views and macros of sql/views.sql again. */
   | { kind: 'remake-views' }
   /** Load the assistant thread bodies in the spool that no live run holds. */
-  | { kind: 'load-threads' };
+  | { kind: 'load-threads' }
+  /** Remove the copies interrupted writes left in the spool (paths under it), each if still stale. */
+  | { kind: 'remove-temps'; paths: string[] };
 
 export interface Finding {
   check: Check;
@@ -158,6 +169,17 @@ export interface KeptAnswerFacts {
   jobId: string | null;
 }
 
+/** A copy a write of a whole spool file was making (../spool/spool.ts, writeFileAtomic). */
+export interface TempFileFacts {
+  /** Under the spool. */
+  path: string;
+  pid: number;
+  /** Its pid is a live process on this host. */
+  live: boolean;
+  /** How long ago it was last written (ms). */
+  idleMs: number;
+}
+
 export interface DoctorFacts {
   windows: readonly WindowFacts[];
   runs: readonly RunFacts[];
@@ -167,6 +189,8 @@ export interface DoctorFacts {
   threads?: readonly SpooledThreadFacts[];
   /** Answers of created jobs and sent messages kept in the spool. @default none */
   keptAnswers?: readonly KeptAnswerFacts[];
+  /** Copies writes of whole spool files were making. @default none */
+  temps?: readonly TempFileFacts[];
   /** The views and macros of sql/views.sql the database lacks, e.g. `macro window_complete`. @default none */
   missingViews?: readonly string[];
 }
@@ -332,6 +356,7 @@ export function spoolFindings(
   now: number,
   threads: readonly SpooledThreadFacts[] = [],
   keptAnswers: readonly KeptAnswerFacts[] = [],
+  temps: readonly TempFileFacts[] = [],
 ): Finding[] {
   const spool = walks.map((w): Finding => {
     const label = windowLabel(w);
@@ -399,6 +424,17 @@ export function spoolFindings(
           'its answer is kept in the spool: the next `jobs message` run of the project records it and follows the job',
     });
   }
+  // A copy still being written (or whose process lives on) is no fault: its write is under way.
+  const stale = temps.filter((t) => !t.live && t.idleMs > STALE_TEMP_MS);
+  if (stale.length > 0) {
+    const pids = [...new Set(stale.map((t) => t.pid))].join(', ');
+    spool.push({
+      check: 'spool',
+      status: 'finding',
+      detail: `${plural(stale.length, 'copy', 'copies')} of spool files left by interrupted writes of ended processes (pid ${pids}), e.g. ${stale[0]!.path}: --fix removes them`,
+      repair: { kind: 'remove-temps', paths: stale.map((t) => t.path) },
+    });
+  }
   const leftover = journals.filter((j) => !j.live);
   const journal: Finding[] = journals
     .filter((j) => j.live)
@@ -425,7 +461,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const all = [
     ...windowFindings(facts.windows),
     ...viewFindings(facts.missingViews ?? []),
-    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.keptAnswers),
+    ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.keptAnswers, facts.temps),
     ...runFindings(facts.runs),
   ];
   return CHECKS.flatMap((check) => all.filter((f) => f.check === check));

@@ -640,6 +640,39 @@ describe('docpipe doctor', () => {
     expect(readdirSync(spool.requestsDir)).toEqual([]);
   });
 
+  it('finds the copies interrupted writes left in the spool (killed between write and rename); --fix removes the stale ones of ended processes', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    const root = spoolDirFor(h.db);
+    const dir = join(root, 'walks', 'visitors', 'docs');
+    mkdirSync(dir, { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const aged = (path: string, hours: number): string => {
+      writeFileSync(path, '{"walk":');
+      const at = new Date(Date.now() - hours * 3_600_000);
+      utimesSync(path, at, at);
+      return path;
+    };
+    const stale = aged(join(dir, `2026-03-01_2026-03-02.jsonl.${dead}.tmp`), 2);
+    // Its write may still be under way (a process on another host), or its process lives.
+    const fresh = aged(join(dir, `2026-03-02_2026-03-03.jsonl.${dead}.tmp`), 0);
+    const live = aged(join(root, `run-end.${process.pid}.tmp`), 2);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).filter((r) => r.check === 'spool')).toEqual([{
+      check: 'spool',
+      status: 'finding',
+      detail: `1 copy of spool files left by interrupted writes of ended processes (pid ${dead}), e.g. walks/visitors/docs/2026-03-01_2026-03-02.jsonl.${dead}.tmp: --fix removes them`,
+    }]);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.check === 'spool').map((r) => [r.status, r.detail])).toEqual([
+      ['fixed', 'removed 1 copy of spool files that interrupted writes left'],
+      ['ok', 'no walk or thread body left over'],
+    ]);
+    expect([existsSync(stale), existsSync(fresh), existsSync(live)]).toEqual([false, true, true]);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
   it('moves all of a journal whose run was killed during a write, also the part that write had taken', async () => {
     await h.run(EXPORT);
     const spool = new Spool(spoolDirFor(h.db));

@@ -18,13 +18,14 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { closeSync, existsSync, linkSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, listValue, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, DatabasePathError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
 import { canWrite } from '../core/files.js';
+import { isProcessAlive } from '../core/process-identity.js';
 import { checkReadable, migrate, needsUpgrade } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
 import { isSymbolicLink, makeFolders } from '../core/files.js';
@@ -389,9 +390,63 @@ function aliasFor(path: string): string {
   return alias;
 }
 
-/** Attaches the file (`created`: it does not exist yet), waiting for another process that holds it. */
-async function attach(connection: DuckDBConnection, path: string, alias: string, created: boolean, options: OpenOptions): Promise<void> {
-  const mode = options.readOnly ? 'READ_ONLY' : created ? NEW_FILE_OPTIONS : '';
+/** The bytes of a DuckDB file's headers (a main header and two database headers): a shorter file holds nothing. */
+const HEADERS_BYTES = 3 * 4096;
+/** The name under which this process makes a new database file at `path`. */
+const newFileName = (path: string, pid: number): string => `${path}.${pid}.tmp`;
+let newFiles = 0;
+
+/**
+ * Makes the database file at `path` whole, or leaves nothing there. DuckDB writes a new
+ * file's headers in place, in several writes: a process killed between them (a kill -9 in
+ * the first milliseconds of a run) left a file of 0, 4,096 or 8,192 bytes that no later open
+ * could read, doctor's included. So the file is made under a name of this process's and
+ * linked into place, which fails if another process has put one there meanwhile (that one
+ * is opened instead). Returns whether this process made the file at `path`.
+ */
+async function createWhole(connection: DuckDBConnection, path: string): Promise<boolean> {
+  removeDeadNewFiles(path);
+  const tmp = newFileName(path, process.pid);
+  const alias = sqlIdentifier(`docpipe_new_${process.pid}_${++newFiles}`);
+  try {
+    await connection.run(`ATTACH ${sqlString(tmp)} AS ${alias} (${NEW_FILE_OPTIONS})`);
+    await connection.run(`DETACH ${alias}`);
+    try {
+      linkSync(tmp, path);
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // A file system without hard links (some shares): moved instead, unless one is there by now.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw error;
+      if (existsSync(path)) return false;
+      renameSync(tmp, path);
+      return true;
+    }
+  } finally {
+    await connection.run(`DETACH DATABASE IF EXISTS ${alias}`).catch(() => undefined);
+    for (const file of [tmp, `${tmp}.wal`]) rmSync(file, { force: true });
+  }
+}
+
+/** New files that processes now gone were making at `path` (killed before they linked them into place). */
+function removeDeadNewFiles(path: string): void {
+  const name = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const other of names) {
+    const pid = other.startsWith(`${name}.`) ? /^\.(\d+)\.tmp(?:\.wal)?$/.exec(other.slice(name.length))?.[1] : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !isProcessAlive(Number(pid))) rmSync(join(dirname(path), other), { force: true });
+  }
+}
+
+/** Attaches the file (made already, if new), waiting for another process that holds it. */
+async function attach(connection: DuckDBConnection, path: string, alias: string, options: OpenOptions): Promise<void> {
+  const mode = options.readOnly ? 'READ_ONLY' : '';
   const sql = `ATTACH ${sqlString(path)} AS ${sqlIdentifier(alias)}${mode ? ` (${mode})` : ''}`;
   const timeout = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const started = Date.now();
@@ -511,7 +566,7 @@ async function isEmpty(db: Executor): Promise<boolean> {
 
 async function connect(path: string, options: OpenOptions): Promise<Shared> {
   const memory = path === ':memory:';
-  const created = !memory && !existsSync(path);
+  let created = false;
   let own: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   let alias: string | undefined;
@@ -522,7 +577,8 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     } else {
       connection = await (await startEngine()).connect();
       alias = aliasFor(path);
-      await attach(connection, path, alias, created, options);
+      if (!options.readOnly && !existsSync(path)) created = await createWhole(connection, path);
+      await attach(connection, path, alias, options);
       // An existing file DuckDB does not take for a database (one it reads as data: a .json,
       // .csv or .parquet file) is attached for writing as an empty in-memory one: a run would
       // load into it and keep nothing. (A file made just now is DuckDB's; read-only, such a
@@ -549,9 +605,40 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
   }
 }
 
+/**
+ * The size of a file that is the start of a DuckDB file cut short (empty, or DuckDB's magic
+ * bytes and less than its headers): docpipe 0.2 and earlier left one when killed while they
+ * made the file (see createWhole). It holds nothing. Undefined for any other file.
+ */
+function cutShort(path: string): number | undefined {
+  try {
+    const { size } = statSync(path);
+    if (size === 0) return 0;
+    if (size >= HEADERS_BYTES) return undefined;
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(12);
+      readSync(fd, head, 0, 12, 0);
+      return head.subarray(8, 12).toString('latin1') === 'DUCK' ? size : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // not there, or not to be read: the other messages
+  }
+}
+
 /** Why a file did not open: one that is not a DuckDB database is bad input (--db), anything else a DatabaseError. */
 function openError(path: string, error: unknown): Error {
   const text = error instanceof Error ? error.message : String(error);
+  const size = cutShort(path);
+  if (size !== undefined && /not a valid DuckDB database file|Could not read enough bytes/i.test(text)) {
+    return new DatabasePathError(
+      `database '${path}' is ${size} bytes, too short to be a DuckDB database (its headers alone take ${HEADERS_BYTES}): ` +
+        'a docpipe run killed while it created the file leaves one like it, with nothing in it; delete it and run again',
+      { cause: error },
+    );
+  }
   // Read-only, a file DuckDB reads as data (see connect) cannot even be attached.
   if (/is not a valid DuckDB database file|Cannot launch in-memory database in read-only mode/i.test(text)) {
     return new DatabasePathError(`database '${path}' is not a DuckDB database file`, { cause: error });

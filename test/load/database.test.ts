@@ -1,10 +1,11 @@
-import { getEventListeners } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { getEventListeners, once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseError, InterruptedError } from '../../src/core/errors.js';
+import { DatabaseError, InterruptedError, UsageError } from '../../src/core/errors.js';
 import { Database, StatementFailure } from '../../src/load/database.js';
 import { STOP_GRACE_MS, Store } from '../../src/load/store.js';
 import { holdFile } from '../cli/harness.js';
@@ -385,6 +386,63 @@ describe('Database: failures a library caller can catch', () => {
     expect(await second.all('SELECT 42 AS n')).toEqual([{ n: 42 }]);
     await second.close();
     await expect(second.all('SELECT 42')).rejects.toBeInstanceOf(DatabaseError);
+  });
+});
+
+describe('Database.open: a new file is made whole or not at all', () => {
+  const tmp = tempDirEach('docpipe-new-');
+  const index = resolve('dist/index.js');
+
+  /** Starts a process that makes `path` (docpipe's library, built), killed (SIGKILL) the moment the file appears there: its size then. */
+  async function killedAtFirstSight(path: string): Promise<number | undefined> {
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(index).href)}); const db = await m.openDatabase(process.argv[1]); await db.close();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    let size: number | undefined;
+    for (;;) {
+      if (existsSync(path)) {
+        child.kill('SIGKILL');
+        size = statSync(path).size;
+        break;
+      }
+      if (child.exitCode !== null || child.signalCode !== null) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    await exited;
+    return size;
+  }
+
+  it('a process killed as the file appears leaves one that opens, with its schema made by the next open; a file shorter than DuckDB\'s headers is named so (exit 2)', async () => {
+    const sizes: (number | undefined)[] = [];
+    for (let i = 0; i < 6; i++) {
+      const path = join(tmp.path, `new-${i}.duckdb`);
+      sizes.push(await killedAtFirstSight(path));
+      const db = await Database.open(path);
+      try {
+        expect(await db.all('SELECT max(version) AS v FROM schema_version')).toEqual([{ v: expect.any(Number) }]);
+      } finally {
+        await db.close();
+      }
+    }
+    // Seen at all, the file was whole: DuckDB's headers are 3 blocks of 4 KiB.
+    expect(sizes.filter((s) => s !== undefined).length).toBeGreaterThan(0);
+    expect(sizes.filter((s) => s !== undefined && s < 3 * 4096)).toEqual([]);
+    // What docpipe 0.2 and earlier left when killed so (empty, or the start of DuckDB's headers): no data, and a message that says it.
+    const whole = readFileSync(join(tmp.path, 'new-0.duckdb'));
+    for (const [name, bytes] of [['empty', 0], ['cut', 4096], ['cut-more', 8192]] as const) {
+      const short = join(tmp.path, `${name}.duckdb`);
+      writeFileSync(short, whole.subarray(0, bytes));
+      const refused = await Database.open(short).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(
+        `database '${short}' is ${bytes} bytes, too short to be a DuckDB database (its headers alone take 12288): ` +
+          'a docpipe run killed while it created the file leaves one like it, with nothing in it; delete it and run again',
+      );
+    }
+    // Any other short file is not called docpipe's: it may be the user's, mistyped as --db.
+    const notes = join(tmp.path, 'notes.duckdb');
+    writeFileSync(notes, 'not a database\n');
+    expect(((await Database.open(notes).catch((e: unknown) => e)) as Error).message).toBe(`database '${notes}' is not a DuckDB database file`);
   });
 });
 

@@ -18,7 +18,7 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { closeSync, existsSync, linkSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, listValue, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
@@ -404,7 +404,9 @@ let newFiles = 0;
  * linked into place, which fails if another process has put one there meanwhile (that one
  * is opened instead). Returns whether this process made the file at `path`.
  */
-async function createWhole(connection: DuckDBConnection, path: string): Promise<boolean> {
+async function createWhole(connection: DuckDBConnection, link: string): Promise<boolean> {
+  // A symbolic link that leads nowhere yet: the file is made where it leads, as DuckDB would.
+  const path = isSymbolicLink(link) ? resolve(dirname(link), readlinkSync(link)) : link;
   removeDeadNewFiles(path);
   const tmp = newFileName(path, process.pid);
   const alias = sqlIdentifier(`docpipe_new_${process.pid}_${++newFiles}`);

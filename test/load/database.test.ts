@@ -1,5 +1,5 @@
 import { getEventListeners, once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -443,6 +443,24 @@ describe('Database.open: a new file is made whole or not at all', () => {
     const notes = join(tmp.path, 'notes.duckdb');
     writeFileSync(notes, 'not a database\n');
     expect(((await Database.open(notes).catch((e: unknown) => e)) as Error).message).toBe(`database '${notes}' is not a DuckDB database file`);
+  });
+
+  it('a path that is a symbolic link leading nowhere yet: the file is made where it leads, in docpipe\'s format', async () => {
+    mkdirSync(join(tmp.path, 'real'));
+    const link = join(tmp.path, 'link.duckdb');
+    symlinkSync(join('real', 'db.duckdb'), link);
+    await (await Database.open(link)).close();
+    const db = await Database.open(link, { readOnly: true });
+    try {
+      // DuckDB 1.3's dictionary of FSST strings: the storage format docpipe makes files in (its default would be 1.0's).
+      const formats = await db.all<{ c: string }>(`SELECT DISTINCT compression AS c FROM pragma_storage_info('schema_version') WHERE compression LIKE '%FSST%'`);
+      expect(formats).toEqual([{ c: 'DICT_FSST' }]);
+    } finally {
+      await db.close();
+    }
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(statSync(join(tmp.path, 'real', 'db.duckdb')).size).toBeGreaterThan(3 * 4096);
+    expect(readdirSync(join(tmp.path, 'real'))).toEqual(['db.duckdb']);
   });
 });
 

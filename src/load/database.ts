@@ -431,7 +431,11 @@ async function createWhole(connection: DuckDBConnection, link: string): Promise<
   }
 }
 
-/** New files that processes now gone were making at `path` (killed before they linked them into place). */
+/**
+ * New files that processes now gone were making at `path` (killed before they linked them
+ * into place), untouched for a minute: one a process on another host (a shared folder) is
+ * making now is fresh.
+ */
 function removeDeadNewFiles(path: string): void {
   const name = basename(path);
   let names: string[];
@@ -442,7 +446,10 @@ function removeDeadNewFiles(path: string): void {
   }
   for (const other of names) {
     const pid = other.startsWith(`${name}.`) ? /^\.(\d+)\.tmp(?:\.wal)?$/.exec(other.slice(name.length))?.[1] : undefined;
-    if (pid !== undefined && Number(pid) !== process.pid && !isProcessAlive(Number(pid))) rmSync(join(dirname(path), other), { force: true });
+    if (pid === undefined || Number(pid) === process.pid || isProcessAlive(Number(pid))) continue;
+    const file = join(dirname(path), other);
+    const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+    if (written !== undefined && Date.now() - written > 60_000) rmSync(file, { force: true });
   }
 }
 

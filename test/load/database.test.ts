@@ -1,6 +1,6 @@
 import { getEventListeners, once } from 'node:events';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -443,6 +443,17 @@ describe('Database.open: a new file is made whole or not at all', () => {
     const notes = join(tmp.path, 'notes.duckdb');
     writeFileSync(notes, 'not a database\n');
     expect(((await Database.open(notes).catch((e: unknown) => e)) as Error).message).toBe(`database '${notes}' is not a DuckDB database file`);
+  });
+
+  it('the new files of processes killed before they linked theirs into place go when the file is made, unless written within the minute', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const path = join(tmp.path, 'd.duckdb');
+    const left = [`d.duckdb.${dead}.tmp`, `d.duckdb.${dead}.tmp.wal`, `d.duckdb.${dead + 1}.tmp`, 'other.duckdb.1.tmp'].map((n) => join(tmp.path, n));
+    for (const file of left) writeFileSync(file, 'DUCK');
+    const old = new Date(Date.now() - 120_000);
+    for (const file of [left[0]!, left[1]!, left[3]!]) utimesSync(file, old, old);
+    await (await Database.open(path)).close();
+    expect(readdirSync(tmp.path).sort()).toEqual(['d.duckdb', `d.duckdb.${dead + 1}.tmp`, 'other.duckdb.1.tmp']);
   });
 
   it('a path that is a symbolic link leading nowhere yet: the file is made where it leads, in docpipe\'s format', async () => {

@@ -1,6 +1,15 @@
 /** Small questions about the file system that several layers ask. */
-import { accessSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, statSync, writeSync } from 'node:fs';
+import { accessSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+
+/** The names in folder `dir` (with `recursive`, every path under it); none if it cannot be read (not there, not a folder). */
+export function namesIn(dir: string, options: { recursive?: boolean } = {}): string[] {
+  try {
+    return readdirSync(dir, { encoding: 'utf8', recursive: options.recursive ?? false });
+  } catch {
+    return [];
+  }
+}
 
 /** Whether this process may write `path` (a file, or a folder to make files in). */
 export function canWrite(path: string): boolean {

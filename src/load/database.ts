@@ -18,17 +18,16 @@
  * `lockTimeoutMs`; then the open fails with DatabaseBusyError (exit 75). A read-write open
  * migrates the schema forward (./migrations.ts); a read-only one refuses a newer schema.
  */
-import { closeSync, existsSync, linkSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, readlinkSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBBitValue, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBIntervalValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue, DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBTypeId, JSDuckDBValueConverter, listValue, StatementType, type DuckDBConnection, type DuckDBValue, type DuckDBValueConverter, type JS } from '@duckdb/node-api';
 import { DatabaseBusyError, DatabaseError, DatabasePathError, InterruptedError, UsageError } from '../core/errors.js';
 import { ExactDecimal } from '../core/exact-decimal.js';
-import { canWrite } from '../core/files.js';
 import { isProcessAlive } from '../core/process-identity.js';
 import { checkReadable, migrate, needsUpgrade } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
-import { isSymbolicLink, makeFolders } from '../core/files.js';
+import { canWrite, isSymbolicLink, makeFolders, namesIn } from '../core/files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 
@@ -438,13 +437,7 @@ async function createWhole(connection: DuckDBConnection, link: string): Promise<
  */
 function removeDeadNewFiles(path: string): void {
   const name = basename(path);
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const other of names) {
+  for (const other of namesIn(dirname(path))) {
     const pid = other.startsWith(`${name}.`) ? /^\.(\d+)\.tmp(?:\.wal)?$/.exec(other.slice(name.length))?.[1] : undefined;
     if (pid === undefined || Number(pid) === process.pid || isProcessAlive(Number(pid))) continue;
     const file = join(dirname(path), other);

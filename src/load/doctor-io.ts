@@ -4,9 +4,10 @@
  * plans. The database repairs are one transaction; completed walks are loaded with the
  * export's own loader, through the recovery the export runs at its start.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINTS } from '../api/endpoints.js';
+import { namesIn } from '../core/files.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
@@ -282,13 +283,7 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
       pages: w.pages().length,
     };
   });
-  let names: string[];
-  try {
-    names = readdirSync(spool.requestsDir);
-  } catch {
-    names = [];
-  }
-  const journals = names.flatMap((name): JournalFacts[] => {
+  const journals = namesIn(spool.requestsDir).flatMap((name): JournalFacts[] => {
     const owner = journalOfLiveProcess(name, spool.requestsDir);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];
   });

@@ -7,11 +7,11 @@
  * - `created/<project>/<prompt key>.json`: the job a prompt's POST created (`agent_jobs`);
  * - `sent/<project>/<message key>.json`: the job's answer to a follow-up message (`agent_messages`).
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentJob } from '../api/schemas.js';
 import { decodedSegment, encodeSegment, writeFileAtomic } from './spool.js';
-import { makeFolders } from '../core/files.js';
+import { makeFolders, namesIn } from '../core/files.js';
 
 /** `created`: a prompt's job; `sent`: a follow-up message's answer. */
 export type KeptKind = 'created' | 'sent';
@@ -41,14 +41,8 @@ export function keepJob(root: string, kind: KeptKind, kept: KeptJob): string {
 /** The answers kept for a project, each with its file (one that does not parse is left for later). */
 export function readKeptJobs(root: string, kind: KeptKind, projectId: string): { kept: KeptJob; file: string }[] {
   const dir = keptDir(root, kind, projectId);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
   const found: { kept: KeptJob; file: string }[] = [];
-  for (const name of names) {
+  for (const name of namesIn(dir)) {
     if (!name.endsWith('.json')) continue;
     const file = join(dir, name);
     try {
@@ -63,13 +57,7 @@ export function readKeptJobs(root: string, kind: KeptKind, projectId: string): {
 
 /** Every kept answer of a kind, of every project (doctor and status name them). */
 export function readAllKeptJobs(root: string, kind: KeptKind): KeptJob[] {
-  let projects: string[];
-  try {
-    projects = readdirSync(keptDir(root, kind));
-  } catch {
-    return [];
-  }
-  return projects.flatMap((folder) => {
+  return namesIn(keptDir(root, kind)).flatMap((folder) => {
     const projectId = decodedSegment(folder);
     return projectId === undefined ? [] : readKeptJobs(root, kind, projectId).map((k) => k.kept);
   });

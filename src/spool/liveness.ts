@@ -15,10 +15,10 @@
  * another machine whose clock is minutes off would make live processes look gone, or gone
  * ones live for longer; 5 minutes leaves room for ordinary skew.
  */
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFor, isProcessAlive, pidTakenSince, thisProcess, type ProcessRef } from '../core/process-identity.js';
-import { makeFolders } from '../core/files.js';
+import { makeFolders, namesIn } from '../core/files.js';
 
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 export const HEARTBEAT_STALE_MS = 5 * 60_000;
@@ -91,13 +91,7 @@ export function heartbeatFresh(root: string, ref: ProcessRef, now = Date.now()):
 }
 
 function sweep(root: string, keep: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(aliveDir(root));
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of namesIn(aliveDir(root))) {
     const file = join(aliveDir(root), name);
     try {
       if (file !== keep && Date.now() - statSync(file).mtimeMs > SWEEP_MS) rmSync(file, { force: true });

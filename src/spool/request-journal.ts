@@ -22,7 +22,7 @@ import type { Executor } from '../load/database.js';
 import { longerAgo, moment, type Moment } from '../core/clock.js';
 import { isThisProcess, thisProcess } from '../core/process-identity.js';
 import { recordAlive, startHeartbeat } from './liveness.js';
-import { appendWholeSync, makeFolders } from '../core/files.js';
+import { appendWholeSync, makeFolders, namesIn } from '../core/files.js';
 import { wellFormed } from './spool.js';
 
 export interface JournalLine {
@@ -89,14 +89,8 @@ export function journalOfLiveProcess(name: string, dir: string): { pid: number; 
  * soon sees one that started after it, or overtook it.
  */
 export function otherRunsJournalling(dir: string, runId: string): boolean {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return false;
-  }
   const own = journalName(runId);
-  return names.some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dir)?.live === true);
+  return namesIn(dir).some((name) => !name.startsWith(own) && journalOfLiveProcess(name, dir)?.live === true);
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string';

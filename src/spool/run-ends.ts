@@ -4,10 +4,10 @@
  * `<spool>/ends/<runId>.json`, and the next run that records its own start (or `doctor
  * --fix`) writes it into `runs`, where the run would otherwise be taken for crashed.
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeSegment, writeFileAtomic } from './spool.js';
-import { makeFolders } from '../core/files.js';
+import { makeFolders, namesIn } from '../core/files.js';
 
 export interface RunEnd {
   status: string;
@@ -32,13 +32,7 @@ export function keepRunEnd(root: string, runId: string, end: RunEnd): string {
 /** The run ends kept in the spool, by run id (a file that does not parse is skipped). */
 export function readRunEnds(root: string): Map<string, RunEnd> {
   const ends = new Map<string, RunEnd>();
-  let names: string[];
-  try {
-    names = readdirSync(endsDir(root));
-  } catch {
-    return ends;
-  }
-  for (const name of names) {
+  for (const name of namesIn(endsDir(root))) {
     if (!name.endsWith('.json')) continue;
     try {
       const end = JSON.parse(readFileSync(join(endsDir(root), name), 'utf8')) as RunEnd;

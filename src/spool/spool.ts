@@ -49,7 +49,7 @@ import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-ide
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
-import { appendWholeSync, makeFolders } from '../core/files.js';
+import { appendWholeSync, makeFolders, namesIn } from '../core/files.js';
 import { LONE_SURROGATE } from '../core/text-file.js';
 
 let memorySpool: string | undefined;
@@ -164,13 +164,7 @@ export interface TempFile {
  * write and its rename leaves one behind (as large as the file it rewrote: a walk's pages).
  */
 export function tempFiles(root: string): TempFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(root, { recursive: true, encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return names.flatMap((name): TempFile[] => {
+  return namesIn(root, { recursive: true }).flatMap((name): TempFile[] => {
     const pid = TEMP_NAME.exec(name)?.[1];
     if (pid === undefined) return [];
     const stat = statSync(join(root, name), { throwIfNoEntry: false });

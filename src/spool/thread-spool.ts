@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodedSegment, encodeSegment, isLiveOther, SpoolClaim, type Spool } from './spool.js';
+import { namesIn } from '../core/files.js';
 import type { ProcessRef } from '../core/process-identity.js';
 
 export interface SpooledThread {
@@ -41,12 +42,7 @@ export function scanThreads(spool: Spool, projects: readonly string[]): ThreadSc
   const scan: ThreadScan = { mine: [], spooled: new Map(), othersActive: false };
   for (const projectId of projects) {
     const dir = threadsDir(spool, projectId);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      names = [];
-    }
+    const names = namesIn(dir);
     const bodies = new Set(names.filter((n) => n.endsWith('.jsonl')));
     const spooled = new Set<string>();
     scan.spooled.set(projectId, spooled);
@@ -98,13 +94,7 @@ export function surveyThreads(spool: Spool): SpooledThreadFacts[] {
   const found: SpooledThreadFacts[] = [];
   for (const projectId of threadProjects(spool)) {
     const dir = threadsDir(spool, projectId);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
+    for (const name of namesIn(dir)) {
       if (!name.endsWith('.jsonl')) continue;
       const base = name.slice(0, -'.jsonl'.length);
       let holder: ProcessRef | null;

@@ -1,6 +1,6 @@
 /** Small questions about the file system that several layers ask. */
 import { accessSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, readdirSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** The names in folder `dir` (with `recursive`, every path under it); none if it cannot be read (not there, not a folder). */
 export function namesIn(dir: string, options: { recursive?: boolean } = {}): string[] {
@@ -9,6 +9,35 @@ export function namesIn(dir: string, options: { recursive?: boolean } = {}): str
   } catch {
     return [];
   }
+}
+
+/**
+ * The name under which a process writes a file before it moves or links it into place
+ * (whole or not at all): beside it, with the writer's pid.
+ */
+export const tempPathOf = (path: string, pid = process.pid): string => `${path}.${pid}.tmp`;
+/** A name tempPathOf made (with DuckDB's `.wal` beside a database made so): the file it was for, and the pid. */
+const TEMP_PATH = /^(.+)\.(\d+)\.tmp(?:\.wal)?$/;
+
+/** A copy tempPathOf named: its path as listed under the folder, the file it was for, its writer's pid, when last written (ms). */
+export interface TempFile {
+  path: string;
+  of: string;
+  pid: number;
+  writtenAt: number;
+}
+
+/**
+ * The copies tempPathOf named in folder `dir` (with `recursive`, anywhere under it): a process
+ * killed between writing one and moving it into place leaves it behind.
+ */
+export function tempFiles(dir: string, options: { recursive?: boolean } = {}): TempFile[] {
+  return namesIn(dir, options).flatMap((name): TempFile[] => {
+    const [, of, pid] = TEMP_PATH.exec(name) ?? [];
+    if (of === undefined || pid === undefined) return [];
+    const stat = statSync(join(dir, name), { throwIfNoEntry: false });
+    return stat?.isFile() ? [{ path: name, of, pid: Number(pid), writtenAt: stat.mtimeMs }] : [];
+  });
 }
 
 /** Whether this process may write `path` (a file, or a folder to make files in). */

@@ -27,7 +27,7 @@ import { ExactDecimal } from '../core/exact-decimal.js';
 import { isProcessAlive } from '../core/process-identity.js';
 import { checkReadable, migrate, needsUpgrade } from './migrations.js';
 import { sqlIdentifier, sqlString } from './sql-files.js';
-import { canWrite, isSymbolicLink, makeFolders, namesIn } from '../core/files.js';
+import { canWrite, isSymbolicLink, makeFolders, tempFiles, tempPathOf } from '../core/files.js';
 
 export const DEFAULT_DB_PATH = 'data/docpipe.duckdb';
 
@@ -391,8 +391,6 @@ function aliasFor(path: string): string {
 
 /** The bytes of a DuckDB file's headers (a main header and two database headers): a shorter file holds nothing. */
 const HEADERS_BYTES = 3 * 4096;
-/** The name under which this process makes a new database file at `path`. */
-const newFileName = (path: string, pid: number): string => `${path}.${pid}.tmp`;
 let newFiles = 0;
 
 /**
@@ -407,25 +405,26 @@ async function createWhole(connection: DuckDBConnection, link: string): Promise<
   // A symbolic link that leads nowhere yet: the file is made where it leads, as DuckDB would.
   const path = isSymbolicLink(link) ? resolve(dirname(link), readlinkSync(link)) : link;
   removeDeadNewFiles(path);
-  const tmp = newFileName(path, process.pid);
+  const tmp = tempPathOf(path);
   const alias = sqlIdentifier(`docpipe_new_${process.pid}_${++newFiles}`);
   try {
-    await connection.run(`ATTACH ${sqlString(tmp)} AS ${alias} (${NEW_FILE_OPTIONS})`);
-    await connection.run(`DETACH ${alias}`);
     try {
-      linkSync(tmp, path);
-      return true;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') return false;
-      // A file system without hard links (some shares): moved instead, unless one is there by now.
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw error;
-      if (existsSync(path)) return false;
-      renameSync(tmp, path);
-      return true;
+      await connection.run(`ATTACH ${sqlString(tmp)} AS ${alias} (${NEW_FILE_OPTIONS})`);
+    } finally {
+      // Detached, the file is whole and closed.
+      await connection.run(`DETACH DATABASE IF EXISTS ${alias}`).catch(() => undefined);
     }
+    linkSync(tmp, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links (some shares): moved instead, unless one is there by now.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw error;
+    if (existsSync(path)) return false;
+    renameSync(tmp, path);
+    return true;
   } finally {
-    await connection.run(`DETACH DATABASE IF EXISTS ${alias}`).catch(() => undefined);
     for (const file of [tmp, `${tmp}.wal`]) rmSync(file, { force: true });
   }
 }
@@ -436,13 +435,9 @@ async function createWhole(connection: DuckDBConnection, link: string): Promise<
  * making now is fresh.
  */
 function removeDeadNewFiles(path: string): void {
-  const name = basename(path);
-  for (const other of namesIn(dirname(path))) {
-    const pid = other.startsWith(`${name}.`) ? /^\.(\d+)\.tmp(?:\.wal)?$/.exec(other.slice(name.length))?.[1] : undefined;
-    if (pid === undefined || Number(pid) === process.pid || isProcessAlive(Number(pid))) continue;
-    const file = join(dirname(path), other);
-    const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-    if (written !== undefined && Date.now() - written > 60_000) rmSync(file, { force: true });
+  for (const t of tempFiles(dirname(path))) {
+    if (t.of !== basename(path) || t.pid === process.pid || Date.now() - t.writtenAt <= 60_000 || isProcessAlive(t.pid)) continue;
+    rmSync(join(dirname(path), t.path), { force: true });
   }
 }
 

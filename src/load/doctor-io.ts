@@ -7,13 +7,13 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINTS } from '../api/endpoints.js';
-import { namesIn } from '../core/files.js';
+import { namesIn, tempFiles } from '../core/files.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
 import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
-import { spoolDirFor, tempFiles, walkOwnerLive, type Spool } from '../spool/spool.js';
+import { spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
@@ -23,7 +23,7 @@ import {
   plural,
   runIsAlive,
   runProcess,
-  STALE_TEMP_MS,
+  isStaleTemp,
   windowLabel,
   type KeptAnswerFacts,
   type TempFileFacts,
@@ -293,14 +293,17 @@ export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: Journ
   return { walks, journals, threads: surveyThreads(spool), keptAnswers, temps: surveyTemps(spool.root) };
 }
 
-/** The copies interrupted writes may have left in the spool, with their process's life and age. */
+/**
+ * The copies interrupted writes may have left in the spool, with their process's life and age
+ * (a spool file rewritten whole: a walk, a thread body, a kept answer).
+ */
 function surveyTemps(root: string): TempFileFacts[] {
-  return tempFiles(root).map((t) => ({ path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0 }));
+  return tempFiles(root, { recursive: true }).map((t) => ({ path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0 }));
 }
 
 /** Removes the copies `paths` (under the spool) that are still stale, as doctor found them: how many. */
 function removeTemps(root: string, paths: readonly string[]): number {
-  const stale = new Set(surveyTemps(root).filter((t) => !t.live && t.idleMs > STALE_TEMP_MS).map((t) => t.path));
+  const stale = new Set(surveyTemps(root).filter(isStaleTemp).map((t) => t.path));
   let removed = 0;
   for (const path of paths.filter((p) => stale.has(p))) {
     rmSync(join(root, path), { force: true });

@@ -180,6 +180,9 @@ export interface TempFileFacts {
   idleMs: number;
 }
 
+/** Pure: a copy whose process is gone and which has not been written for STALE_TEMP_MS: safe to remove. */
+export const isStaleTemp = (t: TempFileFacts): boolean => !t.live && t.idleMs > STALE_TEMP_MS;
+
 export interface DoctorFacts {
   windows: readonly WindowFacts[];
   runs: readonly RunFacts[];
@@ -425,7 +428,7 @@ export function spoolFindings(
     });
   }
   // A copy still being written (or whose process lives on) is no fault: its write is under way.
-  const stale = temps.filter((t) => !t.live && t.idleMs > STALE_TEMP_MS);
+  const stale = temps.filter(isStaleTemp);
   if (stale.length > 0) {
     const pids = [...new Set(stale.map((t) => t.pid))].join(', ');
     spool.push({

@@ -49,7 +49,7 @@ import { isThisProcess, thisProcess, type ProcessRef } from '../core/process-ide
 import { recordAlive, startHeartbeat } from './liveness.js';
 import { METRICS, type Metric, type Series, type Window, type Totals } from '../core/domain.js';
 import { WalkTakenOverError } from '../core/errors.js';
-import { appendWholeSync, makeFolders, namesIn } from '../core/files.js';
+import { appendWholeSync, makeFolders, tempPathOf } from '../core/files.js';
 import { LONE_SURROGATE } from '../core/text-file.js';
 
 let memorySpool: string | undefined;
@@ -134,14 +134,9 @@ export function decodedSegment(name: string): string | undefined {
   }
 }
 
-/** The name of writeFileAtomic's copy of `path` while it is written: the pid of the writing process in it. */
-const tempNameOf = (path: string, pid: number): string => `${path}.${pid}.tmp`;
-/** A name tempNameOf made, and the pid in it. */
-const TEMP_NAME = /\.(\d+)\.tmp$/;
-
 /** Writes a file so that it appears whole or not at all. */
 export function writeFileAtomic(path: string, text: string): void {
-  const tmp = tempNameOf(path, process.pid);
+  const tmp = tempPathOf(path);
   try {
     writeFileSync(tmp, text);
     renameSync(tmp, path);
@@ -150,26 +145,6 @@ export function writeFileAtomic(path: string, text: string): void {
     rmSync(tmp, { force: true });
     throw error;
   }
-}
-
-/** A copy writeFileAtomic was writing in the spool: its path (under the spool), the writer's pid, when last written (ms). */
-export interface TempFile {
-  path: string;
-  pid: number;
-  writtenAt: number;
-}
-
-/**
- * The copies writeFileAtomic was writing anywhere in the spool: a process killed between its
- * write and its rename leaves one behind (as large as the file it rewrote: a walk's pages).
- */
-export function tempFiles(root: string): TempFile[] {
-  return namesIn(root, { recursive: true }).flatMap((name): TempFile[] => {
-    const pid = TEMP_NAME.exec(name)?.[1];
-    if (pid === undefined) return [];
-    const stat = statSync(join(root, name), { throwIfNoEntry: false });
-    return stat?.isFile() ? [{ path: name, pid: Number(pid), writtenAt: stat.mtimeMs }] : [];
-  });
 }
 
 /**

@@ -4,8 +4,8 @@
  * plans. The database repairs are one transaction; completed walks are loaded with the
  * export's own loader, through the recovery the export runs at its start.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { namesIn, tempFiles } from '../core/files.js';
 import { windowKey, PAGE_METRICS, type LoadedWindow, type Metric, type PageMetric, type Window } from '../core/domain.js';
@@ -13,7 +13,7 @@ import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
-import { spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
+import { databaseOfSpool, spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
@@ -24,9 +24,11 @@ import {
   runIsAlive,
   runProcess,
   isStaleTemp,
+  isStaleDatabaseTemp,
   windowLabel,
   type KeptAnswerFacts,
   type TempFileFacts,
+  type DatabaseTempFacts,
   type DoctorFacts,
   type Finding,
   type JournalFacts,
@@ -312,6 +314,37 @@ function removeTemps(root: string, paths: readonly string[]): number {
   return removed;
 }
 
+/**
+ * The new database files processes were making beside the database of `spool` (../load/database.ts,
+ * createWhole: `<file>.<pid>.tmp`, with DuckDB's `.wal` if one was left), by name in its folder.
+ */
+function surveyDatabaseTemps(spool: Spool): DatabaseTempFacts[] {
+  const database = databaseOfSpool(spool.root);
+  if (database === undefined) return [];
+  const dir = dirname(database);
+  const file = statSync(database, { throwIfNoEntry: false });
+  return tempFiles(dir)
+    .filter((t) => t.of === basename(database))
+    .map((t) => {
+      const copy = statSync(join(dir, t.path), { throwIfNoEntry: false });
+      const linked = file !== undefined && copy !== undefined && copy.ino === file.ino && copy.dev === file.dev;
+      return { path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0, linked };
+    });
+}
+
+/** Removes the new database files `names` (in the database's folder) that are still stale, as doctor found them: how many. */
+function removeDatabaseTemps(spool: Spool, names: readonly string[]): number {
+  const database = databaseOfSpool(spool.root);
+  if (database === undefined) return 0;
+  const stale = new Set(surveyDatabaseTemps(spool).filter(isStaleDatabaseTemp).map((t) => t.path));
+  let removed = 0;
+  for (const name of names.filter((n) => stale.has(n))) {
+    rmSync(join(dirname(database), name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
 /** How long ago (ms, on the system clock, as file times are) a file was written at `writtenAt`. */
 const writtenAgo = (writtenAt: number | null): number | null => (writtenAt === null ? null : Math.max(0, Date.now() - writtenAt));
 
@@ -320,7 +353,7 @@ export async function readDoctorFacts(db: Executor, spool: Spool): Promise<Docto
   const windows = await readWindowFacts(db);
   const runs = await readRunFacts(db);
   const missingViews = await missingViewObjects(db);
-  return { windows, runs, missingViews, ...surveySpool(spool) };
+  return { windows, runs, missingViews, ...surveySpool(spool), databaseTemps: surveyDatabaseTemps(spool) };
 }
 
 const date = (day: string): string => `DATE ${sqlString(day)}`;
@@ -414,6 +447,11 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
   if (temps.length > 0) {
     const removed = removeTemps(ctx.spool.root, temps);
     if (removed > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `removed ${plural(removed, 'copy', 'copies')} of spool files that interrupted writes left` });
+  }
+  const newFiles = of('remove-database-temps').flatMap((r) => r.names);
+  if (newFiles.length > 0) {
+    const removed = removeDatabaseTemps(ctx.spool, newFiles);
+    if (removed > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `removed ${plural(removed, 'new database file', 'new database files')} that ended processes left beside the database` });
   }
   if (of('load-threads').length > 0) {
     const loaded = await loadSpooledThreads(ctx.store, ctx.spool, ctx.runId);

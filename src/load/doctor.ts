@@ -67,7 +67,9 @@ export type Repair =
   /** Load the assistant thread bodies in the spool that no live run holds. */
   | { kind: 'load-threads' }
   /** Remove the copies interrupted writes left in the spool (paths under it), each if still stale. */
-  | { kind: 'remove-temps'; paths: string[] };
+  | { kind: 'remove-temps'; paths: string[] }
+  /** Remove the new database files ended processes left beside the database (names in its folder), each if still stale. */
+  | { kind: 'remove-database-temps'; names: string[] };
 
 export interface Finding {
   check: Check;
@@ -183,6 +185,23 @@ export interface TempFileFacts {
 /** Pure: a copy whose process is gone and which has not been written for STALE_TEMP_MS: safe to remove. */
 export const isStaleTemp = (t: TempFileFacts): boolean => !t.live && t.idleMs > STALE_TEMP_MS;
 
+/**
+ * A new database file a process made beside the database before it linked it into place
+ * (../load/database.ts, createWhole), left there because the process was killed: before the
+ * link (a file of DuckDB's headers only), or after it and before it removed its own name.
+ */
+export interface DatabaseTempFacts extends TempFileFacts {
+  /** It is a second name of the database file itself (linked into place already): nothing in it but what the database holds. */
+  linked: boolean;
+}
+
+/**
+ * Pure: a new file whose process is gone, and which is the database file under a second name
+ * (its removal removes only that name) or was not written for STALE_TEMP_MS (a process on
+ * another host sharing the folder may be making a fresh one): safe to remove.
+ */
+export const isStaleDatabaseTemp = (t: DatabaseTempFacts): boolean => !t.live && (t.linked || t.idleMs > STALE_TEMP_MS);
+
 export interface DoctorFacts {
   windows: readonly WindowFacts[];
   runs: readonly RunFacts[];
@@ -194,6 +213,8 @@ export interface DoctorFacts {
   keptAnswers?: readonly KeptAnswerFacts[];
   /** Copies writes of whole spool files were making. @default none */
   temps?: readonly TempFileFacts[];
+  /** New database files processes were making beside the database. @default none */
+  databaseTemps?: readonly DatabaseTempFacts[];
   /** The views and macros of sql/views.sql the database lacks, e.g. `macro window_complete`. @default none */
   missingViews?: readonly string[];
 }
@@ -457,6 +478,19 @@ export function spoolFindings(
   ];
 }
 
+/** Pure: the new database files that ended processes left beside the database (a finding, under the spool's check: leftovers of interrupted writes). */
+export function databaseTempFindings(temps: readonly DatabaseTempFacts[]): Finding[] {
+  const stale = temps.filter(isStaleDatabaseTemp);
+  if (stale.length === 0) return [];
+  const pids = [...new Set(stale.map((t) => t.pid))].join(', ');
+  return [{
+    check: 'spool',
+    status: 'finding',
+    detail: `${plural(stale.length, 'new database file', 'new database files')} beside the database left by ended processes that were making it (pid ${pids}), e.g. ${stale[0]!.path}: --fix removes them`,
+    repair: { kind: 'remove-database-temps', names: stale.map((t) => t.path) },
+  }];
+}
+
 /** Every finding, in check order. */
 export function diagnose(facts: DoctorFacts, now: number): Finding[] {
   const byWindow = new Map(facts.windows.map((w) => [`${w.metric}\u0000${w.projectId}\u0000${windowKey(w.window)}`, w]));
@@ -465,6 +499,7 @@ export function diagnose(facts: DoctorFacts, now: number): Finding[] {
     ...windowFindings(facts.windows),
     ...viewFindings(facts.missingViews ?? []),
     ...spoolFindings(facts.walks, facts.journals, loaded, now, facts.threads, facts.keptAnswers, facts.temps),
+    ...databaseTempFindings(facts.databaseTemps ?? []),
     ...runFindings(facts.runs),
   ];
   return CHECKS.flatMap((check) => all.filter((f) => f.check === check));

@@ -67,10 +67,17 @@ function memorySpoolDir(): string {
   return memorySpool;
 }
 
+const SPOOL_SUFFIX = '.spool';
+
 /** The spool folder of a database file (`:memory:` databases get one per process). */
 export function spoolDirFor(dbPath: string): string {
   if (dbPath === ':memory:') return memorySpoolDir();
-  return `${dbPath}.spool`;
+  return `${dbPath}${SPOOL_SUFFIX}`;
+}
+
+/** The database file whose spool folder spoolDirFor named `root`; undefined for a `:memory:` database's. */
+export function databaseOfSpool(root: string): string | undefined {
+  return root.endsWith(SPOOL_SUFFIX) ? root.slice(0, -SPOOL_SUFFIX.length) : undefined;
 }
 
 /** A JSON value with every lone surrogate in its strings (and keys) made U+FFFD, which DuckDB's JSON readers refuse. */

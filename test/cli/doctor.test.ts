@@ -4,10 +4,10 @@
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
 import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { grainOf, type Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
@@ -670,6 +670,41 @@ describe('docpipe doctor', () => {
       ['ok', 'no walk or thread body left over'],
     ]);
     expect([existsSync(stale), existsSync(fresh), existsSync(live)]).toEqual([false, true, true]);
+    expect((await doctor(h)).code).toBe(0);
+  });
+
+  it('finds the new database files killed processes left beside the database (before or after linking it into place); --fix removes those of ended processes, the database untouched', async () => {
+    expect((await h.run(EXPORT)).code).toBe(0);
+    const rows = await queryDb(h, 'SELECT count(*)::INTEGER AS n FROM page_visitors');
+    const [dead, deadBefore, deadElsewhere] = [1, 2, 3].map(() => spawnSync(process.execPath, ['-e', '']).pid!) as [number, number, number];
+    // Killed after linking its file into place, before removing its own name: the database under
+    // a second name (as fresh as the database).
+    const linked = `${h.db}.${dead}.tmp`;
+    linkSync(h.db, linked);
+    // Killed before the link: DuckDB's headers of a file that never became the database.
+    const unlinked = `${h.db}.${deadBefore}.tmp`;
+    writeFileSync(unlinked, Buffer.alloc(12_288));
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(unlinked, twoHoursAgo, twoHoursAgo);
+    // Kept: a new file a process on another host may be making now, and this live process's second name.
+    const fresh = `${h.db}.${deadElsewhere}.tmp`;
+    writeFileSync(fresh, Buffer.alloc(4_096));
+    const live = `${h.db}.${process.pid}.tmp`;
+    linkSync(h.db, live);
+    const checked = await doctor(h);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).filter((r) => r.status === 'finding')).toEqual([{
+      check: 'spool',
+      status: 'finding',
+      detail: `2 new database files beside the database left by ended processes that were making it (pid ${dead}, ${deadBefore}), e.g. ${basename(linked)}: --fix removes them`,
+    }]);
+    const fixed = await doctor(h, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(rowsOf(fixed).filter((r) => r.status === 'fixed').map((r) => r.detail)).toEqual([
+      'removed 2 new database files that ended processes left beside the database',
+    ]);
+    expect([existsSync(linked), existsSync(unlinked), existsSync(fresh), existsSync(live)]).toEqual([false, false, true, true]);
+    expect(await queryDb(h, 'SELECT count(*)::INTEGER AS n FROM page_visitors')).toEqual(rows);
     expect((await doctor(h)).code).toBe(0);
   });
 

@@ -4,7 +4,7 @@
  * plans. The database repairs are one transaction; completed walks are loaded with the
  * export's own loader, through the recovery the export runs at its start.
  */
-import { rmSync, statSync } from 'node:fs';
+import { realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ENDPOINTS } from '../api/endpoints.js';
 import { namesIn, tempFiles } from '../core/files.js';
@@ -314,12 +314,23 @@ function removeTemps(root: string, paths: readonly string[]): number {
   return removed;
 }
 
+/** The database file of `spool` where it is (a --db that is a symbolic link: the file it leads to, beside which new files were made). */
+function databaseFileOf(spool: Spool): string | undefined {
+  const database = databaseOfSpool(spool.root);
+  if (database === undefined) return undefined;
+  try {
+    return realpathSync(database);
+  } catch {
+    return undefined; // gone: nothing is beside it
+  }
+}
+
 /**
  * The new database files processes were making beside the database of `spool` (../load/database.ts,
  * createWhole: `<file>.<pid>.tmp`, with DuckDB's `.wal` if one was left), by name in its folder.
  */
 function surveyDatabaseTemps(spool: Spool): DatabaseTempFacts[] {
-  const database = databaseOfSpool(spool.root);
+  const database = databaseFileOf(spool);
   if (database === undefined) return [];
   const dir = dirname(database);
   const file = statSync(database, { throwIfNoEntry: false });
@@ -334,7 +345,7 @@ function surveyDatabaseTemps(spool: Spool): DatabaseTempFacts[] {
 
 /** Removes the new database files `names` (in the database's folder) that are still stale, as doctor found them: how many. */
 function removeDatabaseTemps(spool: Spool, names: readonly string[]): number {
-  const database = databaseOfSpool(spool.root);
+  const database = databaseFileOf(spool);
   if (database === undefined) return 0;
   const stale = new Set(surveyDatabaseTemps(spool).filter(isStaleDatabaseTemp).map((t) => t.path));
   let removed = 0;

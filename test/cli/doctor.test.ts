@@ -4,7 +4,7 @@
  * then the doctor. The pure findings functions are tested on plain objects at the end.
  */
 import { thisProcess, type ProcessRef } from '../../src/core/process-identity.js';
-import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -706,6 +706,22 @@ describe('docpipe doctor', () => {
     expect([existsSync(linked), existsSync(unlinked), existsSync(fresh), existsSync(live)]).toEqual([false, false, true, true]);
     expect(await queryDb(h, 'SELECT count(*)::INTEGER AS n FROM page_visitors')).toEqual(rows);
     expect((await doctor(h)).code).toBe(0);
+  });
+
+  it('looks for such new database files beside the file a --db that is a symbolic link leads to (where they are made)', async () => {
+    const target = join(dirname(h.db), 'files', 'real.duckdb');
+    mkdirSync(dirname(target));
+    const link = join(dirname(h.db), 'via-link.duckdb');
+    symlinkSync(target, link);
+    expect((await h.run([...EXPORT, '--db', link])).code).toBe(0);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const left = `${target}.${dead}.tmp`;
+    linkSync(target, left);
+    const checked = await doctor(h, '--db', link);
+    expect(checked.code).toBe(1);
+    expect(rowsOf(checked).find((r) => r.status === 'finding')?.detail).toContain(`e.g. real.duckdb.${dead}.tmp`);
+    expect((await doctor(h, '--db', link, '--fix')).code).toBe(0);
+    expect(existsSync(left)).toBe(false);
   });
 
   it('moves all of a journal whose run was killed during a write, also the part that write had taken', async () => {

@@ -500,8 +500,9 @@ describe('docpipe export assistant --threads', () => {
     writeFileSync(join(`${h.db}.spool`, 'requests', `${process.ppid}-other.jsonl`), '');
     // The first run's first thread is slow (held until the second run is done, however slow the
     // machine); meanwhile a second run refreshes every other thread.
+    // (Its request must not time out meanwhile: tried again, the thread would be fetched twice.)
     h.sandbox.addFault({ kind: 'slow', match: { path: '/threads/' }, delayMs: 120_000, times: 1 });
-    const first = h.run([...base, '--refresh']);
+    const first = h.run([...base, '--refresh'], { httpTimeoutMs: 180_000 });
     while (threadRequests().length === threads) await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await h.run([...base, '--refresh']);
     expect(second.code, second.stdout).toBe(0);

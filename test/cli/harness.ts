@@ -21,7 +21,8 @@ export interface Harness {
   dir: string;
   db: string;
   /** Runs `docpipe ...` with the sandbox's URL and key, JSON logs, and the test database. */
-  run(args: string[], options?: { signal?: AbortSignal; onStderr?: (text: string) => void; withKey?: boolean }): Promise<CliResult>;
+  /** `httpTimeoutMs`: how long a request may take (real time) before it is tried again. @default 5000 */
+  run(args: string[], options?: { signal?: AbortSignal; onStderr?: (text: string) => void; withKey?: boolean; httpTimeoutMs?: number }): Promise<CliResult>;
   /** Requests the sandbox received so far, optionally only those whose path contains `part`. */
   requests(part?: string, method?: string): number;
   close(): Promise<void>;
@@ -62,7 +63,7 @@ export async function startHarness(now: string, options: SandboxOptions = {}): P
           ...(opts.signal ? { signal: opts.signal } : {}),
         },
         // Backoff in milliseconds so tests stay fast; Retry-After waits go through the fake clock.
-        http: { minBackoffMs: 1, maxBackoffMs: 5, timeoutMs: 5_000 },
+        http: { minBackoffMs: 1, maxBackoffMs: 5, timeoutMs: opts.httpTimeoutMs ?? 5_000 },
       });
       return { code, stdout, stderr };
     },

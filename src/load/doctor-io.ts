@@ -13,7 +13,7 @@ import { journalOfLiveProcess } from '../spool/request-journal.js';
 import { checkFor, isProcessAlive, thisProcess, type ProcessRef } from '../core/process-identity.js';
 import { recordAlive } from '../spool/liveness.js';
 import { dropRunEnd, readRunEnds, type RunEnd } from '../spool/run-ends.js';
-import { databaseOfSpool, spoolDirFor, walkOwnerLive, type Spool } from '../spool/spool.js';
+import { databaseOfSpool, spoolDirFor, walkOwnerLive, type Spool, type SpoolWalk } from '../spool/spool.js';
 import { surveyThreads, type SpooledThreadFacts } from '../spool/thread-spool.js';
 import { readAllKeptJobs } from '../spool/kept-jobs.js';
 import { loadSpooledThreads } from './thread-store.js';
@@ -265,26 +265,39 @@ export async function readRunFacts(db: Executor, root?: string): Promise<RunFact
 
 
 /**
+ * What the walks `listed` hold, read without changing anything (pages are counted, not
+ * repaired). A walk whose file is gone since the listing (a run loaded it and removed it
+ * meanwhile: a run's walks go just after its write, while doctor may hold the file) is left
+ * out, rather than read as an empty walk with nothing to resume.
+ */
+export function walkFacts(listed: readonly SpoolWalk[], root: string): WalkFacts[] {
+  return listed.flatMap((w): WalkFacts[] => {
+    // One read: the file may go between reads.
+    const file = w.read();
+    const writtenAt = w.writtenAt();
+    if (writtenAt === null) return []; // gone
+    const owner = file.owner;
+    const done = file.done;
+    return [{
+      metric: w.series.metric,
+      projectId: w.series.projectId,
+      window: w.window,
+      ownerLive: walkOwnerLive(file, root),
+      ownerPid: owner?.pid ?? null,
+      completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
+      startedAt: file.state?.startedAt ?? null,
+      idleMs: writtenAgo(writtenAt),
+      pages: file.pages.length,
+    }];
+  });
+}
+
+/**
  * What the spool holds, read without changing anything (pages are counted, not repaired). A journal is in use when its process lives, the rule by which
  * the journal itself decides what a write may move.
  */
 export function surveySpool(spool: Spool): { walks: WalkFacts[]; journals: JournalFacts[]; threads: SpooledThreadFacts[]; keptAnswers: KeptAnswerFacts[]; temps: TempFileFacts[] } {
-  const walks = spool.walks().map((w): WalkFacts => {
-    const file = w.read();
-    const owner = file.owner;
-    const done = file.done;
-    return {
-      metric: w.series.metric,
-      projectId: w.series.projectId,
-      window: w.window,
-      ownerLive: walkOwnerLive(file, spool.root),
-      ownerPid: owner?.pid ?? null,
-      completed: done ? { fetchedAt: done.fetchedAt, rows: done.rows } : null,
-      startedAt: w.state()?.startedAt ?? null,
-      idleMs: writtenAgo(w.writtenAt()),
-      pages: w.pages().length,
-    };
-  });
+  const walks = walkFacts(spool.walks(), spool.root);
   const journals = namesIn(spool.requestsDir).flatMap((name): JournalFacts[] => {
     const owner = journalOfLiveProcess(name, spool.requestsDir);
     return owner ? [{ name, pid: owner.pid, live: owner.live && !owner.mine }] : [];

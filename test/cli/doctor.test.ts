@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { grainOf, type Window } from '../../src/core/domain.js';
 import { Database } from '../../src/load/database.js';
-import { applyRepairs, readDoctorFacts } from '../../src/load/doctor-io.js';
+import { applyRepairs, readDoctorFacts, walkFacts } from '../../src/load/doctor-io.js';
 import { Store } from '../../src/load/store.js';
 import {
   STALE_WALK_MS,
@@ -722,6 +722,17 @@ describe('docpipe doctor', () => {
     expect(rowsOf(checked).find((r) => r.status === 'finding')?.detail).toContain(`e.g. real.duckdb.${dead}.tmp`);
     expect((await doctor(h, '--db', link, '--fix')).code).toBe(0);
     expect(existsSync(left)).toBe(false);
+  });
+
+  it('passes over a walk that a run loaded and removed between the listing of the spool and its reading (no empty walk to discard)', async () => {
+    const window = { start: '2026-03-01', end: '2026-03-02' };
+    await spoolCompletedWalk(h, window, h.clock.now());
+    const spool = new Spool(spoolDirFor(h.db));
+    const listed = spool.walks();
+    expect(walkFacts(listed, spool.root)).toEqual([expect.objectContaining({ window, completed: expect.objectContaining({ rows: expect.any(Number) }) })]);
+    // Loaded and removed by a run just now.
+    listed[0]!.remove();
+    expect(walkFacts(listed, spool.root)).toEqual([]);
   });
 
   it('moves all of a journal whose run was killed during a write, also the part that write had taken', async () => {

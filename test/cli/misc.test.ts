@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, asText } from './harness.js';
 
@@ -28,6 +29,21 @@ describe('docpipe query, sandbox and the shell', () => {
     expect(lines.some((l) => /^\s+at /.test(l))).toBe(true);
     // DuckDB's own words, the cause.
     expect(lines.find((l) => l.startsWith('caused by: '))).toMatch(/not a valid DuckDB database file/);
+  });
+
+  it("a database file with none of docpipe's tables (its first run stopped before making them) is named as such, not as an older docpipe's", async () => {
+    // What a run leaves when it is stopped (a kill, a full disk) after making the file and before its tables.
+    const bare = join(h.dir, 'bare.duckdb');
+    const instance = await DuckDBInstance.create(bare);
+    instance.closeSync();
+    const read = await h.run(['query', '--db', bare, 'SELECT count(*) FROM page_visitors']);
+    expect(read.code).toBe(2);
+    expect(asText(read.stderr)).toMatch(
+      /^docpipe: query: Catalog Error: .*page_visitors does not exist.* \(this database holds none of docpipe's tables yet: the run that made the file stopped before it made them; a docpipe command that writes, e\.g\. an export, makes them\)\n$/,
+    );
+    // So it does.
+    expect((await h.run(['export', 'views', '--project', 'docs', '--from', '2026-03-01', '--to', '2026-03-02', '--db', bare])).code).toBe(0);
+    expect((await h.run(['query', '--db', bare, '--format', 'csv', 'SELECT count(*) > 0 AS loaded FROM page_views'])).stdout).toBe('loaded\ntrue\n');
   });
 
   it('--project takes one value each time it is typed: the SQL after it is the SQL, not a second project', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { Database, databaseReason, requireDatabaseFile, userSqlError } from '../../load/database.js';
-import { needsUpgrade } from '../../load/migrations.js';
+import { needsUpgrade, readSchemaVersion } from '../../load/migrations.js';
 import { readerOptions } from '../session.js';
 import { decodeUtf8 } from '../../core/text-file.js';
 
@@ -81,8 +81,18 @@ export function queryCommand(ctx: CliContext): CommandModule {
             throw new UsageError(`${label}: the database is opened read-only; pass --write to change it`, { cause: error });
           }
           const sqlError = userSqlError(label, error);
+          const missing = /does not exist|not found/i.test(sqlError.message);
+          // A file with none of docpipe's tables: made, and its first write stopped (a kill, a
+          // full disk) before it made them.
+          if (missing && (await readSchemaVersion(db)) === 0) {
+            throw new UsageError(
+              `${sqlError.message} (this database holds none of docpipe's tables yet: the run that made the file stopped before ` +
+                'it made them; a docpipe command that writes, e.g. an export, makes them)',
+              { cause: error },
+            );
+          }
           // A name this release's views or macros have, missing from an older file read as it is.
-          if (/does not exist|not found/i.test(sqlError.message) && (await needsUpgrade(db))) {
+          if (missing && (await needsUpgrade(db))) {
             throw new UsageError(
               `${sqlError.message} (this database was written by an older docpipe: this release's views and macros appear ` +
                 'once a docpipe command that writes has opened it, which upgrades it)',

@@ -292,16 +292,35 @@ class Shared {
       // The checkpoint and the detach (which releases the lock and frees the file's buffers)
       // run on DuckDB's threads, not on the event loop.
       if (!this.readOnly) await this.connection.run(`CHECKPOINT ${sqlIdentifier(this.alias)}`).catch(() => undefined);
-      await detach(this.connection, this.alias);
+      await detachAndClose(this.connection, this.alias);
+    } else {
+      this.connection.closeSync();
     }
-    this.connection.closeSync();
     this.own?.closeSync();
   }
 }
 
-async function detach(connection: DuckDBConnection, alias: string): Promise<void> {
+/**
+ * Detaches the file `alias` (if attached) and closes `connection`, and frees the alias. A file
+ * whose checkpoint failed (a full disk) is invalidated by DuckDB: the connection that stands
+ * in it can neither leave it (`USE`) nor detach its default database, and the file stayed
+ * attached to the process's instance, so that every later open of it in the process failed
+ * with a "Unique file handle conflict" instead of the disk's own error. Another connection
+ * detaches it then, once this one is closed.
+ */
+async function detachAndClose(connection: DuckDBConnection, alias: string): Promise<void> {
+  const detach = `DETACH DATABASE IF EXISTS ${sqlIdentifier(alias)}`;
   await connection.run(`USE ${ENGINE_CATALOG}`).catch(() => undefined);
-  await connection.run(`DETACH DATABASE IF EXISTS ${sqlIdentifier(alias)}`).catch(() => undefined);
+  const detached = await connection.run(detach).then(
+    () => true,
+    () => false,
+  );
+  connection.closeSync();
+  if (!detached) {
+    const other = await (await startEngine()).connect();
+    await other.run(detach).catch(() => undefined);
+    other.closeSync();
+  }
   aliases.delete(alias.toLowerCase());
 }
 
@@ -595,8 +614,8 @@ async function connect(path: string, options: OpenOptions): Promise<Shared> {
     return shared;
   } catch (error) {
     // Detaches the file if it was attached, and frees the alias either way.
-    if (connection && alias !== undefined) await detach(connection, alias);
-    connection?.closeSync();
+    if (connection && alias !== undefined) await detachAndClose(connection, alias);
+    else connection?.closeSync();
     own?.closeSync();
     throw error instanceof DatabaseError || error instanceof InterruptedError || error instanceof UsageError ? error : openError(path, error);
   }

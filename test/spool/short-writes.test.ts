@@ -43,6 +43,18 @@ describe('short writes (a full disk)', () => {
     expect(result.recovered).toBe(result.pages);
   });
 
+  it('a database file whose checkpoint met the limit opens again in the same process (the next write\'s), with every commit in it', () => {
+    // 4 MB a file.
+    const run = spawnSync('bash', ['-c', `ulimit -f 4000 && exec "${process.execPath}" "${SCRIPT}" "${DIST}" "${dir}" checkpoint`], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout.trim()) as { commits: number; writeError: string | null; reopened: number | string };
+    expect(result.commits).toBeGreaterThan(3);
+    expect(result.writeError).toMatch(/checkpoint failed/i);
+    // Before, the file stayed attached, invalidated: "Unique file handle conflict ... already attached".
+    expect(result.reopened).toBeTypeOf('number');
+    expect(result.reopened).toBeGreaterThanOrEqual(result.commits * 3000);
+  });
+
   it('a claim that cannot be written is this run\'s failure, not another run\'s claim, and leaves no empty claim', () => {
     // Taken for a live claim, every window was "walked by another run" and skipped.
     const run = spawnSync('bash', ['-c', `ulimit -f 0 && exec "${process.execPath}" "${SCRIPT}" "${DIST}" "${dir}" claims`], { encoding: 'utf8' });

@@ -19,12 +19,14 @@ export const tempPathOf = (path: string, pid = process.pid): string => `${path}.
 /** A name tempPathOf made (with DuckDB's `.wal` beside a database made so): the file it was for, and the pid. */
 const TEMP_PATH = /^(.+)\.(\d+)\.tmp(?:\.wal)?$/;
 
-/** A copy tempPathOf named: its path as listed under the folder, the file it was for, its writer's pid, when last written (ms). */
+/** A copy tempPathOf named: its path as listed under the folder, the file it was for, its writer's pid, when last written (ms), and which file it is (device and inode: a copy linked into place is that file). */
 export interface TempFile {
   path: string;
   of: string;
   pid: number;
   writtenAt: number;
+  dev: number;
+  ino: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export function tempFiles(dir: string, options: { recursive?: boolean } = {}): T
     const [, of, pid] = TEMP_PATH.exec(name) ?? [];
     if (of === undefined || pid === undefined) return [];
     const stat = statSync(join(dir, name), { throwIfNoEntry: false });
-    return stat?.isFile() ? [{ path: name, of, pid: Number(pid), writtenAt: stat.mtimeMs }] : [];
+    return stat?.isFile() ? [{ path: name, of, pid: Number(pid), writtenAt: stat.mtimeMs, dev: stat.dev, ino: stat.ino }] : [];
   });
 }
 

@@ -316,12 +316,15 @@ function surveyTemps(root: string): TempFileFacts[] {
   return tempFiles(root, { recursive: true }).map((t) => ({ path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0 }));
 }
 
-/** Removes the copies `paths` (under the spool) that are still stale, as doctor found them: how many. */
-function removeTemps(root: string, paths: readonly string[]): number {
-  const stale = new Set(surveyTemps(root).filter(isStaleTemp).map((t) => t.path));
+/**
+ * Removes those of `names` (in folder `dir`, as doctor found them) that a fresh look still finds
+ * among `stale`: a copy written to, or whose process came back, since is kept. How many.
+ */
+function removeStillStale(dir: string, names: readonly string[], stale: readonly { path: string }[]): number {
+  const still = new Set(stale.map((t) => t.path));
   let removed = 0;
-  for (const path of paths.filter((p) => stale.has(p))) {
-    rmSync(join(root, path), { force: true });
+  for (const name of names.filter((n) => still.has(n))) {
+    rmSync(join(dir, name), { force: true });
     removed++;
   }
   return removed;
@@ -339,34 +342,21 @@ function databaseFileOf(spool: Spool): string | undefined {
 }
 
 /**
- * The new database files processes were making beside the database of `spool` (../load/database.ts,
+ * The new database files processes were making beside `database` (../load/database.ts,
  * createWhole: `<file>.<pid>.tmp`, with DuckDB's `.wal` if one was left), by name in its folder.
  */
-function surveyDatabaseTemps(spool: Spool): DatabaseTempFacts[] {
-  const database = databaseFileOf(spool);
+function surveyDatabaseTemps(database: string | undefined): DatabaseTempFacts[] {
   if (database === undefined) return [];
-  const dir = dirname(database);
   const file = statSync(database, { throwIfNoEntry: false });
-  return tempFiles(dir)
+  return tempFiles(dirname(database))
     .filter((t) => t.of === basename(database))
-    .map((t) => {
-      const copy = statSync(join(dir, t.path), { throwIfNoEntry: false });
-      const linked = file !== undefined && copy !== undefined && copy.ino === file.ino && copy.dev === file.dev;
-      return { path: t.path, pid: t.pid, live: isProcessAlive(t.pid), idleMs: writtenAgo(t.writtenAt) ?? 0, linked };
-    });
-}
-
-/** Removes the new database files `names` (in the database's folder) that are still stale, as doctor found them: how many. */
-function removeDatabaseTemps(spool: Spool, names: readonly string[]): number {
-  const database = databaseFileOf(spool);
-  if (database === undefined) return 0;
-  const stale = new Set(surveyDatabaseTemps(spool).filter(isStaleDatabaseTemp).map((t) => t.path));
-  let removed = 0;
-  for (const name of names.filter((n) => stale.has(n))) {
-    rmSync(join(dirname(database), name), { force: true });
-    removed++;
-  }
-  return removed;
+    .map((t) => ({
+      path: t.path,
+      pid: t.pid,
+      live: isProcessAlive(t.pid),
+      idleMs: writtenAgo(t.writtenAt) ?? 0,
+      linked: file !== undefined && t.ino === file.ino && t.dev === file.dev,
+    }));
 }
 
 /** How long ago (ms, on the system clock, as file times are) a file was written at `writtenAt`. */
@@ -377,7 +367,7 @@ export async function readDoctorFacts(db: Executor, spool: Spool): Promise<Docto
   const windows = await readWindowFacts(db);
   const runs = await readRunFacts(db);
   const missingViews = await missingViewObjects(db);
-  return { windows, runs, missingViews, ...surveySpool(spool), databaseTemps: surveyDatabaseTemps(spool) };
+  return { windows, runs, missingViews, ...surveySpool(spool), databaseTemps: surveyDatabaseTemps(databaseFileOf(spool)) };
 }
 
 const date = (day: string): string => `DATE ${sqlString(day)}`;
@@ -469,12 +459,14 @@ export async function applyRepairs(repairs: readonly Repair[], ctx: RepairContex
   if (of('recover-walks').length > 0) fixed.push(...(await recoverWalks(ctx)));
   const temps = of('remove-temps').flatMap((r) => r.paths);
   if (temps.length > 0) {
-    const removed = removeTemps(ctx.spool.root, temps);
+    const root = ctx.spool.root;
+    const removed = removeStillStale(root, temps, surveyTemps(root).filter(isStaleTemp));
     if (removed > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `removed ${plural(removed, 'copy', 'copies')} of spool files that interrupted writes left` });
   }
   const newFiles = of('remove-database-temps').flatMap((r) => r.names);
   if (newFiles.length > 0) {
-    const removed = removeDatabaseTemps(ctx.spool, newFiles);
+    const database = databaseFileOf(ctx.spool);
+    const removed = database === undefined ? 0 : removeStillStale(dirname(database), newFiles, surveyDatabaseTemps(database).filter(isStaleDatabaseTemp));
     if (removed > 0) fixed.push({ check: 'spool', status: 'fixed', detail: `removed ${plural(removed, 'new database file', 'new database files')} that ended processes left beside the database` });
   }
   if (of('load-threads').length > 0) {

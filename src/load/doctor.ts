@@ -182,6 +182,9 @@ export interface TempFileFacts {
   idleMs: number;
 }
 
+/** Pure: the processes of `of` (leftovers), each once (`12, 34`). */
+const pidsOf = (of: readonly { pid: number }[]): string => [...new Set(of.map((t) => t.pid))].join(', ');
+
 /** Pure: a copy whose process is gone and which has not been written for STALE_TEMP_MS: safe to remove. */
 export const isStaleTemp = (t: TempFileFacts): boolean => !t.live && t.idleMs > STALE_TEMP_MS;
 
@@ -451,11 +454,10 @@ export function spoolFindings(
   // A copy still being written (or whose process lives on) is no fault: its write is under way.
   const stale = temps.filter(isStaleTemp);
   if (stale.length > 0) {
-    const pids = [...new Set(stale.map((t) => t.pid))].join(', ');
     spool.push({
       check: 'spool',
       status: 'finding',
-      detail: `${plural(stale.length, 'copy', 'copies')} of spool files left by interrupted writes of ended processes (pid ${pids}), e.g. ${stale[0]!.path}: --fix removes them`,
+      detail: `${plural(stale.length, 'copy', 'copies')} of spool files left by interrupted writes of ended processes (pid ${pidsOf(stale)}), e.g. ${stale[0]!.path}: --fix removes them`,
       repair: { kind: 'remove-temps', paths: stale.map((t) => t.path) },
     });
   }
@@ -464,11 +466,10 @@ export function spoolFindings(
     .filter((j) => j.live)
     .map((j) => ({ check: 'journal', status: 'info', detail: `${j.name}: in use by process ${j.pid}` }));
   if (leftover.length > 0) {
-    const pids = [...new Set(leftover.map((j) => j.pid))].join(', ');
     journal.unshift({
       check: 'journal',
       status: 'finding',
-      detail: `${plural(leftover.length, 'request-journal file')} of ended processes (pid ${pids}) not yet in request_log: --fix moves them in`,
+      detail: `${plural(leftover.length, 'request-journal file')} of ended processes (pid ${pidsOf(leftover)}) not yet in request_log: --fix moves them in`,
       repair: { kind: 'ingest-journal' },
     });
   }
@@ -482,11 +483,10 @@ export function spoolFindings(
 export function databaseTempFindings(temps: readonly DatabaseTempFacts[]): Finding[] {
   const stale = temps.filter(isStaleDatabaseTemp);
   if (stale.length === 0) return [];
-  const pids = [...new Set(stale.map((t) => t.pid))].join(', ');
   return [{
     check: 'spool',
     status: 'finding',
-    detail: `${plural(stale.length, 'new database file', 'new database files')} beside the database left by ended processes that were making it (pid ${pids}), e.g. ${stale[0]!.path}: --fix removes them`,
+    detail: `${plural(stale.length, 'new database file', 'new database files')} beside the database left by ended processes that were making it (pid ${pidsOf(stale)}), e.g. ${stale[0]!.path}: --fix removes them`,
     repair: { kind: 'remove-database-temps', names: stale.map((t) => t.path) },
   }];
 }
